@@ -1,0 +1,324 @@
+/*
+ * memcore — will this model fit on this board, and will it be quick enough?
+ *
+ * The one public header of the C core.  Every number memcore reports is computed
+ * here, by the same code on a host (through cffi), inside MicroPython firmware and
+ * on bare-metal targets.
+ *
+ * Conventions (see DESIGN.md):
+ *   - every fallible function returns mc_status_t (MC_OK == 0, errors negative)
+ *     and writes its results through out-pointers, which are left untouched on error;
+ *   - no heap, no globals, no I/O: work that needs scratch takes a caller buffer whose
+ *     size a matching mc_*_scratch_bytes() reports;
+ *   - counts and byte sizes are int64_t; negative inputs are rejected and every
+ *     multiply/add on sizes is overflow-checked (MC_E_OVERFLOW, never a wrapped value);
+ *   - times and rates are double, in seconds and per-second units.
+ */
+#ifndef MEMCORE_H
+#define MEMCORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a result can change for the same input; the HIL harness refuses
+ * to diff a board whose API version differs from the host's. */
+#define MC_API_VERSION 1
+#define MC_VERSION_STRING "0.1.0"
+
+/* A batch bound meaning "no limit": activations per example are zero. */
+#define MC_UNBOUNDED INT64_MAX
+
+typedef enum {
+    MC_OK = 0,
+    MC_E_NULL = -1,          /* a required pointer argument is NULL */
+    MC_E_NEGATIVE = -2,      /* a count or size is negative */
+    MC_E_RANGE = -3,         /* a value is outside its domain (zero where positive is required, unknown enum, ...) */
+    MC_E_NOT_FINITE = -4,    /* a float input is NaN or infinite */
+    MC_E_OVERFLOW = -5,      /* a byte or value count does not fit in 64 bits */
+    MC_E_SCRATCH = -6,       /* the caller's scratch buffer is too small or misaligned */
+    MC_E_LIFETIME = -7       /* a buffer's first use is after its last use, or negative */
+} mc_status_t;
+
+/* Human-readable text for a status; never NULL. */
+const char *mc_strerror(mc_status_t status);
+/* MC_VERSION_STRING and MC_API_VERSION, for bindings that cannot see macros. */
+const char *mc_version(void);
+int32_t mc_api_version(void);
+
+/* ---- 1. The deployment budget ------------------------------------------------ */
+
+typedef enum {
+    MC_TERM_PARAMETERS = 0,
+    MC_TERM_ACTIVATIONS = 1,
+    MC_TERM_RUNTIME = 2
+} mc_term_t;
+
+typedef struct {
+    int64_t parameter_bytes;  /* ceil(parameters * bits_per_parameter / 8) */
+    int64_t activation_bytes; /* batch * activation_bytes_per_example */
+    int64_t runtime_bytes;    /* fixed runtime overhead, as given */
+    int64_t required_bytes;   /* the sum of the three */
+    int64_t headroom_bytes;   /* limit - required; negative means it does not fit */
+    mc_term_t dominant;       /* largest term; ties go to the earlier term */
+    bool fits;                /* headroom_bytes >= 0 */
+    bool fits_at_batch_zero;  /* parameters + runtime alone fit the limit */
+    int64_t max_batch;        /* largest batch that fits; MC_UNBOUNDED when activations are
+                                 zero; -1 when not even batch 0 fits */
+} mc_budget_t;
+
+/*
+ * [in] parameters                   number of parameters (>= 0)
+ * [in] bits_per_parameter           storage width in bits (> 0): 32 float32, 16 float16,
+ *                                   8 int8, 4 int4 (bytes rounded up for the whole tensor)
+ * [in] batch                        examples per request (>= 0)
+ * [in] activation_bytes_per_example bytes (>= 0)
+ * [in] runtime_bytes                fixed runtime overhead, bytes (>= 0)
+ * [in] limit_bytes                  memory available, bytes (>= 0)
+ * [out] out
+ */
+mc_status_t mc_budget(int64_t parameters, int64_t bits_per_parameter, int64_t batch,
+                      int64_t activation_bytes_per_example, int64_t runtime_bytes,
+                      int64_t limit_bytes, mc_budget_t *out);
+
+/* ---- 2. Training memory of a multilayer perceptron (values, not bytes) ------- */
+
+typedef struct {
+    int64_t parameters;
+    int64_t gradients;
+    int64_t optimizer_state;
+    int64_t activations;
+    int64_t total;            /* values */
+    int64_t total_bytes;      /* total * bits_per_value / 8, rounded up */
+    double activation_share;  /* activations / total (0 when total is 0) */
+} mc_mlp_training_t;
+
+/*
+ * [in] inputs          g, input features (>= 1)
+ * [in] hidden          h, width of each hidden layer (>= 1)
+ * [in] layers          L, hidden layers (>= 1)
+ * [in] batch           examples per update (>= 0)
+ * [in] state_per_param optimizer values per parameter: SGD 0, momentum 1, Adam 2 (>= 0)
+ * [in] bits_per_value  storage width of one value in bits (> 0)
+ * [out] out
+ */
+mc_status_t mc_mlp_training(int64_t inputs, int64_t hidden, int64_t layers, int64_t batch,
+                            int64_t state_per_param, int64_t bits_per_value,
+                            mc_mlp_training_t *out);
+
+/*
+ * Largest batch whose training values fit budget_values; -1 when not even batch 0
+ * fits.  Give a budget in bytes by passing bits_per_value > 0 (the budget is then
+ * bytes and converted through the width); bits_per_value == 0 means values.
+ * [out] max_batch
+ */
+mc_status_t mc_mlp_max_batch(int64_t inputs, int64_t hidden, int64_t layers,
+                             int64_t budget, int64_t state_per_param,
+                             int64_t bits_per_value, int64_t *max_batch);
+
+/* ---- 3. Per-layer memory reports (DeepLearning4J's convention) --------------- */
+
+typedef enum {
+    MC_LAYER_DENSE = 0,
+    MC_LAYER_OUTPUT,
+    MC_LAYER_ACTIVATION,
+    MC_LAYER_DROPOUT,
+    MC_LAYER_BATCHNORM,
+    MC_LAYER_CONV2D,
+    MC_LAYER_DEPTHWISE_CONV2D,
+    MC_LAYER_POOL2D,
+    MC_LAYER_GLOBAL_POOL,
+    MC_LAYER_EMBEDDING,
+    MC_LAYER_AUTOENCODER,
+    MC_LAYER_L2_DISTANCE,
+    MC_LAYER_L2_NORMALIZE,
+    MC_LAYER_ADD,
+    MC_LAYER_CONCAT,
+    MC_LAYER_RESHAPE,
+    MC_LAYER_LSTM,
+    MC_LAYER_KIND_COUNT
+} mc_layer_kind_t;
+
+/* Shapes are per example, channels last.  Layers without spatial extent use
+ * h = w = 1 and put their features in c.  For LSTM, h is the sequence length. */
+typedef struct {
+    mc_layer_kind_t kind;
+    int64_t in_h, in_w, in_c;
+    int64_t out_h, out_w, out_c;
+    int64_t kernel_h, kernel_w; /* convolution and pooling windows */
+    int64_t inputs;             /* tensors merged by add / concat (>= 1); else ignored */
+    bool bias;                  /* dense, output, conv, depthwise, embedding, autoencoder */
+    bool dropout;               /* dropout applied to this layer's input during training */
+    bool pnorm;                 /* global p-norm pooling keeps its input */
+    int64_t state_per_param;    /* updater values per parameter (SGD 0, momentum 1, Adam 2) */
+} mc_layer_t;
+
+typedef struct {
+    int64_t input_elements;       /* per example */
+    int64_t output_elements;      /* per example */
+    int64_t parameters;           /* trainable values */
+    int64_t non_trainable;        /* e.g. batch-norm running mean and variance */
+    int64_t updater_state;        /* parameters * state_per_param */
+    int64_t inference_fixed;      /* working memory, values */
+    int64_t inference_per_example;
+    int64_t training_fixed;
+    int64_t training_per_example;
+    int64_t cache_inference;
+    int64_t cache_training;
+} mc_layer_report_t;
+
+/* [in] layer  [out] out */
+mc_status_t mc_layer_report(const mc_layer_t *layer, mc_layer_report_t *out);
+
+typedef enum { MC_MODE_INFERENCE = 0, MC_MODE_TRAINING = 1 } mc_mode_t;
+
+typedef struct {
+    int64_t parameters;            /* sum over layers (trainable + non-trainable) */
+    int64_t updater_state;         /* training only */
+    int64_t parameter_gradients;   /* training only */
+    int64_t activations;           /* sum of batch * output elements: no reuse */
+    int64_t activation_gradients;  /* training only: sum of batch * input elements */
+    int64_t working_memory;        /* the largest single layer's fixed + batch * per-example */
+    int64_t working_layer;         /* index of that layer */
+    int64_t cache;
+    int64_t total;                 /* upper bound, values */
+    int64_t total_bytes;           /* total * bits_per_value / 8, rounded up */
+    /* Realistic figure from lifetimes of a chain: a layer's input and output are live
+     * together, everything older is released (inference) or kept for backward (training). */
+    int64_t lifetime_activations;  /* peak live activation values */
+    int64_t lifetime_total;        /* values */
+    int64_t lifetime_total_bytes;
+} mc_network_report_t;
+
+/*
+ * [in] layers          n layers in execution order (a chain)
+ * [in] n_layers        (>= 1)
+ * [in] batch           M (>= 0)
+ * [in] mode            inference or training
+ * [in] bits_per_value  storage width in bits (> 0)
+ * [out] out
+ */
+mc_status_t mc_network_report(const mc_layer_t *layers, int64_t n_layers, int64_t batch,
+                              mc_mode_t mode, int64_t bits_per_value,
+                              mc_network_report_t *out);
+
+/* ---- 4. Devices and verdicts ------------------------------------------------- */
+
+typedef struct {
+    int64_t memory_bytes;            /* memory available to the model */
+    double read_bytes_per_second;    /* memory read bandwidth */
+    double ops_per_second;           /* achieved arithmetic rate: peak * efficiency */
+    double overhead_seconds;         /* fixed per-request overhead */
+    double latency_budget_seconds;   /* must answer within */
+} mc_device_t;
+
+typedef enum {
+    MC_VERDICT_RUNS = 0,
+    MC_VERDICT_WILL_NOT_FIT = 1,
+    MC_VERDICT_TOO_SLOW = 2
+} mc_verdict_status_t;
+
+typedef struct {
+    mc_verdict_status_t status;
+    double read_seconds;   /* model_bytes / read bandwidth */
+    double times_too_big;  /* model_bytes / memory_bytes (> 1 when it does not fit) */
+} mc_verdict_t;
+
+/* [in] model_bytes (>= 0)  [in] device  [out] out */
+mc_status_t mc_verdict(int64_t model_bytes, const mc_device_t *device, mc_verdict_t *out);
+
+/* ---- 5. Latency: fetch + compute + setup ------------------------------------- */
+
+typedef enum { MC_PART_FETCH = 0, MC_PART_COMPUTE = 1, MC_PART_SETUP = 2 } mc_part_t;
+
+typedef struct {
+    double fetch_seconds;
+    double compute_seconds;
+    double setup_seconds;
+    double total_seconds;
+    mc_part_t dominant;                        /* ties go to the earlier part */
+    double saving_seconds_if_compute_doubled;
+    double saving_seconds_if_bandwidth_doubled;
+    double saving_if_compute_doubled;          /* fraction of total_seconds */
+    double saving_if_bandwidth_doubled;        /* fraction of total_seconds */
+} mc_latency_t;
+
+/*
+ * [in] bytes_moved                 bytes (>= 0)
+ * [in] operations                  operations (>= 0)
+ * [in] bandwidth_bytes_per_second  (> 0, finite)
+ * [in] operations_per_second       (> 0, finite)
+ * [in] overhead_seconds            (>= 0, finite)
+ * [out] out
+ */
+mc_status_t mc_latency(int64_t bytes_moved, int64_t operations,
+                       double bandwidth_bytes_per_second, double operations_per_second,
+                       double overhead_seconds, mc_latency_t *out);
+
+/* ---- 6. Batching and the roofline -------------------------------------------- */
+
+typedef enum { MC_BOUND_MEMORY = 0, MC_BOUND_COMPUTE = 1 } mc_bound_t;
+
+typedef struct {
+    double intensity;         /* ops per byte fetched at this batch */
+    mc_bound_t bound;         /* memory while intensity < machine balance */
+    int64_t crossover_batch;  /* smallest batch >= 1 that is compute-bound; -1 if none */
+    double ceiling;           /* ops_per_example / activation_bytes_per_example; +inf if 0 */
+} mc_roofline_t;
+
+/*
+ * [in] weight_bytes                  fetched once per batch (>= 0)
+ * [in] activation_bytes_per_example  (>= 0)
+ * [in] operations_per_example        (>= 0)
+ * [in] machine_ops_per_byte          machine balance (> 0, finite)
+ * [in] batch                         (>= 1)
+ * [out] out
+ */
+mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_example,
+                        int64_t operations_per_example, double machine_ops_per_byte,
+                        int64_t batch, mc_roofline_t *out);
+
+/* ---- 7. Activation-arena planning from lifetimes ------------------------------ */
+
+typedef enum {
+    MC_PLAN_TFLM = 0, /* TensorFlow Lite Micro's GreedyMemoryPlanner, reproduced */
+    MC_PLAN_BEST = 1  /* memcore's own: several orderings and fits, never worse than TFLM */
+} mc_strategy_t;
+
+typedef struct {
+    int64_t arena_bytes;        /* highest offset + aligned size over all buffers */
+    int64_t lower_bound_bytes;  /* most aligned bytes simultaneously live */
+} mc_plan_t;
+
+/* Scratch the planner needs for n_buffers, in bytes; give it 8-byte aligned.
+ * [in] n_buffers (>= 0)  [out] scratch_bytes */
+mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes);
+
+/*
+ * Places n buffers so that buffers alive at the same time never overlap.
+ * Buffer i is live from first_use[i] to last_use[i] inclusive (operator indices).
+ * Its size is rounded up to `alignment`; zero-sized buffers get offset 0 and take
+ * no space.
+ * [in] strategy
+ * [in] sizes          bytes (>= 0), n entries
+ * [in] first_use      n entries (>= 0)
+ * [in] last_use       n entries (>= first_use)
+ * [in] n_buffers      (>= 0)
+ * [in] alignment      bytes (>= 1); TFLM uses 16
+ * [in] scratch        8-byte aligned, at least mc_plan_scratch_bytes(n_buffers)
+ * [in] scratch_bytes
+ * [out] offsets       n entries, bytes from the arena start
+ * [out] out           arena and lower bound
+ */
+mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t *first_use,
+                    const int32_t *last_use, int64_t n_buffers, int64_t alignment,
+                    void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MEMCORE_H */

@@ -1,0 +1,33 @@
+/* Status texts and the version, shared by every binding. */
+#include "memcore.h"
+
+const char *mc_strerror(mc_status_t status)
+{
+    /* Designated initializers keep each text beside its code, so the table cannot
+     * drift from the enum when codes are added or reordered. */
+    static const char *const texts[] = {
+        [-MC_OK] = "ok",
+        [-MC_E_NULL] = "a required pointer argument is NULL",
+        [-MC_E_NEGATIVE] = "a count or size is negative",
+        [-MC_E_RANGE] = "a value is outside its allowed range",
+        [-MC_E_NOT_FINITE] = "a number is NaN or infinite",
+        [-MC_E_OVERFLOW] = "a size does not fit in 64 bits",
+        [-MC_E_SCRATCH] = "the scratch buffer is too small or not 8-byte aligned",
+        [-MC_E_LIFETIME] = "a buffer's first use is negative or after its last use",
+    };
+    int index = -(int)status;
+    if (index < 0 || index >= (int)(sizeof texts / sizeof texts[0]) || texts[index] == 0) {
+        return "unknown memcore status";
+    }
+    return texts[index];
+}
+
+const char *mc_version(void)
+{
+    return MC_VERSION_STRING;
+}
+
+int32_t mc_api_version(void)
+{
+    return MC_API_VERSION;
+}
