@@ -1,0 +1,29 @@
+"""memcore: will this model fit on this board, and will it be quick enough?
+
+Every number comes from the C core (csrc/), wrapped with cffi; this package turns
+plain Python values into calls and results into dataclasses.
+"""
+from memcore._lowlevel import version as _version
+from memcore.budget import Budget, budget, max_batch
+from memcore.devices import Device, Verdict, devices, verdict
+from memcore.errors import MemcoreError
+from memcore.latency import Latency, latency
+from memcore.layers import Layer, LayerReport, NetworkReport, layer_report, network_report
+from memcore.planner import Plan, plan
+from memcore.roofline import Roofline, roofline
+from memcore.training import MlpTraining, mlp_max_batch, mlp_training
+
+__version__, API_VERSION = _version()
+
+
+def version():
+    """(memcore version string, API version number) of the C core in use."""
+    return __version__, API_VERSION
+
+
+__all__ = [
+    "API_VERSION", "Budget", "Device", "Latency", "Layer", "LayerReport", "MemcoreError", "MlpTraining",
+    "NetworkReport", "Plan", "Roofline", "Verdict", "budget", "devices", "latency", "layer_report",
+    "max_batch", "mlp_max_batch", "mlp_training", "network_report", "plan", "roofline", "verdict",
+    "version",
+]

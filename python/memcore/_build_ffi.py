@@ -1,0 +1,45 @@
+"""cffi builder (API mode) for memcore._memcore, run by setup.py at install time.
+
+The declarations come from csrc/include/memcore.h itself, stripped of what cffi's
+parser cannot read; integer macros become `...` so the C compiler, not Python,
+supplies their values.  API mode then compiles the real header against them, so a
+declaration that drifted from the C would fail the build instead of misbehaving.
+"""
+import glob
+import os
+import re
+
+from cffi import FFI
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+INCLUDE = os.path.join(ROOT, "csrc", "include")
+SOURCES = sorted(glob.glob(os.path.join(ROOT, "csrc", "src", "*.c")))
+
+
+def cdef_from_header(path):
+    text = open(path, encoding="utf-8").read()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    lines = []
+    for line in text.splitlines():
+        match = re.match(r"\s*#define\s+(MC_\w+)\s+(\S.*)$", line)
+        if match and not match.group(2).startswith('"'):
+            lines.append("#define %s ..." % match.group(1))
+        elif line.lstrip().startswith("#") or 'extern "C"' in line or line.strip() == "}":
+            continue
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+ffibuilder = FFI()
+ffibuilder.cdef(cdef_from_header(os.path.join(INCLUDE, "memcore.h")))
+ffibuilder.set_source(
+    "memcore._memcore",
+    '#include "memcore.h"',
+    sources=[os.path.relpath(s, ROOT) for s in SOURCES],
+    include_dirs=[os.path.relpath(INCLUDE, ROOT)],
+    extra_compile_args=["-std=c99", os.environ.get("MEMCORE_CFLAGS", "-O2")],
+)
+
+if __name__ == "__main__":
+    ffibuilder.compile(verbose=True)

@@ -1,0 +1,154 @@
+"""The checked layer over the cffi extension: one wrapper per C function.
+
+Each wrapper validates its arguments by name (so the error names the argument, not
+a C status), allocates the out-structs, calls the C core once and turns a non-OK
+status into MemcoreError with mc_strerror's text.  Results are returned as the
+cffi structs; the public modules turn them into plain Python values.
+"""
+import math
+import numbers
+
+from memcore._memcore import ffi, lib
+from memcore.errors import MemcoreError
+
+INT64_MAX = 2**63 - 1
+INT32_MAX = 2**31 - 1
+
+
+def _check(rc, call):
+    if rc != lib.MC_OK:
+        raise MemcoreError("%s: %s" % (call, ffi.string(lib.mc_strerror(rc)).decode()))
+
+
+def _describe(name, args):
+    return "%s(%s)" % (name, ", ".join("%s=%r" % kv for kv in args.items()))
+
+
+def count(name, value, minimum=0):
+    """A non-negative integer count or size that fits in int64."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise MemcoreError("%s must be an integer, got %r" % (name, value))
+    value = int(value)
+    if value < minimum:
+        if minimum == 0:
+            raise MemcoreError("%s must not be negative, got %d" % (name, value))
+        raise MemcoreError("%s must be at least %d, got %d" % (name, minimum, value))
+    if value > INT64_MAX:
+        raise MemcoreError("%s does not fit in 64 bits: %d" % (name, value))
+    return value
+
+
+def rate(name, value, allow_zero=False):
+    """A finite positive (or non-negative) real number."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise MemcoreError("%s must be a number, got %r" % (name, value))
+    value = float(value)
+    if not math.isfinite(value):
+        raise MemcoreError("%s must be finite, got %r" % (name, value))
+    if value < 0 or (value == 0 and not allow_zero):
+        raise MemcoreError("%s must be %s, got %r" % (name, "non-negative" if allow_zero else "positive", value))
+    return value
+
+
+def bits(name, bytes_per_value):
+    """Storage width in bits from bytes per value: 4, 2, 1, 0.5 (int4) ..."""
+    if isinstance(bytes_per_value, bool) or not isinstance(bytes_per_value, numbers.Real):
+        raise MemcoreError("%s must be a number of bytes, got %r" % (name, bytes_per_value))
+    width = float(bytes_per_value) * 8
+    if not math.isfinite(width) or width != int(width) or not 1 <= width <= 64:
+        raise MemcoreError(
+            "%s must be a whole number of bits between 1 and 64 bits (e.g. 4, 2, 1, 0.5), got %r"
+            % (name, bytes_per_value))
+    return int(width)
+
+
+def version():
+    return ffi.string(lib.mc_version()).decode(), lib.mc_api_version()
+
+
+def budget(parameters, bits_per_parameter, batch, activation_bytes_per_example, runtime_bytes, limit_bytes):
+    out = ffi.new("mc_budget_t *")
+    rc = lib.mc_budget(parameters, bits_per_parameter, batch, activation_bytes_per_example,
+                       runtime_bytes, limit_bytes, out)
+    _check(rc, _describe("budget", dict(
+        parameters=parameters, bytes_per_parameter=bits_per_parameter / 8, batch=batch,
+        activation_bytes_per_example=activation_bytes_per_example, runtime_bytes=runtime_bytes,
+        limit_bytes=limit_bytes)))
+    return out
+
+
+def mlp_training(inputs, hidden, layers, batch, state_per_param, bits_per_value):
+    out = ffi.new("mc_mlp_training_t *")
+    rc = lib.mc_mlp_training(inputs, hidden, layers, batch, state_per_param, bits_per_value, out)
+    _check(rc, _describe("mlp_training", dict(inputs=inputs, hidden=hidden, layers=layers, batch=batch,
+                                              optimizer_state_per_parameter=state_per_param)))
+    return out
+
+
+def mlp_max_batch(inputs, hidden, layers, budget_amount, state_per_param, bits_per_value):
+    out = ffi.new("int64_t *")
+    rc = lib.mc_mlp_max_batch(inputs, hidden, layers, budget_amount, state_per_param, bits_per_value, out)
+    _check(rc, _describe("mlp_max_batch", dict(inputs=inputs, hidden=hidden, layers=layers,
+                                               budget=budget_amount,
+                                               optimizer_state_per_parameter=state_per_param)))
+    return out[0]
+
+
+def layer_report(fields):
+    layer = ffi.new("mc_layer_t *", fields)
+    out = ffi.new("mc_layer_report_t *")
+    _check(lib.mc_layer_report(layer, out), _describe("layer_report", fields))
+    return out
+
+
+def network_report(layer_fields, batch, mode, bits_per_value):
+    layers = ffi.new("mc_layer_t[]", layer_fields)
+    out = ffi.new("mc_network_report_t *")
+    rc = lib.mc_network_report(layers, len(layer_fields), batch, mode, bits_per_value, out)
+    _check(rc, "network_report(%d layers, batch=%d)" % (len(layer_fields), batch))
+    return out
+
+
+def verdict(model_bytes, device_fields):
+    device = ffi.new("mc_device_t *", device_fields)
+    out = ffi.new("mc_verdict_t *")
+    _check(lib.mc_verdict(model_bytes, device, out), _describe("verdict", dict(model_bytes=model_bytes)))
+    return out
+
+
+def latency(bytes_moved, operations, bandwidth, ops_per_second, overhead_seconds):
+    out = ffi.new("mc_latency_t *")
+    rc = lib.mc_latency(bytes_moved, operations, bandwidth, ops_per_second, overhead_seconds, out)
+    _check(rc, _describe("latency", dict(bytes_moved=bytes_moved, operations=operations,
+                                         bandwidth_bytes_per_second=bandwidth,
+                                         operations_per_second=ops_per_second,
+                                         overhead_seconds=overhead_seconds)))
+    return out
+
+
+def roofline(weight_bytes, activation_bytes_per_example, operations_per_example, machine_ops_per_byte, batch):
+    out = ffi.new("mc_roofline_t *")
+    rc = lib.mc_roofline(weight_bytes, activation_bytes_per_example, operations_per_example,
+                         machine_ops_per_byte, batch, out)
+    _check(rc, _describe("roofline", dict(weight_bytes=weight_bytes,
+                                          activation_bytes_per_example=activation_bytes_per_example,
+                                          operations_per_example=operations_per_example,
+                                          machine_ops_per_byte=machine_ops_per_byte, batch=batch)))
+    return out
+
+
+def plan(strategy, sizes, first_use, last_use, alignment):
+    """Returns (offsets list, mc_plan_t)."""
+    n = len(sizes)
+    need = ffi.new("int64_t *")
+    _check(lib.mc_plan_scratch_bytes(n, need), "plan(%d buffers)" % n)
+    # int64 cells give the 8-byte alignment the planner asks for.
+    scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
+    c_sizes = ffi.new("int64_t[]", sizes)
+    c_first = ffi.new("int32_t[]", first_use)
+    c_last = ffi.new("int32_t[]", last_use)
+    offsets = ffi.new("int64_t[]", max(1, n))
+    out = ffi.new("mc_plan_t *")
+    rc = lib.mc_plan(strategy, c_sizes, c_first, c_last, n, alignment, scratch, need[0], offsets, out)
+    _check(rc, "plan(%d buffers, alignment=%d)" % (n, alignment))
+    return list(offsets[0:n]), out

@@ -1,0 +1,1 @@
+"""Subcommands of `memcore`, one module each, discovered by memcore.cli."""

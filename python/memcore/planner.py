@@ -1,0 +1,39 @@
+"""SPEC 7: place activation buffers in one arena from their lifetimes (the C planner)."""
+from dataclasses import dataclass
+from typing import List
+
+from memcore import _lowlevel as ll
+from memcore._memcore import lib
+
+STRATEGIES = {"tflm": lib.MC_PLAN_TFLM, "best": lib.MC_PLAN_BEST}
+
+
+@dataclass(frozen=True)
+class Plan:
+    arena_bytes: int
+    offsets: List[int]
+    lower_bound_bytes: int
+    strategy: str
+
+
+def plan(sizes, first_use, last_use, alignment=16, strategy="tflm"):
+    """Offsets for buffers of `sizes` bytes live from first_use to last_use (inclusive
+    operator indices) such that buffers live together never overlap.  "tflm" is
+    TensorFlow Lite Micro's greedy planner; "best" is memcore's, never worse."""
+    if strategy not in STRATEGIES:
+        raise ll.MemcoreError("strategy must be one of %s, got %r" % (sorted(STRATEGIES), strategy))
+    sizes, first_use, last_use = list(sizes), list(first_use), list(last_use)
+    if not len(sizes) == len(first_use) == len(last_use):
+        raise ll.MemcoreError("sizes, first_use and last_use must have the same length, got %d, %d, %d"
+                              % (len(sizes), len(first_use), len(last_use)))
+    sizes = [ll.count("sizes[%d]" % i, s) for i, s in enumerate(sizes)]
+    for name, uses in (("first_use", first_use), ("last_use", last_use)):
+        for i, u in enumerate(uses):
+            if ll.count("%s[%d]" % (name, i), u) > ll.INT32_MAX:
+                raise ll.MemcoreError("%s[%d] is past the largest operator index: %d" % (name, i, u))
+    for i, (f, l) in enumerate(zip(first_use, last_use)):
+        if f > l:
+            raise ll.MemcoreError("buffer %d is first used at %d, after its last use at %d" % (i, f, l))
+    offsets, raw = ll.plan(STRATEGIES[strategy], sizes, first_use, last_use,
+                           ll.count("alignment", alignment, 1))
+    return Plan(raw.arena_bytes, offsets, raw.lower_bound_bytes, strategy)
