@@ -136,8 +136,8 @@ def _budget(function, parameters, bits, batch, act, runtime, limit):
         largest = UNBOUNDED
     else:
         largest = (limit - fixed) // act
-    return Budget((required, headroom, parameter_bytes, activation_bytes, runtime, dominant,
-                   headroom >= 0, largest))
+    return Budget(required, headroom, parameter_bytes, activation_bytes, runtime, dominant,
+                   headroom >= 0, largest)
 
 
 def budget(parameters, bytes_per_parameter, batch, activation_bytes_per_example, runtime_bytes, limit_bytes):
@@ -178,8 +178,8 @@ def latency(bytes_moved, operations, bandwidth_bytes_per_second, operations_per_
         frac_compute, frac_bandwidth = save_compute / total, save_bandwidth / total
     else:
         frac_compute, frac_bandwidth = 0.0, 0.0
-    return Latency((fetch, compute, setup, total, dominant, frac_compute, frac_bandwidth,
-                    save_compute, save_bandwidth))
+    return Latency(fetch, compute, setup, total, dominant, frac_compute, frac_bandwidth,
+                    save_compute, save_bandwidth)
 
 
 # ---- roofline (csrc/src/roofline.c) --------------------------------------------------
@@ -226,7 +226,7 @@ def roofline(weight_bytes, activation_bytes_per_example, operations_per_example,
             while _intensity(w, a, o, b) < balance and b < INT64_MAX:
                 b += 1
             crossover = b
-    return Roofline((intensity, bound, crossover, ceiling))
+    return Roofline(intensity, bound, crossover, ceiling)
 
 
 # ---- plan (csrc/src/plan.c) ----------------------------------------------------------
@@ -361,7 +361,7 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm"):
         total = _checked("plan", total + a)
         aligned.append(a)
     if n == 0:
-        return Plan((0, [], 0, strategy))
+        return Plan(0, [], 0, strategy)
 
     def duration(b):
         return last[b] - first[b] + 1
@@ -389,7 +389,7 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm"):
                     offsets = list(candidate)
                 fit += 1
             k += 1
-    return Plan((arena, offsets, lower, strategy))
+    return Plan(arena, offsets, lower, strategy)
 
 
 def version():
