@@ -327,7 +327,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
  *   - for operator k the scope becomes k + 1: its outputs are created there, then its
  *     inputs (skipping absent optional inputs, index -1) and its outputs are used there;
  *   - after the last operator every graph output is used at the final scope, so an
- *     output stays live for the whole graph.
+ *     output stays live from the operator that writes it to the end of the graph.
  * Scopes therefore run from 0 (before the first operator) to n_ops.  A tensor no rule
  * touches keeps first = last = -1, as in TFLM.  Operator k's inputs are
  * op_inputs[op_input_start[k] .. op_input_start[k+1]), likewise its outputs (CSR form).

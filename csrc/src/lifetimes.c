@@ -6,8 +6,9 @@
  * outputs are created at scope 0, operator k runs at scope k + 1, and graph outputs are
  * used again at the final scope.  Reproducing the scopes (rather than, say, a lifetime
  * from producer to last consumer) is what makes the planner's arena equal TFLM's head:
- * a graph input shares scope 0 with a graph output, and every output is live until
- * the end, so both constrain placements exactly as they do in TFLM.
+ * a graph input is live from scope 0, and every graph output is live from its producer
+ * to the end, so both constrain placements exactly as they do in TFLM (checked against
+ * the tflite-micro interpreter on 74 graphs: the 8 shared models and every prefix).
  */
 #include <stddef.h>
 
