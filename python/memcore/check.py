@@ -49,6 +49,7 @@ class CheckReport:
     batch: int
     dtype: str                       # "float32" or "int8": which kernels can run it
     kernels: str                     # kernels the op rate assumes: "optimised" or "reference"
+    operations: int                  # arithmetic operations per request (batch x per example)
     weights_bytes: int
     weights_placement: str           # "flash" or "ram"
     arena_tflm_bytes: int            # activation arena per example, TFLM's planner
@@ -178,7 +179,7 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
 
     report = CheckReport(
         model=os.path.basename(model.path), model_path=model.path, profile=profile, batch=batch, dtype=dtype,
-        kernels=kernels_used, weights_bytes=model.weight_bytes, weights_placement=placement,
+        kernels=kernels_used, operations=batch * model.operations, weights_bytes=model.weight_bytes, weights_placement=placement,
         arena_tflm_bytes=tflm_plan.arena_bytes, arena_best_bytes=best_plan.arena_bytes,
         arena_lower_bound_bytes=tflm_plan.lower_bound_bytes, runtime_overhead_bytes=arena.tail_bytes,
         recommended_arena_bytes=arena_only.required_bytes, budget=need, flash_headroom_bytes=flash_headroom,

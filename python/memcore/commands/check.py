@@ -52,8 +52,8 @@ def render(report, console, si=False):
                       % (b(-report.headroom_bytes) if report.headroom_bytes < 0 else b(0),
                          b(report.required_bytes), b(report.available_bytes)))
 
-    memory = Table(title="Memory (batch %d, %d-bit pointers)" % (report.batch, 8 * p.pointer_bytes),
-                   title_justify="left", show_header=False, box=None, padding=(0, 2))
+    console.print("\n[bold underline]Memory[/] (batch %d, %d-bit pointers)" % (report.batch, 8 * p.pointer_bytes))
+    memory = Table(show_header=False, box=None, padding=(0, 2))
     memory.add_column(style="bold")
     memory.add_column(justify="right", no_wrap=True)
     memory.add_column(style="dim")
@@ -61,7 +61,7 @@ def render(report, console, si=False):
         where = "in flash, not RAM (%s left of %s)" % (b(report.flash_headroom_bytes),
                                                       b(p.regions["flash"].size_bytes))
     else:
-        where = "in RAM (%s)" % p.arena_region
+        where = "in RAM" if p.arena_region in ("ram", "memory") else "in %s, with the arena" % p.arena_region
     memory.add_row("weights", b(report.weights_bytes), where)
     memory.add_row("activation arena", b(report.arena_tflm_bytes), "per example, planned as TFLM does")
     memory.add_row("  memcore's plan", b(report.arena_best_bytes), "what memcore's planner needs")
@@ -83,14 +83,13 @@ def render(report, console, si=False):
 
     lat = report.latency
     kernels = "%s, %s kernels at %s" % (report.dtype, report.kernels, format_ops_rate(p.ops_per_second(report.kernels)))
-    timing = Table(title="Time per request (%s)" % kernels, title_justify="left", show_header=False, box=None,
-                   padding=(0, 2))
+    console.print("\n[bold underline]Time per request[/] (%s)" % kernels)
+    timing = Table(show_header=False, box=None, padding=(0, 2))
     timing.add_column(style="bold")
     timing.add_column(justify="right", no_wrap=True)
     timing.add_column(style="dim")
     for part, seconds, why in (("fetch", lat.fetch_seconds, "reading weights and activations"),
-                               ("compute", lat.compute_seconds, "%s operations" % format_count(
-                                   report.batch * 0 + lat.compute_seconds * p.ops_per_second(report.kernels))),
+                               ("compute", lat.compute_seconds, "%s operations" % format_count(report.operations)),
                                ("setup", lat.setup_seconds, "fixed per request")):
         timing.add_row(part + (" ◀" if part == lat.dominant else ""), format_seconds(seconds), why)
     within = report.within_latency_budget
@@ -105,7 +104,8 @@ def render(report, console, si=False):
                      if r.bound == "memory" else "faster arithmetic is what pays"))
 
     if report.suggestions:
-        table = Table(title="What would make it fit", title_justify="left", box=None, padding=(0, 2))
+        console.print("\n[bold underline]What would make it fit[/]")
+        table = Table(box=None, padding=(0, 2))
         table.add_column("change")
         table.add_column("headroom after", justify="right", no_wrap=True)
         table.add_column("")
