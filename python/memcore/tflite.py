@@ -80,6 +80,8 @@ def _tensor(path, model, t, i):
     elements = 1
     for d in shape:
         elements *= d
+    if elements * DTYPE_BYTES[type_name] > 2 ** 63 - 1:
+        raise bad_model(path, "%s of shape %s does not fit in 64 bits of bytes" % (where, list(shape)))
     buffer_index = t.Buffer()
     if not 0 <= buffer_index < max(1, model.BuffersLength()):
         raise bad_model(path, "%s refers to buffer %d, but the file has %d buffers"
