@@ -23,9 +23,9 @@ class Card:
     def headline(self):
         """The short verdict for a table cell."""
         if self.status == "will_not_fit":
-            return "will not fit: %.3g× too big" % self.times_too_big
+            return "won't fit %.3g×" % self.times_too_big
         if self.status == "too_slow":
-            return "too slow here: needs %s" % format_seconds(self.report.latency.total_seconds)
+            return "too slow"
         return "runs here"
 
     def explanation(self):

@@ -1,4 +1,5 @@
 """`memcore compare MODEL`: the verdict on every known device at once."""
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -25,19 +26,21 @@ def register(sub):
 def run(args):
     model = memcore.load(args.model)
     cards = compare(model, profiles(args.device_file), args.batch, args.kernels)
-    table = Table(title="Where can %s run? (batch %d)" % (cards[0].report.model if cards else args.model, args.batch))
-    table.add_column("device")
-    table.add_column("verdict")
+    table = Table(title="Where can %s run? (batch %d)" % (cards[0].report.model if cards else args.model, args.batch),
+                  caption="won't fit N×: needs N times the memory available.  "
+                          "too slow: takes longer than the device's latency budget.",
+                  box=box.SIMPLE_HEAD)
+    table.add_column("device", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
     table.add_column("required", justify="right", no_wrap=True)
-    table.add_column("available", justify="right", no_wrap=True)
     table.add_column("headroom", justify="right", no_wrap=True)
-    table.add_column("time", justify="right", no_wrap=True)
-    table.add_column("budget", justify="right", no_wrap=True)
+    table.add_column("time (budget)", justify="right")
     for c in cards:
         r = c.report
         table.add_row("[bold]%s[/]" % c.device, "[%s]%s[/]" % (STYLE[c.status], c.headline()),
-                      format_bytes(r.required_bytes, args.si), format_bytes(r.available_bytes, args.si),
+                      format_bytes(r.required_bytes, args.si),
                       "[%s]%s[/]" % ("green" if r.headroom_bytes >= 0 else "red", format_bytes(r.headroom_bytes, args.si)),
-                      format_seconds(r.latency.total_seconds), format_seconds(r.profile.latency_budget_seconds))
+                      "%s (%s)" % (format_seconds(r.latency.total_seconds),
+                                   format_seconds(r.profile.latency_budget_seconds)))
     Console().print(table)
     return 0

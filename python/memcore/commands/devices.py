@@ -1,4 +1,5 @@
 """`memcore devices`: the device profiles memcore knows, built-in and from a TOML file."""
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -16,27 +17,37 @@ def register(sub):
 
 def _available(p, si):
     if p.available_bytes_at_boot != p.available_bytes:
-        return "%s → %s" % (format_bytes(p.available_bytes_at_boot, si), format_bytes(p.available_bytes, si))
+        return "%s\n[dim]%s\nat boot[/]" % (format_bytes(p.available_bytes, si),
+                                           format_bytes(p.available_bytes_at_boot, si))
     return format_bytes(p.available_bytes, si)
 
 
+def _roles(p, region):
+    roles = ("A" if p.arena_region == region else "") + ("W" if p.weights_region == region else "")
+    return "[bold]%-2s[/] " % roles
+
+
 def run(args):
-    table = Table(title="Device profiles: memory a model may use, op rates achieved (not peak)")
-    table.add_column("device", min_width=26)
-    table.add_column("free for\nthe model", justify="right", no_wrap=True)
-    table.add_column("arena /\nweights in", no_wrap=True)
-    table.add_column("memory regions\n(size @ read speed)", no_wrap=True)
-    table.add_column("ops/s\nreference", justify="right", no_wrap=True)
-    table.add_column("ops/s\noptimised", justify="right", no_wrap=True)
-    table.add_column("latency\nbudget", justify="right", no_wrap=True)
-    for p in profiles(args.device_file).values():
-        regions = "\n".join("%s %s @ %s" % (r.name, format_bytes(r.size_bytes, args.si),
-                                            format_rate(r.read_bytes_per_second, args.si))
+    table = Table(title="Device profiles: memory a model may use, op rates achieved (not peak)",
+                  box=box.SIMPLE_HEAD)
+    table.add_column("device", no_wrap=True, style="bold")
+    table.add_column("free for\nthe model", justify="right")
+    table.add_column("memory regions: size @ read\n(A: arena in it, W: weights)", no_wrap=True)
+    table.add_column("ops/s\nref / opt", justify="right", no_wrap=True)
+    found = profiles(args.device_file)
+    for p in found.values():
+        regions = "\n".join("%s%s %s @ %s" % (_roles(p, r.name), r.name, format_bytes(r.size_bytes, args.si),
+                                              format_rate(r.read_bytes_per_second, args.si))
                             for r in p.regions.values())
-        origin = "" if p.origin in ("SPEC 4", "built-in") else " (%s)" % p.origin
-        table.add_row("[bold]%s[/]\n[dim]%s%s[/]" % (p.name, p.description, origin), _available(p, args.si),
-                      "%s / %s" % (p.arena_region, p.weights_region), regions,
-                      format_ops_rate(p.ops_per_second_reference), format_ops_rate(p.ops_per_second_optimised),
-                      format_seconds(p.latency_budget_seconds), end_section=True)
-    Console().print(table)
+        table.add_row(p.name, _available(p, args.si), regions,
+                      "%s\n%s" % (format_ops_rate(p.ops_per_second_reference),
+                                  format_ops_rate(p.ops_per_second_optimised)), end_section=True)
+    console = Console()
+    console.print(table)
+    # Descriptions and latency budgets as a list: as table columns they squeeze the
+    # numbers out of an 80-column terminal.
+    for p in found.values():
+        origin = "" if p.origin in ("SPEC 4", "built-in") else " [dim](from %s)[/]" % p.origin
+        console.print("[bold]%s[/]: %s; must answer within %s%s"
+                      % (p.name, p.description, format_seconds(p.latency_budget_seconds), origin))
     return 0

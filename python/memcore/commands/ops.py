@@ -1,4 +1,5 @@
 """`memcore ops MODEL`: one row per operator; the one at the memory peak is marked."""
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -28,19 +29,19 @@ def run(args):
                      format_bytes(model.weight_bytes, args.si)),
                   caption="◀ peak: the operator with the most activation bytes alive; no arena plan can be "
                           "smaller (lower bound %s; TFLM's plan %s)"
-                          % (format_bytes(tflm.lower_bound_bytes, args.si), format_bytes(tflm.arena_bytes, args.si)))
+                          % (format_bytes(tflm.lower_bound_bytes, args.si), format_bytes(tflm.arena_bytes, args.si)),
+                  box=box.SIMPLE_HEAD)
     table.add_column("#", justify="right")
-    table.add_column("operator")
-    table.add_column("output shape", no_wrap=True)
+    table.add_column("operator", no_wrap=True)
+    table.add_column("output shape", overflow="fold")
     table.add_column("MACs", justify="right", no_wrap=True)
     table.add_column("weights", justify="right", no_wrap=True)
-    table.add_column("live while it runs", justify="right", no_wrap=True)
-    table.add_column("")
+    table.add_column("live while it runs\n(buffers)", justify="right", no_wrap=True)
     for r in rows:
         style = "bold yellow" if r.is_peak else None
         table.add_row(str(r.index), r.kind, _shape(r.output_shapes), format_count(r.macs) if r.macs else "–",
                       format_bytes(r.weight_bytes, args.si) if r.weight_bytes else "–",
-                      "%s (%d)" % (format_bytes(r.live_bytes, args.si), r.live_buffers),
-                      "◀ peak" if r.is_peak else "", style=style)
+                      "%s (%d)%s" % (format_bytes(r.live_bytes, args.si), r.live_buffers, " ◀ peak" if r.is_peak else ""),
+                      style=style)
     Console().print(table)
     return 0
