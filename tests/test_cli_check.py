@@ -1,0 +1,144 @@
+"""`memcore check`: verdicts, exit codes, suggestions, --json against its schema, bad input."""
+import json
+from importlib import resources
+
+import jsonschema
+import pytest
+
+import memcore
+from memcore.check import check
+from memcore.profiles import profile
+from cli_helpers import memcore_cli, model
+
+SCHEMA = json.loads(resources.files("memcore").joinpath("data", "report.schema.json").read_text())
+
+
+def check_json(*argv):
+    code, out, err = memcore_cli("check", *argv, "--json")
+    report = json.loads(out)
+    jsonschema.validate(report, SCHEMA)
+    return code, report
+
+
+def test_small_int8_model_fits_the_esp32_and_exits_0():
+    code, out, err = memcore_cli("check", model("kws_dscnn_int8.tflite"), "--device", "esp32")
+    assert code == 0, err
+    assert "FITS" in out and "DOES NOT FIT" not in out
+    assert "recommended arena" in out and "KiB" in out
+
+
+def test_float32_resnet_does_not_fit_the_esp32_and_says_what_would():
+    code, out, err = memcore_cli("check", model("resnet8_float32.tflite"), "--device", "esp32")
+    assert code == 1, err
+    assert "DOES NOT FIT" in out
+    assert "What would make it fit" in out
+    assert "quantise float32 → int8" in out and "PSRAM" in out
+
+
+@pytest.mark.parametrize("name", ["kws_dscnn_float32.tflite", "kws_dscnn_int8.tflite", "mnist_cnn_int8.tflite",
+                                  "resnet8_float32.tflite", "resnet8_int8.tflite", "tiny_mlp_float32.tflite"])
+@pytest.mark.parametrize("device", ["esp32", "cortex-m4", "phone"])
+def test_json_validates_and_agrees_with_the_exit_code(name, device):
+    code, report = check_json(model(name), "--device", device)
+    assert report["schema"] == "memcore.report/1"
+    assert report["model"] == name and report["device"] == device
+    assert report["headroom_bytes"] == report["available_bytes"] - report["required_bytes"]
+    assert (code == 0) == (report["verdict"] == "fits")
+    assert report["arena_lower_bound_bytes"] <= report["arena_best_bytes"] <= report["arena_tflm_bytes"]
+    assert report["latency"]["total_seconds"] > 0
+
+
+def test_json_numbers_are_the_graph_and_tflm_numbers():
+    m = memcore.load(model("kws_dscnn_int8.tflite"))
+    code, report = check_json(model("kws_dscnn_int8.tflite"), "--device", "esp32")
+    assert report["weights_bytes"] == m.weight_bytes
+    assert report["weights_placement"] == "flash"
+    assert report["arena_tflm_bytes"] == m.plan("tflm").arena_bytes == 16000   # TFLM's measured head
+    arena = memcore.tflm_arena(m, pointer_bytes=4)
+    assert report["runtime_overhead_bytes"] == arena.tail_bytes
+    # At batch 1 with weights in flash, the requirement is exactly TFLM's recommended arena.
+    assert report["required_bytes"] == report["recommended_arena_bytes"] == arena.recommended_arena_bytes
+
+
+def test_weights_in_ram_count_against_ram():
+    _, flash = check_json(model("kws_dscnn_int8.tflite"), "--weights-in", "flash")
+    _, ram = check_json(model("kws_dscnn_int8.tflite"), "--weights-in", "ram")
+    assert ram["weights_placement"] == "ram"
+    assert ram["required_bytes"] == flash["required_bytes"] + flash["weights_bytes"]
+
+
+def test_more_batch_never_needs_less_memory():
+    required = [check_json(model("mnist_cnn_int8.tflite"), "--batch", b)[1]["required_bytes"] for b in (1, 2, 5)]
+    assert required == sorted(required) and required[0] < required[-1]
+
+
+def test_quantise_suggestion_uses_the_real_int8_sibling():
+    code, report = check_json(model("resnet8_float32.tflite"), "--device", "esp32")
+    assert code == 1
+    _, int8 = check_json(model("resnet8_int8.tflite"), "--device", "esp32")
+    quantise = [s for s in report["suggestions"] if s["action"].startswith("quantise")]
+    assert quantise == [{"action": quantise[0]["action"], "headroom_bytes": int8["headroom_bytes"], "estimate": False}]
+
+
+def test_quantise_without_a_sibling_is_labelled_an_estimate(tmp_path):
+    lonely = tmp_path / "resnet8_float32.tflite"
+    lonely.write_bytes(model("resnet8_float32.tflite").read_bytes())
+    code, report = check_json(lonely, "--device", "esp32")
+    quantise = [s for s in report["suggestions"] if s["action"].startswith("quantise")]
+    assert quantise and quantise[0]["estimate"] is True and "estimate" in quantise[0]["action"]
+
+
+def test_suggestions_cover_flash_psram_and_batch():
+    code, report = check_json(model("resnet8_int8.tflite"), "--device", "esp32", "--weights-in", "ram",
+                              "--batch", "3")
+    assert code == 1
+    actions = " | ".join(s["action"] for s in report["suggestions"])
+    assert "weights in flash" in actions and "PSRAM" in actions
+    flash = next(s for s in report["suggestions"] if "flash" in s["action"])
+    assert flash["headroom_bytes"] > report["headroom_bytes"]
+
+
+def test_smaller_batch_suggestion_fits():
+    esp32 = profile("esp32")
+    report = check(memcore.load(model("mnist_cnn_int8.tflite")), esp32, batch=40)
+    assert not report.fits
+    smaller = [s for s in report.suggestions if s.action.startswith("a smaller batch")]
+    assert len(smaller) == 1 and smaller[0].fits
+
+
+def test_fitting_model_has_no_suggestions():
+    _, report = check_json(model("tiny_mlp_int8.tflite"))
+    assert report["verdict"] == "fits" and report["suggestions"] == []
+
+
+def test_si_flag_switches_to_decimal_units():
+    _, binary, _ = memcore_cli("check", model("kws_dscnn_int8.tflite"))
+    _, decimal, _ = memcore_cli("check", model("kws_dscnn_int8.tflite"), "--si")
+    assert "KiB" in binary and "kB" not in binary
+    assert "kB" in decimal and "KiB" not in decimal
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["check", "no/such/model.tflite"], "cannot read"),
+    (["check", "MODEL", "--device", "no-such-board"], "unknown device"),
+    (["check", "MODEL", "--device-file", "no/such/file.toml"], "No such file"),
+    (["check", "MODEL", "--batch", "0"], "--batch"),
+    (["check", "MODEL", "--batch", "two"], "--batch"),
+    (["check", "MODEL", "--device", "server", "--weights-in", "flash"], "no flash"),
+])
+def test_bad_arguments_give_one_line_and_exit_2(argv, needle):
+    argv = [str(model("tiny_mlp_int8.tflite")) if a == "MODEL" else a for a in argv]
+    code, out, err = memcore_cli(*argv)
+    assert code == 2
+    assert needle in err
+    assert "Traceback" not in err
+    assert len([line for line in err.splitlines() if "error" in line]) == 1
+
+
+def test_unreadable_and_garbage_files_exit_2(tmp_path):
+    garbage = tmp_path / "garbage.tflite"
+    garbage.write_bytes(b"\x00" * 64)
+    code, out, err = memcore_cli("check", garbage)
+    assert code == 2 and err.startswith("memcore check: error:") and len(err.strip().splitlines()) == 1
+    code, out, err = memcore_cli("check", tmp_path)      # a folder, not a file
+    assert code == 2 and err.startswith("memcore check: error:")

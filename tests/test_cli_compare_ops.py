@@ -1,0 +1,46 @@
+"""`memcore compare` (a verdict per device) and `memcore ops` (per-operator table)."""
+import memcore
+from memcore.compare import compare
+from memcore.ops import operator_rows
+from memcore.profiles import builtin_profiles
+from cli_helpers import memcore_cli, model
+
+
+def test_compare_shows_every_device_and_the_three_verdicts():
+    code, out, err = memcore_cli("compare", model("resnet8_float32.tflite"))
+    assert code == 0, err
+    for name in builtin_profiles():
+        assert name in out
+    assert "runs here" in out and "won't fit" in out and "too slow" in out
+
+
+def test_compare_cards_agree_with_check():
+    m = memcore.load(model("resnet8_float32.tflite"))
+    cards = {c.device: c for c in compare(m, builtin_profiles())}
+    assert cards["esp32"].status == "will_not_fit"
+    assert cards["esp32"].times_too_big > 1
+    assert cards["server"].status == "runs"
+    assert cards["esp32-psram"].status == "too_slow"   # fits in PSRAM, but float32 on reference kernels
+
+
+def test_ops_marks_the_peak_at_the_lower_bound():
+    m = memcore.load(model("resnet8_int8.tflite"))
+    rows = operator_rows(m)
+    assert len(rows) == len(m.operators)
+    peaks = [r for r in rows if r.is_peak]
+    assert len(peaks) == 1
+    assert peaks[0].live_bytes == max(r.live_bytes for r in rows) == m.plan("tflm").lower_bound_bytes
+    assert sum(r.macs for r in rows) == m.macs
+    assert sum(r.weight_bytes for r in rows) <= m.weight_bytes
+
+
+def test_ops_command_table():
+    code, out, err = memcore_cli("ops", model("kws_dscnn_int8.tflite"))
+    assert code == 0, err
+    assert "◀ peak" in out and "CONV_2D" in out and "1×25×5×64" in out
+
+
+def test_ops_and_compare_on_unreadable_file_exit_2(tmp_path):
+    for command in ("ops", "compare", "plan"):
+        code, out, err = memcore_cli(command, tmp_path / "missing.tflite")
+        assert code == 2 and err.startswith("memcore %s: error:" % command)
