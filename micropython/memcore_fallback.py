@@ -203,29 +203,23 @@ def roofline(weight_bytes, activation_bytes_per_example, operations_per_example,
     if batch == 0:
         _fail("batch", _RANGE)
     intensity = _intensity(w, a, o, batch)
-    bound = "memory" if intensity < balance else "compute"
     if a > 0:
         ceiling = float(o) / float(a)
     else:
         ceiling = _INF if o > 0 else 0.0
-    headroom = float(o) - balance * float(a)
-    if headroom <= 0.0:
-        crossover = None
-        if _intensity(w, a, o, 1) >= balance:
-            crossover = 1
-    else:
-        guess = balance * float(w) / headroom
-        if guess >= 9.0e18:
-            crossover = None
-        else:
-            b = int(guess)
-            if b < 1:
-                b = 1
-            while b > 1 and _intensity(w, a, o, b - 1) >= balance:
-                b -= 1
-            while _intensity(w, a, o, b) < balance and b < INT64_MAX:
-                b += 1
-            crossover = b
+    # One crossover batch decides the regime at every batch, as in the C core.
+    crossover = None
+    # With weights to fetch, intensity stays below the ceiling it approaches.
+    if not (w > 0 and ceiling <= balance) and _intensity(w, a, o, INT64_MAX) >= balance:
+        lo, hi = 0, INT64_MAX
+        while hi - lo > 1:
+            mid = lo + (hi - lo) // 2
+            if _intensity(w, a, o, mid) >= balance:
+                hi = mid
+            else:
+                lo = mid
+        crossover = hi
+    bound = "compute" if crossover is not None and batch >= crossover else "memory"
     return Roofline(intensity, bound, crossover, ceiling)
 
 

@@ -16,12 +16,41 @@ static double intensity(int64_t weight_bytes, int64_t act_bytes, int64_t ops, in
     return work / bytes;
 }
 
+/* The regime at every batch is read off one crossover batch: the smallest batch whose
+ * intensity reaches the balance, found by bisection.  Intensity grows with the batch,
+ * but its quotient wobbles by an ulp where it meets the balance, so testing each batch
+ * on its own could call batch b compute-bound and b + 1 memory-bound; one crossover
+ * cannot.  (The rearranged test b * (ops - balance * act) >= balance * weights is
+ * monotone but cancels catastrophically.)  Fuzzing found both failures, and a hang in
+ * a walk that stepped one batch at a time. */
+static int64_t crossover(int64_t weight_bytes, int64_t act_bytes, int64_t ops, double balance,
+                         double ceiling)
+{
+    int64_t lo = 0, hi = INT64_MAX;
+    /* With weights to fetch, intensity stays strictly below the ceiling it approaches;
+     * at astronomic batches the rounded quotient would touch it anyway. */
+    if (weight_bytes > 0 && ceiling <= balance) {
+        return -1;
+    }
+    if (intensity(weight_bytes, act_bytes, ops, hi) < balance) {
+        return -1;
+    }
+    while (hi - lo > 1) { /* lo is memory-bound (or 0), hi compute-bound */
+        int64_t mid = lo + (hi - lo) / 2;
+        if (intensity(weight_bytes, act_bytes, ops, mid) >= balance) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    return hi;
+}
+
 mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_example,
                         int64_t operations_per_example, double machine_ops_per_byte,
                         int64_t batch, mc_roofline_t *out)
 {
     mc_roofline_t r;
-    double headroom;
 
     if (out == NULL) {
         return MC_E_NULL;
@@ -37,55 +66,12 @@ mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_examp
         return MC_E_RANGE;
     }
     r.intensity = intensity(weight_bytes, activation_bytes_per_example, operations_per_example, batch);
-    r.bound = r.intensity < machine_ops_per_byte ? MC_BOUND_MEMORY : MC_BOUND_COMPUTE;
     r.ceiling = activation_bytes_per_example > 0
                     ? (double)operations_per_example / (double)activation_bytes_per_example
                     : (operations_per_example > 0 ? DBL_MAX * 2.0 : 0.0);
-
-    /* intensity(b) >= balance  <=>  b * (ops - balance * act) >= balance * weights.
-     * Solve in doubles, then step to the exact smallest batch with the same test the
-     * regime uses, so the answer never disagrees with `bound` at that batch. */
-    headroom = (double)operations_per_example - machine_ops_per_byte * (double)activation_bytes_per_example;
-    if (headroom <= 0.0) {
-        r.crossover_batch = -1;
-        if (intensity(weight_bytes, activation_bytes_per_example, operations_per_example, 1) >=
-            machine_ops_per_byte) {
-            r.crossover_batch = 1; /* only possible at the boundary: ops == balance * act, no weights */
-        }
-    } else {
-        double guess = machine_ops_per_byte * (double)weight_bytes / headroom;
-        int64_t b;
-        if (guess >= 9.0e18) {
-            r.crossover_batch = -1; /* beyond any 64-bit batch */
-        } else {
-            /* Bisect rather than walk one batch at a time from the guess: when the
-             * headroom is a rounding residue the guess is far off and intensity is
-             * flat over billions of consecutive batches, so a walk never ends (found
-             * by fuzz/fuzz_rates.c).  Intensity grows with the batch, so the answer is
-             * the first batch in (lo, hi] that is compute-bound; lo = 0 stands for
-             * "memory-bound". */
-            int64_t lo = 0, hi = guess < 1.0 ? 1 : (int64_t)guess;
-            while (intensity(weight_bytes, activation_bytes_per_example, operations_per_example, hi) <
-                   machine_ops_per_byte) {
-                lo = hi;
-                hi = hi > INT64_MAX / 2 ? INT64_MAX : hi * 2;
-                if (lo == INT64_MAX) {
-                    break;
-                }
-            }
-            while (hi - lo > 1) {
-                int64_t mid = lo + (hi - lo) / 2;
-                if (intensity(weight_bytes, activation_bytes_per_example, operations_per_example, mid) >=
-                    machine_ops_per_byte) {
-                    hi = mid;
-                } else {
-                    lo = mid;
-                }
-            }
-            b = lo == INT64_MAX ? -1 : hi;
-            r.crossover_batch = b;
-        }
-    }
+    r.crossover_batch = crossover(weight_bytes, activation_bytes_per_example, operations_per_example,
+                                  machine_ops_per_byte, r.ceiling);
+    r.bound = (r.crossover_batch >= 1 && batch >= r.crossover_batch) ? MC_BOUND_COMPUTE : MC_BOUND_MEMORY;
     *out = r;
     return MC_OK;
 }
