@@ -24,7 +24,6 @@ from memcore.hil.transcript import Transcript
 from memcore.hil.transport import RawRepl
 
 DEFAULT_BAUD = 115200
-READ_POLL_S = 0.05
 
 
 def open_port(url, baud=DEFAULT_BAUD, write_timeout_s=5.0):
@@ -33,7 +32,7 @@ def open_port(url, baud=DEFAULT_BAUD, write_timeout_s=5.0):
     An ESP32 dev board wires DTR/RTS to EN and GPIO0: left high, opening the port resets
     it, or holds it in its bootloader.  `url` is a device (/dev/ttyUSB0, COM3) or any
     pyserial URL (rfc2217://host:port, socket://host:port, loop://)."""
-    port = serial.serial_for_url(url, do_not_open=True, baudrate=baud, timeout=READ_POLL_S,
+    port = serial.serial_for_url(url, do_not_open=True, baudrate=baud, timeout=0,
                                  write_timeout=write_timeout_s, exclusive=True)
     port.dtr = False
     port.rts = False
@@ -229,8 +228,8 @@ class SimulatedBoard(Board):
     def reset(self, timeout_s=10.0):
         """Ctrl-D in the raw REPL ends the unix port: wait for that, start it again."""
         deadline = time.monotonic() + timeout_s
+        self._expect_exit = True
         if self.running():
-            self._expect_exit = True
             try:
                 if not self.repl.in_raw_repl:
                     self.repl.enter(timeout_s / 2)

@@ -14,6 +14,7 @@ the ESP32 ROM log) end a wait at once with BoardRebooted instead of a timeout.  
 read goes to the run's transcript, including what was thrown away when clearing input.
 """
 import re
+import select
 import struct
 import time
 
@@ -31,6 +32,8 @@ REBOOT_MARKERS = re.compile(
     rb"|(?:^|\n)MicroPython \S+ on \d{4}-\d\d-\d\d;"      # friendly banner
 )
 PASTE_CHUNK_PAUSE_S = 0.0
+POLL_S = 0.05
+READ_BLOCK = 4096
 RAW_CHUNK = 256
 RAW_CHUNK_PAUSE_S = 0.01
 
@@ -38,7 +41,7 @@ RAW_CHUNK_PAUSE_S = 0.01
 class RawRepl:
     """Talks the raw REPL over an open pyserial port.
 
-    port        an open serial.Serial-like object with a short read timeout
+    port        an open serial.Serial-like object, non-blocking (timeout 0)
     transcript  a Transcript: every byte in both directions is recorded
     alive       optional callable, polled while waiting; raises a HilError when the board
                 is known to be gone (the simulated board's process exited)
@@ -66,13 +69,16 @@ class RawRepl:
                                     self.transcript) from exc
 
     def _fill(self):
-        """Read what is there (at most one port timeout of waiting); False when nothing came.
+        """Read what has arrived, waiting at most POLL_S; False when nothing came.
 
-        Asks for exactly what is waiting: a pyserial read of more bytes than are waiting
-        loses the bytes it already had if the line drops before it returns."""
+        The port is non-blocking (timeout 0): then one pyserial read is one os.read or
+        recv, so bytes already read are never lost when the line drops, and a socket
+        is read in blocks rather than byte by byte."""
         try:
-            waiting = self.port.in_waiting
-            data = self.port.read(waiting or 1)
+            data = self.port.read(READ_BLOCK)
+            if not data:
+                self._wait_readable()
+                data = self.port.read(READ_BLOCK)
         except (serial.SerialException, OSError) as exc:
             raise BoardDisconnected("connection lost: %s" % exc, self._buf, self.transcript) from exc
         if data:
@@ -89,10 +95,31 @@ class RawRepl:
                 raise
         return False
 
+    def _fill_now(self):
+        """Take in whatever has already arrived, without waiting."""
+        try:
+            data = self.port.read(READ_BLOCK)
+        except (serial.SerialException, OSError) as exc:
+            raise BoardDisconnected("connection lost: %s" % exc, self._buf, self.transcript) from exc
+        if data:
+            self.transcript.got(data)
+            self._buf += data
+        return bool(data)
+
+    def _wait_readable(self):
+        try:
+            fd = self.port.fileno()
+        except (AttributeError, NotImplementedError, serial.SerialException, OSError):
+            time.sleep(POLL_S / 5)
+            return
+        select.select([fd], [], [], POLL_S)
+
     def _fill_after_death(self):
         try:
-            while self.port.in_waiting:
-                data = self.port.read(self.port.in_waiting)
+            while True:
+                data = self.port.read(READ_BLOCK)
+                if not data:
+                    break
                 self.transcript.got(data)
                 self._buf += data
         except (serial.SerialException, OSError):
@@ -220,7 +247,7 @@ class RawRepl:
         remaining = window
         i = 0
         while i < len(code):
-            while remaining == 0 or self._buf or self.port.in_waiting:
+            while remaining == 0 or self._buf or self._fill_now():
                 byte = self.read_exact(1, deadline, "raw-paste flow control")
                 if byte == b"\x01":
                     remaining += window
