@@ -17,6 +17,7 @@ modes
   reset    sends half the result lines, then an ESP32 ROM boot log and banner
   die      sends half the result lines, then the process exits (status 3)
   drop     sends half the result lines, then closes the socket
+  boot     boots like an ESP32 running the boot check: ROM log, two reports, banner
 """
 import json
 import os
@@ -29,6 +30,12 @@ RAW_BANNER = b"\r\nraw REPL; CTRL-B to exit\r\n>"
 ROM_LOG = (b"ets Jun  8 2016 00:22:57\r\n\r\nrst:0x1 (POWERON_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)\r\n"
            b"configsip: 0, SPIWP:0xee\r\nmode:DIO, clock div:2\r\nload:0x3fff0030,len:4540\r\nentry 0x40080674\r\n")
 WINDOW = 32
+BOOT_REPORTS = [
+    {"schema": "memcore.report/1", "model": "kws-small", "verdict": "fits", "headroom_bytes": 41234,
+     "required_bytes": 60000, "free_bytes": 101234},
+    {"schema": "memcore.report/1", "model": "person-detect", "verdict": "does_not_fit", "headroom_bytes": -198766,
+     "required_bytes": 300000, "free_bytes": 101234},
+]
 
 
 def garbage(n, rng):
@@ -42,7 +49,10 @@ class FakeBoard:
         self.rng = random.Random(5)
 
     def run(self):
-        if self.mode == "silent":
+        if self.mode == "boot":
+            self.write(ROM_LOG + b"I (29) boot: ESP-IDF v5.2\r\n" + b"\r\n".join(
+                b"@memcore " + json.dumps(r).encode() for r in BOOT_REPORTS) + b"\r\n" + BANNER)
+        if self.mode in ("silent", "boot"):
             while self.read1():
                 pass
             return
