@@ -86,6 +86,7 @@ def host_lines():
             result = vectors.outcome(memcore, data["function"], case)
             out.append("@memcore " + json.dumps(dict({"schema": "memcore.vector-result/1", "file": path.stem,
                                                       "case": case["name"]}, **result)))
+    out.append("@memcore " + json.dumps({"schema": "memcore.vector-end/1", "cases": len(out) - 1}))
     return out
 
 

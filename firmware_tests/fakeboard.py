@@ -17,6 +17,8 @@ modes
   reset    sends half the result lines, then an ESP32 ROM boot log and banner
   die      sends half the result lines, then the process exits (status 3)
   drop     sends half the result lines, then closes the socket
+  wrong    one result field is off by one
+  oldboard its header names another memcore version
   boot     boots like an ESP32 running the boot check: ROM log, two reports, banner
 """
 import json
@@ -142,6 +144,10 @@ def main():
     mode, lines_path = sys.argv[1], sys.argv[2]
     delay = float(sys.argv[3]) if len(sys.argv) > 3 else 0.2
     lines = json.load(open(lines_path))
+    if mode == "wrong":
+        lines = [l.replace('"required_bytes": 68,', '"required_bytes": 69,') for l in lines]
+    if mode == "oldboard":
+        lines = [l.replace('"memcore_version": "', '"memcore_version": "0.0.9-was-') for l in lines]
     board = FakeBoard(lambda: os.read(0, 1), lambda b: os.write(1, b), mode, lines, delay)
     board.run()
     if mode == "die":

@@ -27,6 +27,7 @@ def register(sub):
     add_board_options(p)
     p.add_argument("--vectors", metavar="NAME", nargs="*", help="vector files to run (default: all)")
     p.add_argument("--report", metavar="OUT.json", help="also write the report as JSON")
+    p.add_argument("--no-deploy", action="store_true", help="the files are on the board already")
     p.set_defaults(run=run)
 
 
@@ -39,7 +40,7 @@ def run(args):
         except HilError as exc:
             print("memcore hil: error: %s" % exc, file=sys.stderr)
             return 2
-        result = compare(run_on_board(board, names, timeout_s=args.timeout), names)
+        result = compare(run_on_board(board, names, timeout_s=args.timeout, deploy_files=not args.no_deploy), names)
     finally:
         board.close()
     render(result)

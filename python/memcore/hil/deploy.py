@@ -54,8 +54,13 @@ class DeployError(HilError):
 
 def remote_state(repl, name, timeout_s=None):
     """(size or -1, sha256 hex or None) of a file on the board."""
-    size, digest = repl.exec(_CHECK % name, timeout_s).split()[-2:]
-    return int(size), (None if digest == "-" else digest)
+    out = repl.exec(_CHECK % name, timeout_s)
+    try:
+        size, digest = out.split()[-2:]
+        return int(size), (None if digest == "-" else digest)
+    except ValueError:
+        raise DeployError("cannot read the state of %s on the board: %r" % (name, out),
+                          transcript=repl.transcript) from None
 
 
 def put(repl, data, name, timeout_s=None, force=False):

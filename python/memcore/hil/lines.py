@@ -8,6 +8,7 @@ import json
 PREFIX = "@memcore "
 HEADER = "memcore.board/1"
 RESULT = "memcore.vector-result/1"
+END = "memcore.vector-end/1"
 REPORT = "memcore.report/1"
 
 

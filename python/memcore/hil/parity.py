@@ -58,6 +58,7 @@ def runner_code(vector_names):
 class BoardRun:
     """What the board said: its header, one result per case, noise, and any failure."""
     header: dict = None
+    end: dict = None
     results: list = field(default_factory=list)
     noise: list = field(default_factory=list)
     error: str = None
@@ -73,6 +74,8 @@ class BoardRun:
                 self.header = obj
             elif obj["schema"] == lines.RESULT:
                 self.results.append(obj)
+            elif obj["schema"] == lines.END:
+                self.end = obj
 
 
 def run_on_board(board, vector_names, vector_dir=None, device_dir=None, timeout_s=120.0, code=None,
@@ -169,7 +172,7 @@ def compare(run, vector_names, vector_dir=None):
                 report.differences.append(Difference(name, case["name"], "(case)", "computed", "not reported"))
                 continue
             report.cases += 1
-            host_outcome = vectors.outcome(memcore, data["function"], case)
+            host_outcome = host_result(data["function"], case, board_result)
             board_outcome = ({"error": board_result["error"]} if "error" in board_result
                              else {"fields": board_result.get("fields", {})})
             diffs = vectors.differences(host_outcome, board_outcome, report.float_rel)
@@ -181,11 +184,27 @@ def compare(run, vector_names, vector_dir=None):
                 report.agreed += 1
     for (name, case_name) in got:
         report.differences.append(Difference(str(name), str(case_name), "(case)", "no such case", "reported"))
-    if run.error:
+    if run.error is None and run.end is None:
+        report.error, report.error_kind = "the runner's end line never came", "ProtocolError"
+    if report.error:
         report.status = "incomplete"
     elif report.differences:
         report.status = "differences"
     return report
+
+
+def host_result(function, case, board_result):
+    """The host's outcome of a case, with every field the board reported (not only the
+    ones the vector file checks), so nothing the board computes goes uncompared."""
+    names = list(case.get("expect", {}))
+    names += [n for n in board_result.get("fields", {}) if n not in names]
+    try:
+        result = getattr(memcore, function)(**case["args"])
+    except ValueError as exc:
+        return {"error": str(exc)}
+    if names == ["value"] or not hasattr(result, "__dataclass_fields__") and not hasattr(result, "_fields"):
+        return {"fields": {"value": result}}
+    return {"fields": {n: vectors._plain(getattr(result, n, "<no such field on the host>")) for n in names}}
 
 
 def vector_names(vector_dir=None):
