@@ -7,10 +7,12 @@ from memcore._lowlevel import version as _version
 from memcore.budget import Budget, budget, max_batch
 from memcore.devices import Device, Verdict, devices, verdict
 from memcore.errors import MemcoreError
+from memcore.graph import Model, Operator, Tensor, load
 from memcore.latency import Latency, latency
 from memcore.layers import Layer, LayerReport, NetworkReport, layer_report, network_report
 from memcore.planner import Plan, plan
 from memcore.roofline import Roofline, roofline
+from memcore.tflm import TflmArena, tflm_arena
 from memcore.training import MlpTraining, mlp_max_batch, mlp_training
 
 __version__, API_VERSION = _version()
@@ -23,6 +25,7 @@ def version():
 
 __all__ = [
     "API_VERSION", "Budget", "Device", "Latency", "Layer", "LayerReport", "MemcoreError", "MlpTraining",
+    "Model", "Operator", "Tensor", "TflmArena", "load", "tflm_arena",
     "NetworkReport", "Plan", "Roofline", "Verdict", "budget", "devices", "latency", "layer_report",
     "max_batch", "mlp_max_batch", "mlp_training", "network_report", "plan", "roofline", "verdict",
     "version",

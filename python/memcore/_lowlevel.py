@@ -152,3 +152,55 @@ def plan(strategy, sizes, first_use, last_use, alignment):
     rc = lib.mc_plan(strategy, c_sizes, c_first, c_last, n, alignment, scratch, need[0], offsets, out)
     _check(rc, "plan(%d buffers, alignment=%d)" % (n, alignment))
     return list(offsets[0:n]), out
+
+
+def tflm_lifetimes(n_tensors, op_inputs, op_outputs, graph_inputs, graph_outputs):
+    """op_inputs / op_outputs: one sequence of tensor indices per operator.
+    Returns (first_use list, last_use list) in TFLM scopes."""
+    def csr(lists):
+        start, flat = [0], []
+        for indices in lists:
+            flat.extend(indices)
+            start.append(len(flat))
+        return ffi.new("int64_t[]", start), ffi.new("int32_t[]", max(1, len(flat))), flat
+
+    in_start, c_in, flat_in = csr(op_inputs)
+    out_start, c_out, flat_out = csr(op_outputs)
+    c_in[0:len(flat_in)] = flat_in
+    c_out[0:len(flat_out)] = flat_out
+    c_gin = ffi.new("int32_t[]", list(graph_inputs) or [0])
+    c_gout = ffi.new("int32_t[]", list(graph_outputs) or [0])
+    first = ffi.new("int32_t[]", max(1, n_tensors))
+    last = ffi.new("int32_t[]", max(1, n_tensors))
+    rc = lib.mc_tflm_lifetimes(n_tensors, len(op_inputs), in_start, c_in, out_start, c_out,
+                               c_gin, len(graph_inputs), c_gout, len(graph_outputs), first, last)
+    _check(rc, "tflm_lifetimes(%d tensors, %d operators)" % (n_tensors, len(op_inputs)))
+    return list(first[0:n_tensors]), list(last[0:n_tensors])
+
+
+def _allocs(requests):
+    cells = ffi.new("mc_alloc_t[]", max(1, len(requests)))
+    for i, (nbytes, alignment) in enumerate(requests):
+        cells[i].bytes = count("allocation %d bytes" % i, nbytes)
+        cells[i].alignment = count("allocation %d alignment" % i, alignment, 1)
+    return cells
+
+
+def bump_allocate(requests):
+    """requests: (bytes, alignment) pairs.  Returns (used bytes per request, total)."""
+    cells = _allocs(requests)
+    used = ffi.new("int64_t[]", max(1, len(requests)))
+    total = ffi.new("int64_t *")
+    _check(lib.mc_bump_allocate(cells, len(requests), used, total),
+           "bump_allocate(%d allocations)" % len(requests))
+    return list(used[0:len(requests)]), total[0]
+
+
+def tflm_arena(head_bytes, tail_requests, n_tail_before_planning, planning_requests):
+    tail = _allocs(tail_requests)
+    planning = _allocs(planning_requests)
+    out = ffi.new("mc_tflm_arena_t *")
+    rc = lib.mc_tflm_arena(count("head_bytes", head_bytes), tail, len(tail_requests),
+                           n_tail_before_planning, planning, len(planning_requests), out)
+    _check(rc, "tflm_arena(head_bytes=%d, %d tail allocations)" % (head_bytes, len(tail_requests)))
+    return out

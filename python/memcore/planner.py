@@ -1,6 +1,6 @@
 """SPEC 7: place activation buffers in one arena from their lifetimes (the C planner)."""
 from dataclasses import dataclass
-from typing import List
+from typing import Dict, List, Union
 
 from memcore import _lowlevel as ll
 from memcore._memcore import lib
@@ -10,8 +10,10 @@ STRATEGIES = {"tflm": lib.MC_PLAN_TFLM, "best": lib.MC_PLAN_BEST}
 
 @dataclass(frozen=True)
 class Plan:
+    """offsets: from memcore.plan, one byte offset per buffer (a list in argument
+    order); from Model.plan, {tensor index: byte offset} for the planned tensors."""
     arena_bytes: int
-    offsets: List[int]
+    offsets: Union[List[int], Dict[int, int]]
     lower_bound_bytes: int
     strategy: str
 

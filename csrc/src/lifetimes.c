@@ -1,0 +1,115 @@
+/*
+ * SPEC 7: tensor lifetimes in execution order, with TensorFlow Lite Micro's rules.
+ *
+ * This is AllocationInfoBuilder::MarkAllocationLifetimes (micro_allocation_info.cc)
+ * for one flat subgraph.  TFLM counts "scopes", not operator indices: graph inputs and
+ * outputs are created at scope 0, operator k runs at scope k + 1, and graph outputs are
+ * used again at the final scope.  Reproducing the scopes (rather than, say, a lifetime
+ * from producer to last consumer) is what makes the planner's arena equal TFLM's head:
+ * a graph input is live from scope 0, and every graph output is live from its producer
+ * to the end, so both constrain placements exactly as they do in TFLM (checked against
+ * the tflite-micro interpreter on 74 graphs: the 8 shared models and every prefix).
+ */
+#include <stddef.h>
+
+#include "checked.h"
+#include "memcore.h"
+
+static mc_status_t check_csr(const int64_t *start, int64_t n_ops, const int32_t *indices,
+                             int64_t n_tensors, int32_t lowest)
+{
+    int64_t k, i;
+    if (start[0] != 0) {
+        return MC_E_RANGE;
+    }
+    for (k = 0; k < n_ops; k++) {
+        if (start[k + 1] < start[k]) {
+            return MC_E_RANGE;
+        }
+        if (start[k + 1] > start[k] && indices == NULL) {
+            return MC_E_NULL;
+        }
+        for (i = start[k]; i < start[k + 1]; i++) {
+            if (indices[i] < lowest || indices[i] >= n_tensors) {
+                return MC_E_RANGE;
+            }
+        }
+    }
+    return MC_OK;
+}
+
+static mc_status_t check_list(const int32_t *indices, int64_t n, int64_t n_tensors)
+{
+    int64_t i;
+    if (n < 0) {
+        return MC_E_NEGATIVE;
+    }
+    if (n > 0 && indices == NULL) {
+        return MC_E_NULL;
+    }
+    for (i = 0; i < n; i++) {
+        if (indices[i] < 0 || indices[i] >= n_tensors) {
+            return MC_E_RANGE;
+        }
+    }
+    return MC_OK;
+}
+
+mc_status_t mc_tflm_lifetimes(int64_t n_tensors, int64_t n_ops,
+                              const int64_t *op_input_start, const int32_t *op_inputs,
+                              const int64_t *op_output_start, const int32_t *op_outputs,
+                              const int32_t *graph_inputs, int64_t n_graph_inputs,
+                              const int32_t *graph_outputs, int64_t n_graph_outputs,
+                              int32_t *first_use, int32_t *last_use)
+{
+    int64_t i, k;
+    int32_t scope = 0;
+
+    if (n_tensors < 0 || n_ops < 0) {
+        return MC_E_NEGATIVE;
+    }
+    if (op_input_start == NULL || op_output_start == NULL ||
+        (n_tensors > 0 && (first_use == NULL || last_use == NULL))) {
+        return MC_E_NULL;
+    }
+    /* Tensor indices are int32 in every format memcore reads, and the final scope is
+     * n_ops, which must fit the int32 lifetimes mc_plan takes. */
+    if (n_tensors > INT32_MAX || n_ops >= INT32_MAX) {
+        return MC_E_RANGE;
+    }
+    MC_TRY(check_csr(op_input_start, n_ops, op_inputs, n_tensors, -1));
+    MC_TRY(check_csr(op_output_start, n_ops, op_outputs, n_tensors, 0));
+    MC_TRY(check_list(graph_inputs, n_graph_inputs, n_tensors));
+    MC_TRY(check_list(graph_outputs, n_graph_outputs, n_tensors));
+
+    for (i = 0; i < n_tensors; i++) {
+        first_use[i] = -1;
+        last_use[i] = -1;
+    }
+    for (i = 0; i < n_graph_inputs; i++) {
+        first_use[graph_inputs[i]] = 0;
+        last_use[graph_inputs[i]] = 0;
+    }
+    for (i = 0; i < n_graph_outputs; i++) {
+        first_use[graph_outputs[i]] = 0;
+        last_use[graph_outputs[i]] = 0;
+    }
+    for (k = 0; k < n_ops; k++) {
+        scope++;
+        /* Outputs are (re)created at this scope: TFLM overwrites first_created, so a
+         * tensor written by several operators lives from its last producer on. */
+        for (i = op_output_start[k]; i < op_output_start[k + 1]; i++) {
+            first_use[op_outputs[i]] = scope;
+            last_use[op_outputs[i]] = scope;
+        }
+        for (i = op_input_start[k]; i < op_input_start[k + 1]; i++) {
+            if (op_inputs[i] >= 0) {
+                last_use[op_inputs[i]] = scope;
+            }
+        }
+    }
+    for (i = 0; i < n_graph_outputs; i++) {
+        last_use[graph_outputs[i]] = scope;
+    }
+    return MC_OK;
+}

@@ -1,0 +1,397 @@
+"""memcore in pure Python, for boards whose firmware lacks the `memcore` C module.
+
+The device-side API of the C module (and of the host package) — budget, max_batch,
+latency, roofline, plan, version — with the same argument names, result fields and
+errors.  It is the one piece of Python allowed to re-implement the core's arithmetic, so
+it mirrors csrc/ step by step (same operation order on doubles, same overflow checks,
+TFLM's tie-breaking, the best planner's orderings) and is tested against the C core on
+every shared vector and on random cases.  Runs on MicroPython and CPython; slower than
+the C module, and on a single-precision board its floats are single precision.
+
+Device scripts use it only when the C module is missing:
+
+    try:
+        import memcore
+    except ImportError:
+        import memcore_fallback as memcore
+"""
+
+from collections import namedtuple
+
+IMPLEMENTATION = "python"
+
+# Kept in step with csrc/include/memcore.h (tests check it).
+VERSION = "0.1.0"
+API_VERSION = 1
+
+INT64_MAX = 9223372036854775807
+INT32_MAX = 2147483647
+UNBOUNDED = INT64_MAX
+
+_INF = float("inf")
+
+# mc_strerror's texts.
+_NEGATIVE = "a count or size is negative"
+_RANGE = "a value is outside its allowed range"
+_NOT_FINITE = "a number is NaN or infinite"
+_OVERFLOW = "a size does not fit in 64 bits"
+_LIFETIME = "a buffer's first use is negative or after its last use"
+
+
+# Results are named tuples: fields by attribute, like the C module's attribute tuples.
+Budget = namedtuple("Budget", ("required_bytes", "headroom_bytes", "parameter_bytes", "activation_bytes",
+                                 "runtime_bytes", "dominant", "fits", "max_batch"))
+Latency = namedtuple("Latency", ("fetch_seconds", "compute_seconds", "setup_seconds", "total_seconds",
+                                   "dominant", "saving_if_compute_doubled", "saving_if_bandwidth_doubled",
+                                   "saving_seconds_if_compute_doubled", "saving_seconds_if_bandwidth_doubled"))
+Roofline = namedtuple("Roofline", ("intensity", "bound", "crossover_batch", "ceiling"))
+Plan = namedtuple("Plan", ("arena_bytes", "offsets", "lower_bound_bytes", "strategy"))
+
+
+# ---- arguments in --------------------------------------------------------------------
+
+def _fail(name, text):
+    raise ValueError("%s: %s" % (name, text))
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _count_status(value, maximum=INT64_MAX):
+    """None when value is a count in [0, maximum], else the error text (int only)."""
+    if value < 0:
+        return _NEGATIVE
+    if value > INT64_MAX:
+        return _OVERFLOW
+    if value > maximum:
+        return _RANGE
+    return None
+
+
+def _count(name, value):
+    if not _is_int(value):
+        raise TypeError("%s must be an integer, not %s" % (name, type(value).__name__))
+    problem = _count_status(value)
+    if problem:
+        _fail(name, problem)
+    return value
+
+
+def _real(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("%s must be a number, not %s" % (name, type(value).__name__))
+    return float(value)
+
+
+def _rate(name, value, positive):
+    v = _real(name, value)
+    if v != v or v == _INF or v == -_INF:
+        _fail(name, _NOT_FINITE)
+    if v < 0.0:
+        _fail(name, _RANGE if positive else _NEGATIVE)
+    if positive and v == 0.0:
+        _fail(name, _RANGE)
+    return v
+
+
+def _bits(name, value):
+    if _is_int(value):
+        problem = _count_status(value, 8)
+        if problem is None and value == 0:
+            problem = _RANGE
+        if problem:
+            _fail(name, _RANGE if problem == _OVERFLOW else problem)
+        return value * 8
+    bits = _real(name, value) * 8.0
+    if not (1.0 <= bits <= 64.0) or bits != float(int(bits)):
+        _fail(name, _NEGATIVE if bits < 0.0 else _RANGE)
+    return int(bits)
+
+
+def _checked(function, value):
+    """The core's overflow check on a non-negative size (mc_add / mc_mul)."""
+    if value > INT64_MAX:
+        _fail(function, _OVERFLOW)
+    return value
+
+
+# ---- budget (csrc/src/budget.c) ------------------------------------------------------
+
+def _budget(function, parameters, bits, batch, act, runtime, limit):
+    # mc_bits_to_bytes: ceil(parameters * bits / 8), exact in Python's ints.
+    parameter_bytes = _checked(function, (parameters * bits + 7) // 8)
+    activation_bytes = _checked(function, batch * act)
+    fixed = _checked(function, parameter_bytes + runtime)
+    required = _checked(function, fixed + activation_bytes)
+    headroom = limit - required
+    dominant = "parameters"
+    if activation_bytes > parameter_bytes:
+        dominant = "activations"
+    if runtime > (parameter_bytes if dominant == "parameters" else activation_bytes):
+        dominant = "runtime"
+    if fixed > limit:
+        largest = None
+    elif act == 0:
+        largest = UNBOUNDED
+    else:
+        largest = (limit - fixed) // act
+    return Budget(required, headroom, parameter_bytes, activation_bytes, runtime, dominant,
+                   headroom >= 0, largest)
+
+
+def budget(parameters, bytes_per_parameter, batch, activation_bytes_per_example, runtime_bytes, limit_bytes):
+    """required = parameters x bytes_per_parameter + batch x activation_bytes_per_example
+    + runtime_bytes, against limit_bytes (SPEC 1)."""
+    return _budget("budget", _count("parameters", parameters), _bits("bytes_per_parameter", bytes_per_parameter),
+                   _count("batch", batch), _count("activation_bytes_per_example", activation_bytes_per_example),
+                   _count("runtime_bytes", runtime_bytes), _count("limit_bytes", limit_bytes))
+
+
+def max_batch(parameters, bytes_per_parameter, activation_bytes_per_example, runtime_bytes, limit_bytes):
+    """The largest batch that fits limit_bytes; None when the fixed part alone does not."""
+    return _budget("max_batch", _count("parameters", parameters), _bits("bytes_per_parameter", bytes_per_parameter),
+                   0, _count("activation_bytes_per_example", activation_bytes_per_example),
+                   _count("runtime_bytes", runtime_bytes), _count("limit_bytes", limit_bytes)).max_batch
+
+
+# ---- latency (csrc/src/latency.c) ----------------------------------------------------
+
+def latency(bytes_moved, operations, bandwidth_bytes_per_second, operations_per_second, overhead_seconds=0.0):
+    """fetch + compute + setup, in seconds, and what doubling each rate saves (SPEC 5)."""
+    bytes_moved = _count("bytes_moved", bytes_moved)
+    operations = _count("operations", operations)
+    bandwidth = _rate("bandwidth_bytes_per_second", bandwidth_bytes_per_second, True)
+    rate = _rate("operations_per_second", operations_per_second, True)
+    setup = _rate("overhead_seconds", overhead_seconds, False)
+    fetch = float(bytes_moved) / bandwidth
+    compute = float(operations) / rate
+    total = fetch + compute + setup
+    dominant, largest = "fetch", fetch
+    if compute > largest:
+        dominant, largest = "compute", compute
+    if setup > largest:
+        dominant = "setup"
+    save_compute = compute / 2.0
+    save_bandwidth = fetch / 2.0
+    if total > 0.0:
+        frac_compute, frac_bandwidth = save_compute / total, save_bandwidth / total
+    else:
+        frac_compute, frac_bandwidth = 0.0, 0.0
+    return Latency(fetch, compute, setup, total, dominant, frac_compute, frac_bandwidth,
+                    save_compute, save_bandwidth)
+
+
+# ---- roofline (csrc/src/roofline.c) --------------------------------------------------
+
+def _intensity(weight_bytes, act, ops, batch):
+    fetched = float(weight_bytes) + float(act) * float(batch)
+    work = float(ops) * float(batch)
+    if fetched <= 0.0:
+        return _INF if work > 0.0 else 0.0
+    return work / fetched
+
+
+def roofline(weight_bytes, activation_bytes_per_example, operations_per_example, machine_ops_per_byte, batch=1):
+    """Operations per byte at `batch`, the regime, the first compute-bound batch and the
+    ceiling no batch passes (SPEC 6)."""
+    w = _count("weight_bytes", weight_bytes)
+    a = _count("activation_bytes_per_example", activation_bytes_per_example)
+    o = _count("operations_per_example", operations_per_example)
+    balance = _rate("machine_ops_per_byte", machine_ops_per_byte, True)
+    batch = _count("batch", batch)
+    if batch == 0:
+        _fail("batch", _RANGE)
+    intensity = _intensity(w, a, o, batch)
+    bound = "memory" if intensity < balance else "compute"
+    if a > 0:
+        ceiling = float(o) / float(a)
+    else:
+        ceiling = _INF if o > 0 else 0.0
+    headroom = float(o) - balance * float(a)
+    if headroom <= 0.0:
+        crossover = None
+        if _intensity(w, a, o, 1) >= balance:
+            crossover = 1
+    else:
+        guess = balance * float(w) / headroom
+        if guess >= 9.0e18:
+            crossover = None
+        else:
+            b = int(guess)
+            if b < 1:
+                b = 1
+            while b > 1 and _intensity(w, a, o, b - 1) >= balance:
+                b -= 1
+            while _intensity(w, a, o, b) < balance and b < INT64_MAX:
+                b += 1
+            crossover = b
+    return Roofline(intensity, bound, crossover, ceiling)
+
+
+# ---- plan (csrc/src/plan.c) ----------------------------------------------------------
+#
+# Orderings are sort keys; every key ends in the buffer's position in the starting order
+# (ascending ids, or descending for TFLM's size order), which is what the C core's stable
+# merge sort does with equal keys — and MicroPython's sort is not stable.
+
+_EXACT = 9007199254740992  # 2**53: below it an int product is the double the C core compares
+
+
+def _area(size, duration):
+    product = size * duration
+    return product if product < _EXACT else float(size) * float(duration)
+
+
+def _order(n, key, reverse):
+    ids = list(range(n - 1, -1, -1)) if reverse else list(range(n))
+    tagged = [(key(ids[k]), k) for k in range(n)]
+    tagged.sort()
+    return [ids[k] for _, k in tagged]
+
+
+def _place(sizes, first, last, order, best_fit, offsets):
+    """TFLM's first fit (or best fit) over `order`; writes offsets, returns the arena."""
+    placed = []  # [offset, buffer], in offset order; equal offsets in placement order
+    arena = 0
+    for b in order:
+        size = sizes[b]
+        if size == 0:
+            offsets[b] = 0
+            continue
+        fb, lb = first[b], last[b]
+        at, best_at, best_gap = 0, -1, INT64_MAX
+        prior = -1
+        k = 0
+        count = len(placed)
+        while True:
+            # next placed buffer, after `prior`, live at the same time as b
+            while k < count:
+                e = placed[k][1]
+                if not (first[e] > lb or fb > last[e]):
+                    break
+                k += 1
+            if prior >= 0:
+                end = placed[prior][0] + sizes[placed[prior][1]]
+                if end > at:
+                    at = end
+            if k >= count:
+                break
+            gap = placed[k][0] - at
+            if gap >= size:
+                if not best_fit:
+                    break
+                if gap < best_gap:
+                    best_gap, best_at = gap, at
+            prior = k
+            k += 1
+        if best_fit and best_at >= 0:
+            at = best_at
+        offsets[b] = at
+        if at + size > arena:
+            arena = at + size
+        i = 0
+        while i < count and placed[i][0] <= at:
+            i += 1
+        placed.insert(i, [at, b])
+    return arena
+
+
+def _lower_bound(sizes, first, last, n):
+    starts = _order(n, lambda b: (first[b], -sizes[b]), False)
+    ends = _order(n, lambda b: last[b], False)
+    live = peak = 0
+    j = 0
+    for b in starts:
+        while j < n and last[ends[j]] < first[b]:
+            live -= sizes[ends[j]]
+            j += 1
+        live += sizes[b]
+        if live > peak:
+            peak = live
+    return peak
+
+
+def _list(name, values):
+    if not isinstance(values, (list, tuple)):
+        raise TypeError("%s must be a list or tuple, not %s" % (name, type(values).__name__))
+    return values
+
+
+def plan(sizes, first_use, last_use, alignment=16, strategy="tflm"):
+    """Offsets for buffers of `sizes` bytes live from first_use to last_use (inclusive
+    operator indices) so that buffers live together never overlap: "tflm" is TensorFlow
+    Lite Micro's greedy planner, "best" memcore's, never worse (SPEC 7)."""
+    if not isinstance(strategy, str):
+        raise TypeError("strategy must be a string, not %s" % type(strategy).__name__)
+    if strategy not in ("tflm", "best"):
+        raise ValueError("strategy must be 'tflm' or 'best', not '%s'" % strategy)
+    sizes, first_use, last_use = _list("sizes", sizes), _list("first_use", first_use), _list("last_use", last_use)
+    n = len(sizes)
+    if len(first_use) != n or len(last_use) != n:
+        raise ValueError("sizes, first_use and last_use must have the same length, not %d, %d, %d"
+                         % (n, len(first_use), len(last_use)))
+    alignment = _count("alignment", alignment)
+    if alignment == 0:
+        _fail("alignment", _RANGE)
+    if n > INT32_MAX:
+        _fail("plan", _RANGE)
+    raw, first, last = [], [], []
+    for i in range(n):
+        for name, values, maximum, out in (("sizes", sizes, INT64_MAX, raw), ("first_use", first_use, INT32_MAX, first),
+                                           ("last_use", last_use, INT32_MAX, last)):
+            v = values[i]
+            if not _is_int(v):
+                raise TypeError("%s[%d] must be an integer, not %s" % (name, i, type(v).__name__))
+            problem = _count_status(v, maximum)
+            if problem:
+                _fail("%s[%d]" % (name, i), problem)
+            out.append(v)
+    # validate(): lifetimes, then the aligned sizes and their sum within 64 bits.
+    aligned = []
+    total = 0
+    for i in range(n):
+        if last[i] < first[i]:
+            _fail("plan", _LIFETIME)
+        s = raw[i]
+        rem = s % alignment
+        a = s if rem == 0 else s + (alignment - rem)
+        if a > INT64_MAX:
+            _fail("plan", _OVERFLOW)
+        total = _checked("plan", total + a)
+        aligned.append(a)
+    if n == 0:
+        return Plan(0, [], 0, strategy)
+
+    def duration(b):
+        return last[b] - first[b] + 1
+
+    lower = _lower_bound(aligned, first, last, n)
+    offsets = [0] * n
+    by_size = lambda b: -aligned[b]
+    arena = _place(aligned, first, last, _order(n, by_size, True), False, offsets)
+    if strategy == "best":
+        orderings = (
+            by_size,
+            lambda b: (-duration(b), -aligned[b]),
+            lambda b: (-_area(aligned[b], duration(b)), -aligned[b]),
+            lambda b: (first[b], -aligned[b]),
+        )
+        candidate = [0] * n
+        k = 0
+        while k < len(orderings) and arena > lower:
+            order = _order(n, orderings[k], k == 0)
+            fit = 1 if k == 0 else 0
+            while fit < 2 and arena > lower:
+                found = _place(aligned, first, last, order, fit == 1, candidate)
+                if found < arena:
+                    arena = found
+                    offsets = list(candidate)
+                fit += 1
+            k += 1
+    return Plan(arena, offsets, lower, strategy)
+
+
+def version():
+    """(memcore version string, API version number) this fallback mirrors."""
+    return VERSION, API_VERSION

@@ -1,0 +1,186 @@
+"""The neutral graph every importer produces, and what is computed from it.
+
+Importers (memcore.tflite, memcore.onnx_import) turn a model file into a `Model`:
+tensors with shape, dtype, bytes and whether they are constant; operators in execution
+order with their input/output tensor indices and operation counts.  Everything after
+that (lifetimes, arena plans, TFLM's arena, reports) reads only this module's types.
+
+Counting conventions, in one place:
+
+- `Tensor.bytes` is TFLM's: product of the shape (a scalar has element count 1) times
+  the dtype's element size (`DTYPE_BYTES`; int4 is stored one value per byte, as TFLM
+  does).
+- `Model.parameter_count` is the number of values in constant tensors (weights, biases
+  and small constant operands such as a RESHAPE's target shape); `Model.weight_bytes`
+  their bytes: data a microcontroller keeps in flash.  `Model.activation_bytes` sums
+  the non-constant, non-variable tensors: data that must be in RAM (before reuse).
+- `Operator.macs` counts multiply-accumulates, which only convolution, depthwise
+  convolution and fully connected (matrix multiply) perform:
+    conv            output elements x kernel_h x kernel_w x input channels / groups
+    depthwise conv  output elements x kernel_h x kernel_w
+    fully connected output elements x input features
+  `Operator.other_ops` counts the remaining arithmetic, one per element visited:
+    pooling         output elements x kernel_h x kernel_w (compare or add)
+    global pooling  input elements
+    element-wise    output elements (ADD, SUB, MUL, activations, softmax, ...)
+    data movement   0 (RESHAPE, CONCATENATION, PAD, ...)
+  Total operations = 2 x macs + other_ops.  These match the ground truth's
+  `total_macs` (which counts only the MAC layers).
+- Lifetimes use TFLM's scopes (memcore.h, mc_tflm_lifetimes): scope 0 is before the
+  first operator, operator k runs at scope k + 1; graph outputs are live to the end.
+"""
+from dataclasses import dataclass, field
+from typing import Dict, Mapping, Optional, Tuple
+
+from memcore import _lowlevel as ll
+from memcore.errors import MemcoreError
+from memcore.planner import Plan, plan as _plan
+
+# Element sizes in bytes, as TFLM's TfLiteTypeSizeOf (int4 is unpacked: one per byte).
+DTYPE_BYTES = {
+    "float32": 4, "float16": 2, "bfloat16": 2, "float64": 8,
+    "int4": 1, "int8": 1, "uint8": 1, "bool": 1,
+    "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
+    "complex64": 8, "complex128": 16,
+}
+
+
+@dataclass(frozen=True)
+class Tensor:
+    index: int                       # position in Model.tensors
+    name: str
+    shape: Tuple[int, ...]           # static shape; () is a scalar
+    dtype: str                       # a key of DTYPE_BYTES
+    bytes: int                       # element count x element size
+    is_constant: bool                # has data in the file: flash on a microcontroller
+    is_variable: bool = False        # state kept between invocations (TFLM allocates it apart)
+    quantization_channels: int = 0   # number of quantization scales (0: not quantized)
+    has_zero_point: bool = False     # the quantization also carries zero points
+
+    @property
+    def elements(self) -> int:
+        count = 1
+        for dim in self.shape:
+            count *= dim
+        return count
+
+    @property
+    def needs_allocating(self) -> bool:
+        """True when the activation arena must hold it (TFLM's rule: no data in the
+        file, not a variable, not empty)."""
+        return not self.is_constant and not self.is_variable and self.bytes != 0
+
+
+@dataclass(frozen=True)
+class Operator:
+    index: int                       # position in execution order
+    kind: str                        # TFLite builtin name: "CONV_2D", "ADD", ...
+    inputs: Tuple[int, ...]          # tensor indices; -1 is an absent optional input
+    outputs: Tuple[int, ...]
+    macs: int = 0                    # multiply-accumulates (see the module docstring)
+    other_ops: int = 0               # non-MAC arithmetic (see the module docstring)
+    weight_bytes: int = 0            # bytes of its constant inputs
+    # Op-specific facts the runtime-overhead model needs, by key:
+    #   "output_channels"  conv / depthwise / fully connected: output channels
+    #   "per_channel"      the filter has more than one quantization scale
+    #   "kernel_hw", "stride_hw"  convolution and pooling windows
+    attributes: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def operations(self) -> int:
+        return 2 * self.macs + self.other_ops
+
+
+@dataclass(frozen=True)
+class Model:
+    path: str
+    format: str                      # "tflite" or "onnx"
+    tensors: Tuple[Tensor, ...]
+    operators: Tuple[Operator, ...]  # execution order
+    inputs: Tuple[int, ...]          # graph input tensor indices
+    outputs: Tuple[int, ...]         # graph output tensor indices
+    subgraph_count: int = 1
+
+    @property
+    def parameter_count(self) -> int:
+        return sum(t.elements for t in self.tensors if t.is_constant)
+
+    @property
+    def weight_bytes(self) -> int:
+        return sum(t.bytes for t in self.tensors if t.is_constant)
+
+    @property
+    def activation_bytes(self) -> int:
+        """All activation tensors added up, with no reuse: the naive RAM figure that
+        an arena plan improves on."""
+        return sum(t.bytes for t in self.tensors if not t.is_constant and not t.is_variable)
+
+    @property
+    def macs(self) -> int:
+        return sum(op.macs for op in self.operators)
+
+    @property
+    def operations(self) -> int:
+        return sum(op.operations for op in self.operators)
+
+    @property
+    def planned_tensors(self) -> Tuple[int, ...]:
+        """Indices of the tensors the activation arena holds, in TFLM's order."""
+        return tuple(t.index for t in self.tensors if t.needs_allocating)
+
+    def lifetimes(self) -> Dict[int, Tuple[int, int]]:
+        """{tensor index: (first scope, last scope)} for every planned tensor, with
+        TFLM's rules (computed by the C core).  A planned tensor no operator touches
+        gets (-1, -1), as in TFLM."""
+        first, last = ll.tflm_lifetimes(len(self.tensors), [op.inputs for op in self.operators],
+                                         [op.outputs for op in self.operators], self.inputs,
+                                         self.outputs)
+        return {i: (first[i], last[i]) for i in self.planned_tensors}
+
+    def plan(self, strategy: str = "tflm", alignment: int = 16) -> Plan:
+        """The activation arena: `Plan.offsets` is {tensor index: byte offset} for
+        every planned tensor (see `planned_tensors`); `arena_bytes` for "tflm" is
+        TFLM's reported head."""
+        lifetimes = self.lifetimes()
+        indices = list(lifetimes)
+        # Scopes shift by one so TFLM's "never touched" (-1) becomes a valid first use;
+        # a uniform shift keeps every overlap, hence every placement, unchanged.
+        raw = _plan([self.tensors[i].bytes for i in indices],
+                    [lifetimes[i][0] + 1 for i in indices],
+                    [lifetimes[i][1] + 1 for i in indices],
+                    alignment=alignment, strategy=strategy)
+        return Plan(raw.arena_bytes, dict(zip(indices, raw.offsets)), raw.lower_bound_bytes, strategy)
+
+    def tensor(self, name: str) -> Optional[Tensor]:
+        for t in self.tensors:
+            if t.name == name:
+                return t
+        return None
+
+
+def bad_model(path, problem: str) -> MemcoreError:
+    """The one error an importer raises: names the file and the problem."""
+    return MemcoreError("%s: %s" % (path, problem))
+
+
+def load(path) -> Model:
+    """Reads a .tflite or .onnx file into a Model.  The format is recognised from the
+    file's content (a TFLite flatbuffer carries "TFL3" at byte 4), not its name."""
+    import os
+
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise bad_model(path, "cannot read the file: %s" % e.strerror) from None
+    if len(data) == 0:
+        raise bad_model(path, "the file is empty")
+    if data[4:8] == b"TFL3":
+        from memcore.tflite import load_tflite
+        return load_tflite(path, data)
+    if path.lower().endswith(".tflite"):
+        raise bad_model(path, "not a TFLite flatbuffer (no TFL3 identifier at byte 4); "
+                              "the file is truncated, corrupted or in another format")
+    from memcore.onnx_import import load_onnx
+    return load_onnx(path, data)

@@ -1,0 +1,192 @@
+"""The ONNX reader: an .onnx protobuf into memcore's neutral graph.
+
+Named onnx_import so it never shadows the `onnx` package it uses.  Shapes come from
+onnx.shape_inference (strict), so every activation has a static shape or the file is
+refused.  ONNX operators map onto TFLite's builtin kinds (the neutral vocabulary): Conv
+with one group per input channel is a DEPTHWISE_CONV_2D, Gemm or MatMul by a constant
+matrix is a FULLY_CONNECTED, GlobalAveragePool a MEAN, and so on.  Weights are stored
+in the filter layouts TFLite uses before counting, so the counting convention of
+memcore.opcount applies unchanged.  Activations stay channels-first (NCHW).
+"""
+import onnx
+from onnx import numpy_helper, shape_inference
+
+from memcore.graph import DTYPE_BYTES, Model, Operator, Tensor, bad_model
+from memcore.opcount import count_operations
+
+# ONNX TensorProto.DataType name -> memcore dtype
+_DTYPES = {
+    "FLOAT": "float32", "FLOAT16": "float16", "BFLOAT16": "bfloat16", "DOUBLE": "float64",
+    "INT4": "int4", "INT8": "int8", "UINT8": "uint8", "BOOL": "bool", "INT16": "int16",
+    "UINT16": "uint16", "INT32": "int32", "UINT32": "uint32", "INT64": "int64", "UINT64": "uint64",
+    "COMPLEX64": "complex64", "COMPLEX128": "complex128",
+}
+
+_ELEMENTWISE = {
+    "Add": "ADD", "Sub": "SUB", "Mul": "MUL", "Div": "DIV", "Max": "MAXIMUM", "Min": "MINIMUM",
+    "Pow": "POW", "Relu": "RELU", "LeakyRelu": "LEAKY_RELU", "PRelu": "PRELU", "Elu": "ELU",
+    "Sigmoid": "LOGISTIC", "Tanh": "TANH", "HardSwish": "HARD_SWISH", "Gelu": "GELU",
+    "Exp": "EXP", "Log": "LOG", "Sqrt": "SQRT", "Abs": "ABS", "Neg": "NEG", "Floor": "FLOOR",
+    "Ceil": "CEIL", "Round": "ROUND", "Softmax": "SOFTMAX", "LogSoftmax": "LOG_SOFTMAX",
+    "Clip": "RELU6", "Cast": "CAST", "QuantizeLinear": "QUANTIZE", "DequantizeLinear": "DEQUANTIZE",
+}
+_MOVES = {
+    "Reshape": "RESHAPE", "Flatten": "RESHAPE", "Identity": "RESHAPE", "Squeeze": "SQUEEZE",
+    "Unsqueeze": "EXPAND_DIMS", "Concat": "CONCATENATION", "Pad": "PAD", "Transpose": "TRANSPOSE",
+    "Slice": "STRIDED_SLICE", "Gather": "GATHER", "Split": "SPLIT", "Shape": "SHAPE",
+    "Tile": "TILE", "Expand": "BROADCAST_TO", "DepthToSpace": "DEPTH_TO_SPACE",
+    "SpaceToDepth": "SPACE_TO_DEPTH",
+}
+_POOLS = {"MaxPool": "MAX_POOL_2D", "AveragePool": "AVERAGE_POOL_2D", "LpPool": "L2_POOL_2D"}
+_REDUCES = {"GlobalAveragePool": "MEAN", "GlobalMaxPool": "REDUCE_MAX", "ReduceMean": "MEAN",
+            "ReduceSum": "SUM", "ReduceMax": "REDUCE_MAX", "ReduceMin": "REDUCE_MIN"}
+
+
+def load_onnx(path, data: bytes) -> Model:
+    try:
+        proto = onnx.load_model_from_string(data)
+    except Exception as e:  # protobuf's DecodeError, or anything else on damaged bytes
+        raise bad_model(path, "neither a TFLite flatbuffer nor an ONNX protobuf "
+                              "(truncated, corrupted or another format: %s)" % e) from None
+    if not proto.HasField("graph") or len(proto.graph.node) == 0:
+        raise bad_model(path, "neither a TFLite flatbuffer nor an ONNX model with a graph")
+    for node in proto.graph.node:
+        if any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute):
+            raise bad_model(path, "node %r (%s) holds subgraphs (control flow); memcore plans "
+                                  "single-graph models only" % (node.name, node.op_type))
+    try:
+        proto = shape_inference.infer_shapes(proto, check_type=True, strict_mode=True, data_prop=True)
+    except Exception as e:
+        raise bad_model(path, "ONNX shape inference failed: %s" % (str(e).strip().splitlines() or [e])[0]) from None
+    return _Builder(path, proto.graph).model()
+
+
+class _Builder:
+    def __init__(self, path, graph):
+        self.path = path
+        self.graph = graph
+        self.tensors = []
+        self.by_name = {}
+        self.values = {}  # constant tensor name -> numpy array
+        self.types = {}
+        for vi in list(graph.input) + list(graph.value_info) + list(graph.output):
+            self.types[vi.name] = vi.type
+
+    def model(self):
+        g = self.graph
+        for init in g.initializer:
+            self._constant(init.name, init)
+        for node in g.node:
+            if node.op_type == "Constant":
+                value = next((a.t for a in node.attribute if a.name == "value"), None)
+                if value is None:
+                    raise bad_model(self.path, "Constant node %r has no tensor value" % node.name)
+                self._constant(node.output[0], value)
+        inputs = tuple(self._activation(vi.name) for vi in g.input if vi.name not in self.by_name)
+        operators = []
+        for node in g.node:
+            if node.op_type == "Constant":
+                continue
+            operators.append(self._operator(len(operators), node))
+        outputs = tuple(self._activation(vi.name) for vi in g.output)
+        return Model(path=self.path, format="onnx", tensors=tuple(self.tensors),
+                     operators=tuple(operators), inputs=inputs, outputs=outputs)
+
+    def _add(self, name, shape, dtype, constant):
+        index = len(self.tensors)
+        self.tensors.append(Tensor(index=index, name=name, shape=shape, dtype=dtype,
+                                   bytes=_elements(shape) * DTYPE_BYTES[dtype], is_constant=constant))
+        self.by_name[name] = index
+        return index
+
+    def _dtype(self, name, elem_type):
+        onnx_name = onnx.TensorProto.DataType.Name(elem_type) if elem_type else "UNDEFINED"
+        if onnx_name not in _DTYPES:
+            raise bad_model(self.path, "tensor %r has type %s, which has no fixed element size"
+                            % (name, onnx_name))
+        return _DTYPES[onnx_name]
+
+    def _constant(self, name, tensor_proto):
+        array = numpy_helper.to_array(tensor_proto)
+        self.values[name] = array
+        return self._add(name, tuple(int(d) for d in array.shape),
+                         self._dtype(name, tensor_proto.data_type), True)
+
+    def _activation(self, name):
+        if name in self.by_name:
+            return self.by_name[name]
+        t = self.types.get(name)
+        if t is None or not t.HasField("tensor_type"):
+            raise bad_model(self.path, "tensor %r has an unknown shape (shape inference gave none)" % name)
+        tt = t.tensor_type
+        if not tt.HasField("shape"):
+            raise bad_model(self.path, "tensor %r has an unknown rank" % name)
+        shape = []
+        for d in tt.shape.dim:
+            if not d.HasField("dim_value") or d.dim_value < 0:
+                raise bad_model(self.path, "tensor %r has a dynamic or unknown dimension %r; "
+                                           "memcore needs static shapes (fix the batch size "
+                                           "when exporting)" % (name, d.dim_param or "?"))
+            shape.append(int(d.dim_value))
+        return self._add(name, tuple(shape), self._dtype(name, tt.elem_type), False)
+
+    def _operator(self, k, node):
+        where = "node %d %r (%s)" % (k, node.name, node.op_type)
+        inputs = tuple(self._activation(n) if n else -1 for n in node.input)
+        outputs = tuple(self._activation(n) for n in node.output if n)
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        t = self.tensors
+        first = t[inputs[0]] if inputs and inputs[0] >= 0 else None
+        out = t[outputs[0]]
+        filt, attributes, kind = (), {}, None
+        op = node.op_type
+        if op == "Conv":
+            w = t[inputs[1]]
+            if len(w.shape) != 4:
+                raise bad_model(self.path, "%s: only 2-D convolution is supported, weight shape %s"
+                                % (where, list(w.shape)))
+            o, i_per_group, kh, kw = w.shape
+            group = int(attrs.get("group", 1))
+            channels_in = first.shape[1]
+            if group > 1 and group == channels_in and i_per_group == 1:
+                kind, filt = "DEPTHWISE_CONV_2D", (1, kh, kw, o)
+            else:
+                kind, filt = "CONV_2D", (o, kh, kw, i_per_group)
+            attributes = {"output_channels": o, "per_channel": False, "kernel_hw": (kh, kw),
+                          "stride_hw": tuple(attrs.get("strides", (1, 1)))}
+        elif op in ("Gemm", "MatMul"):
+            w = t[inputs[1]]
+            if w.is_constant and len(w.shape) == 2:
+                transposed = op == "Gemm" and int(attrs.get("transB", 0)) == 1
+                n_out, n_in = (w.shape[0], w.shape[1]) if transposed else (w.shape[1], w.shape[0])
+                kind, filt = "FULLY_CONNECTED", (n_out, n_in)
+                attributes = {"output_channels": n_out, "per_channel": False}
+            elif op == "MatMul":
+                kind = "BATCH_MATMUL"
+            else:
+                raise bad_model(self.path, "%s: Gemm by a non-constant matrix is not supported" % where)
+        elif op in _POOLS:
+            kind = _POOLS[op]
+            kernel = tuple(attrs.get("kernel_shape", ()))
+            if len(kernel) != 2:
+                raise bad_model(self.path, "%s: only 2-D pooling is supported" % where)
+            attributes = {"kernel_hw": kernel, "stride_hw": tuple(attrs.get("strides", (1, 1)))}
+        elif op in _REDUCES:
+            kind = _REDUCES[op]
+        elif op in _ELEMENTWISE:
+            kind = _ELEMENTWISE[op]
+        elif op in _MOVES:
+            kind = _MOVES[op]
+        else:
+            raise bad_model(self.path, "unsupported operator %s" % where)
+        macs, other = count_operations(kind, first.shape if first else (), out.shape, filt, attributes)
+        weights = sum(t[i].bytes for i in inputs if i >= 0 and t[i].is_constant)
+        return Operator(index=k, kind=kind, inputs=inputs, outputs=outputs, macs=macs, other_ops=other,
+                        weight_bytes=weights, attributes=attributes)
+
+
+def _elements(shape):
+    count = 1
+    for d in shape:
+        count *= d
+    return count
