@@ -43,7 +43,8 @@ def board_files(vector_dir=None, device_dir=None):
     """{name on the board: local path}: the device scripts and the vector files."""
     vector_dir = pathlib.Path(vector_dir or default_vector_dir())
     device_dir = pathlib.Path(device_dir or default_device_dir())
-    files = {p.name: p for p in sorted(device_dir.glob("*.py"))}
+    # memcore_*.py only: boot.py and main.py would change how a real board boots
+    files = {p.name: p for p in sorted(device_dir.glob("memcore_*.py"))}
     files.update({"%s/%s" % (VECTOR_DIR_ON_BOARD, p.name): p for p in sorted(vector_dir.glob("*.json"))})
     return files
 
