@@ -58,7 +58,7 @@ def test_board_that_never_answers_times_out(fake_board):
     start = time.monotonic()
     with pytest.raises(BoardTimeout, match="raw REPL prompt"):
         board.open("silent")
-    assert time.monotonic() - start < 2.0
+    assert time.monotonic() - start < 3.0
 
 
 def test_board_that_stops_answering_mid_run_keeps_what_arrived(fake_board):
@@ -78,15 +78,16 @@ def test_slow_board_within_its_timeout_passes(fake_board):
 def test_slow_board_past_its_timeout_keeps_the_results_that_arrived(fake_board):
     report, seconds = run_fake(fake_board("slow", delay=0.25), timeout_s=1.6)
     assert report.error_kind == "BoardTimeout" and "output" in report.error
-    assert 1.6 <= seconds < 3.0
+    assert 1.6 <= seconds < 3.5
     assert 3 <= report.cases <= 7 and report.agreed == report.cases
     assert report.status == "incomplete"
 
 
 def test_board_that_resets_mid_run_is_reported_as_rebooted(fake_board):
     report, seconds = run_fake(fake_board("reset"), timeout_s=10)
-    assert report.error_kind == "BoardRebooted" and "ets Jun" in report.error or "rst:0x" in report.error
-    assert seconds < 2.0  # detected from the boot log, not waited out
+    assert report.error_kind == "BoardRebooted"
+    assert "ets Jun" in report.error or "rst:0x" in report.error
+    assert seconds < 3.0  # detected from the boot log, not the 10 s timeout
     assert report.cases == HALF and report.agreed == report.cases
     assert report.noise_lines >= 1  # the line cut short by the reset
 
@@ -94,7 +95,7 @@ def test_board_that_resets_mid_run_is_reported_as_rebooted(fake_board):
 def test_board_process_dying_mid_run_is_a_lost_connection(fake_board):
     report, seconds = run_fake(fake_board("die"), timeout_s=10)
     assert report.error_kind == "BoardDisconnected" and "exit status 3" in report.error
-    assert seconds < 2.0
+    assert seconds < 3.0
     assert report.cases == HALF
 
 
@@ -105,7 +106,7 @@ def test_unplugged_simulated_board_is_a_lost_connection(fake_board):
     start = time.monotonic()
     report = compare(run_on_board(board, NAMES, timeout_s=10, deploy_files=False), NAMES)
     assert report.error_kind == "BoardDisconnected", report.error
-    assert time.monotonic() - start < 2.0
+    assert time.monotonic() - start < 3.0
     assert report.cases == HALF
 
 
@@ -154,7 +155,7 @@ def test_connection_dropped_mid_run_keeps_what_arrived(socket_board):
     finally:
         board.close()
     assert report.error_kind == "BoardDisconnected"
-    assert seconds < 2.0
+    assert seconds < 3.0
     assert report.cases == HALF and report.agreed == report.cases
 
 

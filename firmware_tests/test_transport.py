@@ -84,7 +84,7 @@ def test_reset_by_the_code_itself_is_detected(make):
     start = time.monotonic()
     with pytest.raises(BoardRebooted) as info:
         b.repl.exec("print('going')\nimport sys\nsys.exit()", timeout_s=10)
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 3
     assert info.value.stdout.strip() == b"going"
     b.reset()  # a board that rebooted comes back
     assert b.repl.exec("print(3)").strip() == "3"
