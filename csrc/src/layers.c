@@ -96,6 +96,12 @@ static mc_status_t report(const mc_layer_t *l, mc_layer_report_t *r)
     case MC_LAYER_CONV2D:
     case MC_LAYER_DEPTHWISE_CONV2D: {
         int64_t rows = 0, cols = l->out_c;
+        /* mc_mul assumes non-negative operands: reject negative kernels before the
+         * window product, as patches() would (a negative pair overflowed; found by
+         * fuzz/fuzz_layers.c). */
+        if (l->kernel_h < 0 || l->kernel_w < 0) {
+            return MC_E_NEGATIVE;
+        }
         MC_TRY(mc_mul(l->kernel_h, l->kernel_w, &window));
         MC_TRY(mc_mul(window, l->in_c, &rows));
         if (l->kind == MC_LAYER_DEPTHWISE_CONV2D) {

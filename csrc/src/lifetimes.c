@@ -22,13 +22,16 @@ static mc_status_t check_csr(const int64_t *start, int64_t n_ops, const int32_t 
     if (start[0] != 0) {
         return MC_E_RANGE;
     }
+    /* All offsets first, so no index is read through a malformed offset table. */
     for (k = 0; k < n_ops; k++) {
         if (start[k + 1] < start[k]) {
             return MC_E_RANGE;
         }
-        if (start[k + 1] > start[k] && indices == NULL) {
-            return MC_E_NULL;
-        }
+    }
+    if (start[n_ops] > 0 && indices == NULL) {
+        return MC_E_NULL;
+    }
+    for (k = 0; k < n_ops; k++) {
         for (i = start[k]; i < start[k + 1]; i++) {
             if (indices[i] < lowest || indices[i] >= n_tensors) {
                 return MC_E_RANGE;

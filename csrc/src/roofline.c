@@ -58,18 +58,31 @@ mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_examp
         if (guess >= 9.0e18) {
             r.crossover_batch = -1; /* beyond any 64-bit batch */
         } else {
-            b = (int64_t)guess;
-            if (b < 1) {
-                b = 1;
+            /* Bisect rather than walk one batch at a time from the guess: when the
+             * headroom is a rounding residue the guess is far off and intensity is
+             * flat over billions of consecutive batches, so a walk never ends (found
+             * by fuzz/fuzz_rates.c).  Intensity grows with the batch, so the answer is
+             * the first batch in (lo, hi] that is compute-bound; lo = 0 stands for
+             * "memory-bound". */
+            int64_t lo = 0, hi = guess < 1.0 ? 1 : (int64_t)guess;
+            while (intensity(weight_bytes, activation_bytes_per_example, operations_per_example, hi) <
+                   machine_ops_per_byte) {
+                lo = hi;
+                hi = hi > INT64_MAX / 2 ? INT64_MAX : hi * 2;
+                if (lo == INT64_MAX) {
+                    break;
+                }
             }
-            while (b > 1 && intensity(weight_bytes, activation_bytes_per_example,
-                                      operations_per_example, b - 1) >= machine_ops_per_byte) {
-                b--;
+            while (hi - lo > 1) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if (intensity(weight_bytes, activation_bytes_per_example, operations_per_example, mid) >=
+                    machine_ops_per_byte) {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
             }
-            while (intensity(weight_bytes, activation_bytes_per_example, operations_per_example, b) <
-                   machine_ops_per_byte && b < INT64_MAX) {
-                b++;
-            }
+            b = lo == INT64_MAX ? -1 : hi;
             r.crossover_batch = b;
         }
     }

@@ -79,7 +79,12 @@ static void test_lifetime_errors(void)
     CHECK_EQ_I64(mc_tflm_lifetimes(2, -1, in_start, ins, out_start, outs, gin, 1, gout, 1, first, last), MC_E_NEGATIVE);
     CHECK_EQ_I64(mc_tflm_lifetimes(2, INT32_MAX, in_start, ins, out_start, outs, gin, 1, gout, 1, first, last), MC_E_RANGE);
     CHECK_EQ_I64(mc_tflm_lifetimes(2, 1, bad_start, ins, out_start, outs, gin, 1, gout, 1, first, last), MC_E_RANGE);
-    CHECK_EQ_I64(mc_tflm_lifetimes(2, 2, shrinking, ins, out_start, outs, gin, 1, gout, 1, first, last), MC_E_RANGE);
+    {
+        const int32_t two_ins[] = {0, 0};
+        const int64_t two_out_start[] = {0, 1, 1};
+        CHECK_EQ_I64(mc_tflm_lifetimes(2, 2, shrinking, two_ins, two_out_start, outs, gin, 1, gout, 1, first, last),
+                     MC_E_RANGE);
+    }
     CHECK_EQ_I64(mc_tflm_lifetimes(2, 1, in_start, out_of_range, out_start, outs, gin, 1, gout, 1, first, last), MC_E_RANGE);
     CHECK_EQ_I64(mc_tflm_lifetimes(2, 1, in_start, below, out_start, outs, gin, 1, gout, 1, first, last), MC_E_RANGE);
     /* -1 is an absent optional input, never an absent output */

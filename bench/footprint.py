@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""What the C core costs a microcontroller: code size, static data and stack, per target.
+
+Builds csrc/src/*.c (the core only) for each target at -Os with -ffunction-sections,
+-fstack-usage and -fcallgraph-info=su, then reports
+
+  text    code and constants the code needs (.text*, .literal* on Xtensa, .rodata*),
+          summed over the objects: an upper bound, the linker can only drop more;
+  data    .data* and .bss* (must be zero: the core has no globals);
+  stack   the largest frame of any public mc_* function on its own (checked), and the worst
+          along its static call graph (own frame + the deepest chain of callees in the
+          core; an indirect call counts as the deepest function of its file that could
+          be its target; libgcc helpers such as __muldi3 are not included);
+  scratch bytes the planner asks the caller for (mc_plan_scratch_bytes), per buffer
+          and fixed, measured with a tiny host program.
+
+    python3 bench/footprint.py            # table
+    python3 bench/footprint.py --check    # and fail unless: no data/bss, text < 16 KB,
+                                          # worst mc_* frame < 512 bytes (the
+                                          # figure with callees is printed, noted
+                                          # when over 512, not yet enforced)
+
+Targets whose compiler is not installed are skipped with a note (--check fails then,
+unless --allow-missing).  Python 3 standard library only.
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCES = sorted(glob.glob(os.path.join(ROOT, "csrc", "src", "*.c")))
+INCLUDE = os.path.join(ROOT, "csrc", "include")
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
+FOOTPRINT = ["-Os", "-ffunction-sections", "-fdata-sections", "-fstack-usage",
+             "-fcallgraph-info=su"]
+
+TEXT_LIMIT = 16 * 1024
+STACK_LIMIT = 512
+
+
+def specs(package):
+    """picolibc's specs file for a bare-metal compiler, found through dpkg."""
+    try:
+        out = subprocess.run(["dpkg", "-L", package], capture_output=True, text=True,
+                             check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    for line in out.splitlines():
+        if line.endswith("/picolibc.specs"):
+            return "-specs=" + line
+    return None
+
+
+# name, compiler and its target flags, size tool, package giving the C library specs
+TARGETS = [
+    ("x86-64", ["gcc"], "size", None),
+    ("i386", ["gcc", "-m32"], "size", None),
+    ("armhf", ["arm-linux-gnueabihf-gcc"], "arm-linux-gnueabihf-size", None),
+    ("cortex-m4f", ["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16",
+                    "-mfloat-abi=hard", "-mthumb"], "arm-none-eabi-size",
+     "picolibc-arm-none-eabi"),
+    ("xtensa-lx106", ["xtensa-lx106-elf-gcc"], "xtensa-lx106-elf-size",
+     "picolibc-xtensa-lx106-elf"),
+]
+
+
+def section_sizes(size_tool, obj):
+    """(text, data) bytes of one object from `size -A`."""
+    text = data = 0
+    out = subprocess.run([size_tool, "-A", obj], capture_output=True, text=True,
+                         check=True).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) < 2 or not parts[1].isdigit():
+            continue
+        name, n = parts[0], int(parts[1])
+        # .data.rel.ro holds const pointer tables (mc_strerror's texts, the planner's
+        # orderings) in a position-independent host build: read-only once relocated,
+        # and plain .rodata on the microcontrollers, so it counts as constants.
+        if name.startswith((".text", ".literal", ".rodata", ".data.rel.ro")):
+            text += n
+        elif name.startswith((".data", ".bss", ".sdata", ".sbss")):
+            data += n
+    return text, data
+
+
+def parse_su(path):
+    """{function: (bytes, qualifier)} from one .su file."""
+    frames = {}
+    with open(path) as f:
+        for line in f:
+            loc, nbytes, qual = line.rstrip("\n").split("\t")
+            frames[loc.rsplit(":", 1)[-1]] = (int(nbytes), qual)
+    return frames
+
+
+NODE = re.compile(r'node: \{ title: "([^"]+)" label: "([^"]*)"')
+EDGE = re.compile(r'edge: \{ sourcename: "([^"]+)" targetname: "([^"]+)"')
+
+
+def parse_ci(path):
+    """Nodes {title: (short name, frame bytes or None)} and edges from a .ci file."""
+    nodes, edges = {}, []
+    with open(path) as f:
+        text = f.read()
+    for title, label in NODE.findall(text):
+        parts = label.split("\\n")
+        m = re.match(r"(\d+) bytes", parts[-1]) if len(parts) >= 3 else None
+        nodes[title] = (parts[0], int(m.group(1)) if m else None)
+    for src, dst in EDGE.findall(text):
+        edges.append((src, dst))
+    return nodes, edges
+
+
+def worst_stacks(ci_files):
+    """{public function: worst stack including callees} over the whole core."""
+    nodes, calls, files = {}, {}, {}
+    for path in ci_files:
+        n, e = parse_ci(path)
+        for title, info in n.items():
+            if info[1] is not None or title not in nodes:
+                nodes[title] = info
+            if info[1] is not None:
+                files.setdefault(path, []).append(title)
+        for src, dst in e:
+            calls.setdefault(src, set()).add(dst)
+            if dst == "__indirect_call":
+                # A function pointer in this file: assume the deepest function defined
+                # in the same file (the core only calls its own static comparators).
+                calls[src].discard(dst)
+                calls[src].add(("indirect", path))
+
+    memo = {}
+
+    def depth(title, active):
+        if title in memo:
+            return memo[title]
+        if isinstance(title, tuple):
+            candidates = [t for t in files.get(title[1], []) if t not in active]
+            return max([depth(t, active) for t in candidates], default=0)
+        frame = nodes.get(title, (title, None))[1] or 0  # external helper: unknown, 0
+        if title in active:
+            return 0  # recursion would be unbounded; the core has none, report the frame
+        active = active | {title}
+        best = max([depth(c, active) for c in calls.get(title, ())], default=0)
+        memo[title] = frame + best
+        return memo[title]
+
+    return {info[0]: depth(t, frozenset()) for t, info in nodes.items()
+            if info[0].startswith("mc_") and info[1] is not None}
+
+
+def build(name, cc, size_tool, specs_pkg, workdir):
+    """Footprint of one target, or a string saying why it was skipped."""
+    if shutil.which(cc[0]) is None or shutil.which(size_tool) is None:
+        return "%s not installed" % cc[0]
+    extra = []
+    if specs_pkg:
+        s = specs(specs_pkg)
+        if s is None:
+            return "%s not installed" % specs_pkg
+        extra.append(s)
+    out = os.path.join(workdir, name)
+    os.makedirs(out, exist_ok=True)
+    text = data = 0
+    frames = {}
+    for src in SOURCES:
+        obj = os.path.join(out, os.path.basename(src)[:-2] + ".o")
+        cmd = cc + extra + FOOTPRINT + STRICT + ["-I" + INCLUDE, "-c", src, "-o", obj]
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=out)
+        if r.returncode != 0:
+            sys.stderr.write(" ".join(cmd) + "\n" + r.stderr)
+            raise SystemExit("%s: the core does not build" % name)
+        t, d = section_sizes(size_tool, obj)
+        text += t
+        data += d
+        frames.update(parse_su(obj[:-2] + ".su"))
+    public = {f: v for f, v in frames.items() if f.startswith("mc_")}
+    fn, (own, qual) = max(public.items(), key=lambda kv: kv[1][0])
+    chains = worst_stacks(sorted(glob.glob(os.path.join(out, "*.ci"))))
+    chain_fn = max(chains, key=chains.get) if chains else fn
+    # "dynamic,bounded" (i386 pushes call arguments) is fine; unbounded is not.
+    dynamic = sorted(f for f, (_, q) in frames.items() if q == "dynamic")
+    return {"text": text, "data": data, "own": own, "own_fn": fn,
+            "chain": chains.get(chain_fn, own), "chain_fn": chain_fn, "dynamic": dynamic}
+
+
+def scratch(workdir):
+    """(fixed, per buffer) scratch bytes of the planner, from the host build."""
+    prog = os.path.join(workdir, "scratch.c")
+    exe = os.path.join(workdir, "scratch")
+    with open(prog, "w") as f:
+        f.write('#include <stdio.h>\n#include "memcore.h"\n'
+                "int main(void) { int64_t a = 0, b = 0;\n"
+                "  if (mc_plan_scratch_bytes(0, &a) || mc_plan_scratch_bytes(1000, &b)) return 1;\n"
+                '  printf("%lld %lld\\n", (long long)a, (long long)((b - a) / 1000));\n'
+                "  return 0; }\n")
+    subprocess.run(["gcc", "-std=c99", "-I" + INCLUDE, prog] + SOURCES + ["-o", exe],
+                   check=True)
+    fixed, per = subprocess.run([exe], capture_output=True, text=True,
+                                check=True).stdout.split()
+    return int(fixed), int(per)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="fail unless within budget")
+    ap.add_argument("--allow-missing", action="store_true",
+                    help="with --check, skip targets whose compiler is missing")
+    args = ap.parse_args()
+
+    failures, warnings = [], []
+    with tempfile.TemporaryDirectory() as workdir:
+        rows = [(name, build(name, cc, size, pkg, workdir)) for name, cc, size, pkg in TARGETS]
+        fixed, per = scratch(workdir)
+
+    print("%-13s %7s %9s  %-34s %s" % ("target", "text B", "data+bss", "worst own frame",
+                                        "worst with callees"))
+    for name, r in rows:
+        if isinstance(r, str):
+            print("%-13s skipped: %s" % (name, r))
+            if not args.allow_missing:
+                failures.append("%s: %s" % (name, r))
+            continue
+        print("%-13s %7d %9d  %-34s %s" % (
+            name, r["text"], r["data"], "%d B %s" % (r["own"], r["own_fn"]),
+            "%d B %s" % (r["chain"], r["chain_fn"])))
+        if r["data"] != 0:
+            failures.append("%s: %d bytes of .data/.bss" % (name, r["data"]))
+        if r["text"] >= TEXT_LIMIT:
+            failures.append("%s: text %d >= %d" % (name, r["text"], TEXT_LIMIT))
+        if r["own"] >= STACK_LIMIT:
+            failures.append("%s: %s frame %d >= %d" % (name, r["own_fn"], r["own"], STACK_LIMIT))
+        if r["chain"] >= STACK_LIMIT:
+            warnings.append("%s: %s with callees %d >= %d" % (name, r["chain_fn"], r["chain"],
+                                                            STACK_LIMIT))
+        if r["dynamic"]:
+            failures.append("%s: dynamic stack in %s" % (name, ", ".join(r["dynamic"])))
+    print("planner scratch: %d bytes per buffer + %d (mc_plan_scratch_bytes, host)" % (per, fixed))
+    print("budget: text < %d B, no .data/.bss, stack < %d B" % (TEXT_LIMIT, STACK_LIMIT))
+    for w in warnings:
+        print("note: " + w)
+    if args.check and failures:
+        for f in failures:
+            print("FAIL " + f, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
