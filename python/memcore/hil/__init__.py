@@ -1,0 +1,13 @@
+"""memcore.hil: run memcore on a MicroPython board over its serial port and compare with the host.
+
+transport  the raw-REPL client (pyserial)      boards   serial port / simulated board
+deploy     copy files onto the board           lines    the board's `@memcore {json}` lines
+parity     same vectors on host and board      report   the difference table and JSON report
+"""
+from memcore.hil.boards import Board, SerialBoard, SimulatedBoard, make_board, open_port
+from memcore.hil.errors import (BoardDisconnected, BoardRebooted, BoardTimeout, HilError, ProtocolError,
+                                RemoteError)
+from memcore.hil.transport import RawRepl
+
+__all__ = ["Board", "BoardDisconnected", "BoardRebooted", "BoardTimeout", "HilError", "ProtocolError",
+           "RawRepl", "RemoteError", "SerialBoard", "SimulatedBoard", "make_board", "open_port"]

@@ -1,0 +1,219 @@
+"""Parity: the shared vectors computed on the board and on the host, compared field by field.
+
+1. deploy the device scripts (micropython/*.py) and the vector files onto the board;
+2. run the device-side vector runner; it prints a header (its memcore version, API
+   version, float width) and one `@memcore` line per case;
+3. compute every case on the host with the cffi package;
+4. compare: versions first (another memcore on the board is reported, not diffed), then
+   each case: integers and strings exactly, floats within the board's own precision.
+
+Whatever goes wrong on the way (a timeout, a reboot, a lost line), the cases that did
+arrive are still compared, and the failure is part of the report.
+"""
+import json
+import pathlib
+import time
+from dataclasses import dataclass, field
+
+import memcore
+from memcore import vectors
+from memcore.hil import lines
+from memcore.hil.deploy import deploy
+from memcore.hil.errors import HilError, RemoteError
+
+#: relative float tolerance by the board's float width: single precision carries ~7
+#: digits, and a few operations lose a little more; double matches the host's bits
+FLOAT_REL = {32: 1e-6, 64: 1e-12}
+VECTOR_DIR_ON_BOARD = "memcore_vectors_data"
+
+
+def repo_root():
+    return pathlib.Path(__file__).resolve().parents[3]
+
+
+def default_vector_dir():
+    return repo_root() / "tests" / "vectors"
+
+
+def default_device_dir():
+    return repo_root() / "micropython"
+
+
+def board_files(vector_dir=None, device_dir=None):
+    """{name on the board: local path}: the device scripts and the vector files."""
+    vector_dir = pathlib.Path(vector_dir or default_vector_dir())
+    device_dir = pathlib.Path(device_dir or default_device_dir())
+    # memcore_*.py only: boot.py and main.py would change how a real board boots
+    files = {p.name: p for p in sorted(device_dir.glob("memcore_*.py"))}
+    files.update({"%s/%s" % (VECTOR_DIR_ON_BOARD, p.name): p for p in sorted(vector_dir.glob("*.json"))})
+    return files
+
+
+def runner_code(vector_names):
+    """What the host types into the raw REPL to run the vectors on the board."""
+    paths = ["%s/%s.json" % (VECTOR_DIR_ON_BOARD, n) for n in vector_names]
+    return "import memcore_vectors\nmemcore_vectors.main(%r)\n" % (paths,)
+
+
+@dataclass
+class BoardRun:
+    """What the board said: its header, one result per case, noise, and any failure."""
+    header: dict = None
+    end: dict = None
+    results: list = field(default_factory=list)
+    noise: list = field(default_factory=list)
+    error: str = None
+    error_kind: str = None
+    seconds: float = 0.0
+    transcript: str = None
+
+    def take(self, output):
+        objects, noise = lines.parse(output)
+        self.noise.extend(noise)
+        for obj in objects:
+            if obj["schema"] == lines.HEADER and self.header is None:
+                self.header = obj
+            elif obj["schema"] == lines.RESULT:
+                self.results.append(obj)
+            elif obj["schema"] == lines.END:
+                self.end = obj
+
+
+def run_on_board(board, vector_names, vector_dir=None, device_dir=None, timeout_s=120.0, code=None,
+                 deploy_files=True):
+    """Deploy and run the vector runner on an opened board; never raises a HilError."""
+    run = BoardRun()
+    start = time.monotonic()
+    try:
+        repl = board.repl
+        if deploy_files:
+            deploy(repl, board_files(vector_dir, device_dir))
+        out, err = repl.exec_raw(code or runner_code(vector_names), timeout_s)
+        run.take(out)
+        if err:
+            raise RemoteError("the vector runner raised on the board", out, err, repl.transcript)
+    except HilError as exc:
+        if exc.stdout:
+            run.take(exc.stdout)
+        run.error = str(exc)
+        run.error_kind = type(exc).__name__
+    run.seconds = time.monotonic() - start
+    run.transcript = str(board.transcript.path) if board.transcript else None
+    return run
+
+
+@dataclass
+class Difference:
+    file: str
+    case: str
+    field: str
+    host: object
+    board: object
+
+
+@dataclass
+class ParityReport:
+    status: str                    # ok | differences | version_mismatch | incomplete
+    host: dict
+    board: dict
+    float_rel: float = None
+    cases: int = 0                 # cases the board reported and the host compared
+    agreed: int = 0
+    differences: list = field(default_factory=list)
+    per_file: dict = field(default_factory=dict)   # file -> {"cases", "agreed", "differing", "missing"}
+    noise_lines: int = 0
+    error: str = None
+    error_kind: str = None
+    transcript: str = None
+    seconds: float = 0.0
+
+    @property
+    def ok(self):
+        return self.status == "ok"
+
+    def as_json(self):
+        return {
+            "schema": "memcore.parity/1", "status": self.status, "host": self.host, "board": self.board,
+            "float_rel": self.float_rel, "cases": self.cases, "agreed": self.agreed,
+            "differences": [d.__dict__ for d in self.differences], "per_file": self.per_file,
+            "noise_lines": self.noise_lines, "error": self.error, "error_kind": self.error_kind,
+            "transcript": self.transcript, "seconds": round(self.seconds, 3),
+        }
+
+    def write(self, path):
+        pathlib.Path(path).write_text(json.dumps(self.as_json(), indent=2, default=repr) + "\n")
+
+
+def compare(run, vector_names, vector_dir=None):
+    """Host vs board, field by field."""
+    vector_dir = pathlib.Path(vector_dir or default_vector_dir())
+    host_version, host_api = memcore.version()
+    report = ParityReport(status="ok", host={"memcore_version": host_version, "api_version": host_api},
+                          board=run.header or {}, noise_lines=len(run.noise), error=run.error,
+                          error_kind=run.error_kind, transcript=run.transcript, seconds=run.seconds)
+    if run.header is None:
+        report.status = "incomplete"
+        report.error = report.error or "the board printed no memcore header"
+        return report
+    if (run.header.get("memcore_version"), run.header.get("api_version")) != (host_version, host_api):
+        report.status = "version_mismatch"
+        report.error = "board runs memcore %s (API %s), host %s (API %s): not compared" % (
+            run.header.get("memcore_version"), run.header.get("api_version"), host_version, host_api)
+        return report
+    report.float_rel = FLOAT_REL.get(run.header.get("float_bits"), FLOAT_REL[32])
+    got = {(r.get("file"), r.get("case")): r for r in run.results}
+    for name in vector_names:
+        data = vectors.load(vector_dir / (name + ".json"))
+        stats = report.per_file.setdefault(name, {"cases": len(data["cases"]), "agreed": 0, "differing": 0,
+                                                  "missing": 0})
+        for case in data["cases"]:
+            board_result = got.pop((name, case["name"]), None)
+            if board_result is None:
+                stats["missing"] += 1
+                report.differences.append(Difference(name, case["name"], "(case)", "computed", "not reported"))
+                continue
+            report.cases += 1
+            host_outcome = host_result(data["function"], case, board_result)
+            board_outcome = ({"error": board_result["error"]} if "error" in board_result
+                             else {"fields": board_result.get("fields", {})})
+            diffs = vectors.differences(host_outcome, board_outcome, report.float_rel)
+            if diffs:
+                stats["differing"] += 1
+                report.differences.extend(Difference(name, case["name"], f, h, b) for f, h, b in diffs)
+            else:
+                stats["agreed"] += 1
+                report.agreed += 1
+    for (name, case_name) in got:
+        report.differences.append(Difference(str(name), str(case_name), "(case)", "no such case", "reported"))
+    if run.error is None and run.end is None:
+        report.error, report.error_kind = "the runner's end line never came", "ProtocolError"
+    if report.error:
+        report.status = "incomplete"
+    elif report.differences:
+        report.status = "differences"
+    return report
+
+
+def host_result(function, case, board_result):
+    """The host's outcome of a case, with every field the board reported (not only the
+    ones the vector file checks), so nothing the board computes goes uncompared."""
+    names = list(case.get("expect", {}))
+    names += [n for n in board_result.get("fields", {}) if n not in names]
+    try:
+        result = getattr(memcore, function)(**case["args"])
+    except ValueError as exc:
+        return {"error": str(exc)}
+    if names == ["value"] or not hasattr(result, "__dataclass_fields__") and not hasattr(result, "_fields"):
+        return {"fields": {"value": result}}
+    return {"fields": {n: vectors._plain(getattr(result, n, "<no such field on the host>")) for n in names}}
+
+
+def vector_names(vector_dir=None):
+    return sorted(p.stem for p in pathlib.Path(vector_dir or default_vector_dir()).glob("*.json"))
+
+
+def parity(board, names=None, vector_dir=None, device_dir=None, timeout_s=120.0, deploy_files=True):
+    """Run the whole comparison on an opened board."""
+    names = names or vector_names(vector_dir)
+    run = run_on_board(board, names, vector_dir, device_dir, timeout_s, deploy_files=deploy_files)
+    return compare(run, names, vector_dir)
