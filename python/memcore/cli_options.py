@@ -31,13 +31,21 @@ def add_device(parser, default="esp32"):
     add_device_file(parser)
 
 
-def add_deployment(parser):
-    """How the model runs on the device: batch, kernels, where weights live."""
-    parser.add_argument("--batch", "-b", type=positive_int, default=1,
-                        help="examples per request (default: 1)")
+def add_kernels(parser):
     parser.add_argument("--kernels", choices=("optimised", "reference"), default="optimised",
                         help="int8 kernel library: vendor-optimised (ESP-NN, CMSIS-NN) or TFLM's reference "
                              "kernels (default: optimised; float32 models always use reference)")
+
+
+def add_batch_and_kernels(parser):
+    parser.add_argument("--batch", "-b", type=positive_int, default=1,
+                        help="examples per request (default: 1)")
+    add_kernels(parser)
+
+
+def add_deployment(parser):
+    """How the model runs on the device: batch, kernels, where weights live."""
+    add_batch_and_kernels(parser)
     parser.add_argument("--weights-in", choices=("flash", "ram"), default=None,
                         help="where the weights live (default: the device's, flash on microcontrollers)")
 

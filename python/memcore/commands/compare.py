@@ -16,9 +16,7 @@ def register(sub):
     p = sub.add_parser("compare", help="where can MODEL run: the verdict on every known device")
     p.add_argument("model", help=".tflite or .onnx model file")
     cli_options.add_device_file(p)
-    p.add_argument("--batch", "-b", type=cli_options.positive_int, default=1, help="examples per request (default: 1)")
-    p.add_argument("--kernels", choices=("optimised", "reference"), default="optimised",
-                   help="int8 kernel library (default: optimised; float32 models use reference)")
+    cli_options.add_batch_and_kernels(p)
     cli_options.add_units(p)
     p.set_defaults(run=run)
 

@@ -11,9 +11,7 @@ def register(sub):
     p.add_argument("model", help=".tflite or .onnx model file")
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
     cli_options.add_device(p)
-    p.add_argument("--batch", "-b", type=cli_options.positive_int, default=1, help="examples per request (default: 1)")
-    p.add_argument("--kernels", choices=("optimised", "reference"), default="optimised",
-                   help="int8 kernel library (default: optimised; float32 models use reference)")
+    cli_options.add_batch_and_kernels(p)
     cli_options.add_units(p)
     p.set_defaults(run=run)
 

@@ -10,8 +10,7 @@ def register(sub):
     p = sub.add_parser("roofline", help="roofline of MODEL on a device with a batch sweep, as a PNG")
     p.add_argument("model", help=".tflite or .onnx model file")
     cli_options.add_device(p)
-    p.add_argument("--kernels", choices=("optimised", "reference"), default="optimised",
-                   help="int8 kernel library (default: optimised; float32 models use reference)")
+    cli_options.add_kernels(p)
     p.add_argument("--png", metavar="FILE", required=True, help="write the chart to FILE")
     p.set_defaults(run=run)
 
