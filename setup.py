@@ -3,7 +3,26 @@
 The extension `memcore._memcore` is compiled at install time from the same csrc/
 sources the MicroPython module and the C tests use; no prebuilt binary is shipped.
 """
+import glob
+import os
+import shutil
+
 from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+
+
+class build_py_with_board_files(build_py):
+    """Also ships the device-side scripts (micropython/*.py) and the shared vectors
+    (tests/vectors/*.json) inside the package, as memcore/board/, so that `memcore hil`
+    can deploy them to a board from any install, not only from a checkout."""
+
+    def run(self):
+        super().run()
+        board = os.path.join(self.build_lib, "memcore", "board")
+        for folder, pattern in (("micropython", "micropython/*.py"), ("vectors", "tests/vectors/*.json")):
+            os.makedirs(os.path.join(board, folder), exist_ok=True)
+            for path in sorted(glob.glob(pattern)):
+                shutil.copy(path, os.path.join(board, folder))
 
 setup(
     name="memcore",
@@ -16,6 +35,7 @@ setup(
     packages=find_packages("python"),
     package_data={"memcore": ["data/*", "data/**/*"]},
     setup_requires=["cffi>=1.15"],
+    cmdclass={"build_py": build_py_with_board_files},
     cffi_modules=["python/memcore/_build_ffi.py:ffibuilder"],
     install_requires=[
         "cffi>=1.15",

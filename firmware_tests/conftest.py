@@ -8,19 +8,12 @@ Options (pytest-embedded style):
   --transcripts D   where serial transcripts go (default: the pytest temp folder)
 """
 import json
-import pathlib
 import sys
 
 import pytest
 
-import memcore
-from memcore import vectors
+from boardkit import HERE, host_lines
 from memcore.hil import SerialBoard, SimulatedBoard, make_board
-
-HERE = pathlib.Path(__file__).resolve().parent
-REPO = HERE.parent
-VECTOR_DIR = REPO / "tests" / "vectors"
-
 
 def pytest_addoption(parser):
     group = parser.getgroup("memcore board")
@@ -72,22 +65,6 @@ def board(board_options):
 @pytest.fixture
 def transcript_dir(board_options):
     return board_options["transcript_dir"]
-
-
-def host_lines():
-    """The `@memcore` lines a correct board prints for every shared vector, computed on the host."""
-    version, api = memcore.version()
-    out = ["@memcore " + json.dumps({"schema": "memcore.board/1", "memcore_version": version, "api_version": api,
-                                     "implementation": "python", "float_bits": 64, "firmware": "fake",
-                                     "platform": "fake"})]
-    for path in sorted(VECTOR_DIR.glob("*.json")):
-        data = vectors.load(path)
-        for case in data["cases"]:
-            result = vectors.outcome(memcore, data["function"], case)
-            out.append("@memcore " + json.dumps(dict({"schema": "memcore.vector-result/1", "file": path.stem,
-                                                      "case": case["name"]}, **result)))
-    out.append("@memcore " + json.dumps({"schema": "memcore.vector-end/1", "cases": len(out) - 1}))
-    return out
 
 
 @pytest.fixture(scope="session")

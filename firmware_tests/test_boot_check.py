@@ -5,7 +5,7 @@ scripts, and the check runs right after a reset, on a fresh heap, as boot.py run
 import pytest
 
 import memcore
-from conftest import REPO
+from boardkit import REPO
 from memcore import descriptor
 from memcore.hil import lines
 from memcore.hil.deploy import deploy

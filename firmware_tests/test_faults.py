@@ -8,7 +8,7 @@ import time
 import pytest
 
 from fakeboard import FakeBoard
-from conftest import host_lines
+from boardkit import host_lines
 from memcore.hil import (BoardDisconnected, BoardRebooted, BoardTimeout, SerialBoard)
 from memcore.hil.parity import compare, run_on_board, vector_names
 

@@ -3,8 +3,8 @@ import sys
 import threading
 import time
 
-from conftest import HERE
-from memcore.cli import main
+from boardkit import HERE
+from memcore.cli import build_parser, main
 from memcore.hil import SimulatedBoard
 
 
@@ -12,8 +12,10 @@ def test_monitor_shows_boot_reports_and_the_reboot(tmp_path, fake_lines_file, ca
     board = SimulatedBoard(argv=[sys.executable, str(HERE / "fakeboard.py"), "boot", str(fake_lines_file)],
                            transcript_dir=tmp_path)
     try:
-        # the monitor must be listening before the board boots: opening a port drops old input
-        threading.Timer(0.3, board.spawn).start()
+        # the monitor must be listening before the board boots: opening a port drops old
+        # input; import every command first so that the monitor opens its port at once
+        build_parser()
+        threading.Timer(1.0, board.spawn).start()
         start = time.monotonic()
         rc = main(["monitor", "--port", board.port_name, "--count", "2", "--seconds", "10",
                    "--transcripts", str(tmp_path)])

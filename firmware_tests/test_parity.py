@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import HERE, VECTOR_DIR
+from boardkit import HERE, VECTOR_DIR
 from memcore import vectors
 from memcore.cli import main
 from memcore.hil import SimulatedBoard
@@ -50,7 +50,7 @@ def _lines_run(lines):
 
 
 def test_differences_are_found_field_by_field_and_shown():
-    from conftest import host_lines
+    from boardkit import host_lines
     lines = [l.replace('"required_bytes": 68,', '"required_bytes": 69,') for l in host_lines()]
     result = compare(_lines_run(lines), vector_names())
     assert result.status == "differences"
@@ -59,7 +59,7 @@ def test_differences_are_found_field_by_field_and_shown():
 
 
 def test_floats_are_compared_within_the_boards_precision():
-    from conftest import host_lines
+    from boardkit import host_lines
     header, *rest = host_lines()
     results = [json.loads(l[len("@memcore "):]) for l in rest]
     for r in results:
@@ -74,7 +74,7 @@ def test_floats_are_compared_within_the_boards_precision():
 
 
 def test_board_with_another_memcore_version_is_reported_not_diffed():
-    from conftest import host_lines
+    from boardkit import host_lines
     lines = [l.replace('"memcore_version": "', '"memcore_version": "0.0.9-') for l in host_lines()]
     lines = [l.replace('"required_bytes": 68,', '"required_bytes": 69,') for l in lines]
     result = compare(_lines_run(lines), vector_names())

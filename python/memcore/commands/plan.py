@@ -1,7 +1,6 @@
 """`memcore plan MODEL --png FILE`: the activation arena of TFLM's plan and memcore's."""
 import memcore
 from memcore import cli_options
-from memcore.plots import plan_png
 from memcore.units import format_bytes
 
 
@@ -14,6 +13,8 @@ def register(sub):
 
 
 def run(args):
+    # matplotlib takes about half a second to import: only a command that draws pays for it
+    from memcore.plots import plan_png
     model = memcore.load(args.model)
     tflm, best = model.plan("tflm"), model.plan("best")
     print("TFLM's plan:     %s" % format_bytes(tflm.arena_bytes, args.si))

@@ -3,7 +3,6 @@ and both pictures."""
 import memcore
 from memcore import cli_options
 from memcore.profiles import profiles
-from memcore.report_html import report_html
 
 
 def register(sub):
@@ -17,6 +16,8 @@ def register(sub):
 
 
 def run(args):
+    # matplotlib takes about half a second to import: only a command that draws pays for it
+    from memcore.report_html import report_html
     profile = cli_options.device_profile(args)
     page = report_html(memcore.load(args.model), profile, profiles(args.device_file), args.batch, args.kernels,
                        args.si)

@@ -3,7 +3,6 @@ device's roof, batch by batch."""
 import memcore
 from memcore import cli_options
 from memcore.check import check
-from memcore.plots import roofline_png
 
 
 def register(sub):
@@ -16,6 +15,8 @@ def register(sub):
 
 
 def run(args):
+    # matplotlib takes about half a second to import: only a command that draws pays for it
+    from memcore.plots import roofline_png
     profile = cli_options.device_profile(args)
     model = memcore.load(args.model)
     r = check(model, profile, 1, args.kernels, suggest=False).roofline

@@ -31,12 +31,21 @@ def repo_root():
     return pathlib.Path(__file__).resolve().parents[3]
 
 
+def _board_dir(in_checkout, in_package):
+    """The checkout's folder when running from one (an editable install), else the copy
+    that setup.py ships in the package as memcore/board/."""
+    local = repo_root().joinpath(*in_checkout)
+    if local.is_dir():
+        return local
+    return pathlib.Path(__file__).resolve().parents[1] / "board" / in_package
+
+
 def default_vector_dir():
-    return repo_root() / "tests" / "vectors"
+    return _board_dir(("tests", "vectors"), "vectors")
 
 
 def default_device_dir():
-    return repo_root() / "micropython"
+    return _board_dir(("micropython",), "micropython")
 
 
 def board_files(vector_dir=None, device_dir=None):
