@@ -229,6 +229,8 @@ def roofline(weight_bytes, activation_bytes_per_example, operations_per_example,
 # (ascending ids, or descending for TFLM's size order), which is what the C core's stable
 # merge sort does with equal keys — and MicroPython's sort is not stable.
 
+_SEARCH_PAIRS = 20000000  # SEARCH_PAIRS and SEARCH_ROUNDS in plan.c
+_SEARCH_ROUNDS = 64
 _EXACT = 9007199254740992  # 2**53: below it an int product is the double the C core compares
 
 
@@ -372,6 +374,7 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm"):
             lambda b: (first[b], -aligned[b]),
         )
         candidate = [0] * n
+        best_order = _order(n, by_size, True)
         k = 0
         while k < len(orderings) and arena > lower:
             order = _order(n, orderings[k], k == 0)
@@ -381,8 +384,31 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm"):
                 if found < arena:
                     arena = found
                     offsets = list(candidate)
+                    best_order = order
                 fit += 1
             k += 1
+        # promote_top(): the buffer reaching the top of the best plan goes first, again
+        rounds = min(_SEARCH_ROUNDS, _SEARCH_PAIRS // (n * n))
+        while rounds > 0 and arena > lower:
+            rounds -= 1
+            top = -1
+            for b in best_order:
+                if aligned[b] > 0 and offsets[b] + aligned[b] == arena:
+                    top = b
+                    break
+            if top < 0:
+                break
+            order = [top] + [b for b in best_order if b != top]
+            improved = False
+            for fit in (False, True):
+                found = _place(aligned, first, last, order, fit, candidate)
+                if found < arena:
+                    arena = found
+                    offsets = list(candidate)
+                    improved = True
+            if not improved:
+                break
+            best_order = order
     return Plan(arena, offsets, lower, strategy)
 
 

@@ -236,6 +236,63 @@ static int64_t lower_bound(const problem_t *p, scratch_t *s, int32_t n)
     return peak;
 }
 
+/* Places buffers in s->order; when the arena beats *arena, keeps the offsets and the
+ * new arena and returns true. */
+static bool try_order(const problem_t *p, scratch_t *s, int32_t n, bool best_fit, int64_t *offsets,
+                      int64_t *arena)
+{
+    int64_t candidate = place(p, s->order, n, best_fit, s->entries, s->candidate);
+    if (candidate >= *arena) {
+        return false;
+    }
+    *arena = candidate;
+    memcpy(offsets, s->candidate, (size_t)n * sizeof *offsets);
+    return true;
+}
+
+/* The bounded search after the greedy orderings: the buffer that reaches the top of the
+ * best plan so far (s->order2 holds its order) moves to the front of that order, and
+ * everything is placed again, first fit and best fit; the result is kept when the arena
+ * shrinks, and the search stops when it does not.  The iterations are capped so that
+ * the search costs about SEARCH_PAIRS buffer-against-buffer comparisons in all. */
+#define SEARCH_PAIRS INT64_C(20000000)
+#define SEARCH_ROUNDS 64
+
+static void promote_top(const problem_t *p, scratch_t *s, int32_t n, int64_t *offsets, mc_plan_t *r)
+{
+    int64_t rounds = SEARCH_PAIRS / ((int64_t)n * (int64_t)n), round;
+    if (rounds > SEARCH_ROUNDS) {
+        rounds = SEARCH_ROUNDS;
+    }
+    for (round = 0; round < rounds && r->arena_bytes > r->lower_bound_bytes; round++) {
+        int32_t k, top = -1, at = 1;
+        bool improved = false;
+        int fit;
+        for (k = 0; k < n && top < 0; k++) {
+            int32_t b = s->order2[k];
+            if (aligned(p, b) > 0 && offsets[b] + aligned(p, b) == r->arena_bytes) {
+                top = b;
+            }
+        }
+        if (top < 0) {
+            return;
+        }
+        s->order[0] = top;
+        for (k = 0; k < n; k++) {
+            if (s->order2[k] != top) {
+                s->order[at++] = s->order2[k];
+            }
+        }
+        for (fit = 0; fit < 2; fit++) {
+            improved = try_order(p, s, n, fit == 1, offsets, &r->arena_bytes) || improved;
+        }
+        if (!improved) {
+            return;
+        }
+        memcpy(s->order2, s->order, (size_t)n * sizeof *s->order);
+    }
+}
+
 mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes)
 {
     if (scratch_bytes == NULL) {
@@ -282,7 +339,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     scratch_t s;
     mc_plan_t r;
     int64_t need = 0;
-    int32_t n, i;
+    int32_t n;
     size_t k;
 
     if (out == NULL || (n_buffers > 0 && (sizes == NULL || first_use == NULL ||
@@ -327,19 +384,17 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     r.arena_bytes = place(&p, s.order, n, false, s.entries, offsets);
 
     if (strategy == MC_PLAN_BEST) {
+        memcpy(s.order2, s.order, (size_t)n * sizeof *s.order);
         for (k = 0; k < sizeof orders / sizeof orders[0] && r.arena_bytes > r.lower_bound_bytes; k++) {
             int fit;
             sort_ids(&p, orders[k], k == 0, s.order, s.temp, n);
             for (fit = (k == 0); fit < 2 && r.arena_bytes > r.lower_bound_bytes; fit++) {
-                int64_t arena = place(&p, s.order, n, fit == 1, s.entries, s.candidate);
-                if (arena < r.arena_bytes) {
-                    r.arena_bytes = arena;
-                    for (i = 0; i < n; i++) {
-                        offsets[i] = s.candidate[i];
-                    }
+                if (try_order(&p, &s, n, fit == 1, offsets, &r.arena_bytes)) {
+                    memcpy(s.order2, s.order, (size_t)n * sizeof *s.order);
                 }
             }
         }
+        promote_top(&p, &s, n, offsets, &r);
     }
     *out = r;
     return MC_OK;
