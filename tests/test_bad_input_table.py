@@ -200,6 +200,15 @@ def _fake_board_url(mode, version=None):
     return "socket://127.0.0.1:%d" % server.getsockname()[1]
 
 
+@pytest.fixture
+def source_tree(monkeypatch):
+    """`memcore hil` finds the shared vectors through the source tree it runs from; point
+    it at this checkout, so these tests also pass against an installed (non-editable)
+    memcore, as in .ci/steps/40-py-asan.sh and 50-python-tests.sh."""
+    import memcore.hil.parity
+    monkeypatch.setattr(memcore.hil.parity, "repo_root", lambda: ROOT)
+
+
 def _hil(url, tmp_path):
     return memcore_cli("hil", "--port", url, "--no-deploy", "--vectors", "budget", "--timeout", "5",
                        "--transcripts", tmp_path)
@@ -209,14 +218,14 @@ def _one_line(text):
     return " ".join(text.split())
 
 
-def test_board_not_answering(tmp_path):
+def test_board_not_answering(tmp_path, source_tree):
     code, out, err = _hil(_fake_board_url("silent"), tmp_path)
     assert code == 2 and out == ""
     line = re.sub(r"\[transcript: .*\]", "[transcript: …]", err.strip())
     assert line == "memcore hil: error: timed out waiting for the raw REPL prompt [transcript: …]"
 
 
-def test_board_rebooted_mid_run(tmp_path):
+def test_board_rebooted_mid_run(tmp_path, source_tree):
     code, out, err = _hil(_fake_board_url("reset"), tmp_path)
     assert code == 1 and err == ""
     text = _one_line(out)
@@ -225,7 +234,7 @@ def test_board_rebooted_mid_run(tmp_path):
     assert _one_line("BoardRebooted: board rebooted (saw b'ets Jun  8 2016')") in text
 
 
-def test_version_mismatch(tmp_path):
+def test_version_mismatch(tmp_path, source_tree):
     code, out, err = _hil(_fake_board_url("normal", version="0.0.9"), tmp_path)
     assert code == 1 and err == ""
     assert "board runs another memcore: not compared: 0 cases compared, 0 differences" in out
