@@ -8,6 +8,7 @@ declaration that drifted from the C would fail the build instead of misbehaving.
 import glob
 import os
 import re
+import shlex
 
 from cffi import FFI
 
@@ -38,7 +39,10 @@ ffibuilder.set_source(
     '#include "memcore.h"',
     sources=[os.path.relpath(s, ROOT) for s in SOURCES],
     include_dirs=[os.path.relpath(INCLUDE, ROOT)],
-    extra_compile_args=["-std=c99", os.environ.get("MEMCORE_CFLAGS", "-O2")],
+    # Extra flags for special builds, e.g. the sanitized one of .ci/steps/40-py-asan.sh:
+    # MEMCORE_CFLAGS="-O1 -g -fsanitize=address,undefined" MEMCORE_LDFLAGS="-fsanitize=address,undefined"
+    extra_compile_args=["-std=c99"] + shlex.split(os.environ.get("MEMCORE_CFLAGS", "-O2")),
+    extra_link_args=shlex.split(os.environ.get("MEMCORE_LDFLAGS", "")),
 )
 
 if __name__ == "__main__":

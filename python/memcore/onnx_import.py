@@ -81,6 +81,8 @@ class _Builder:
                 value = next((a.t for a in node.attribute if a.name == "value"), None)
                 if value is None:
                     raise bad_model(self.path, "Constant node %r has no tensor value" % node.name)
+                if not node.output:
+                    raise bad_model(self.path, "Constant node %r has no output" % node.name)
                 self._constant(node.output[0], value)
         inputs = tuple(self._activation(vi.name) for vi in g.input if vi.name not in self.by_name)
         operators = []
@@ -100,14 +102,21 @@ class _Builder:
         return index
 
     def _dtype(self, name, elem_type):
-        onnx_name = onnx.TensorProto.DataType.Name(elem_type) if elem_type else "UNDEFINED"
+        try:
+            onnx_name = onnx.TensorProto.DataType.Name(elem_type) if elem_type else "UNDEFINED"
+        except ValueError:  # a code newer than this onnx, or a corrupted one
+            onnx_name = "code %d" % elem_type
         if onnx_name not in _DTYPES:
             raise bad_model(self.path, "tensor %r has type %s, which has no fixed element size"
                             % (name, onnx_name))
         return _DTYPES[onnx_name]
 
     def _constant(self, name, tensor_proto):
-        array = numpy_helper.to_array(tensor_proto)
+        try:
+            array = numpy_helper.to_array(tensor_proto)
+        except Exception as e:  # data that does not match the dims or the type
+            raise bad_model(self.path, "constant tensor %r: its data does not match its shape %s (%s)"
+                            % (name, list(tensor_proto.dims), e)) from None
         self.values[name] = array
         return self._add(name, tuple(int(d) for d in array.shape),
                          self._dtype(name, tensor_proto.data_type), True)
@@ -134,8 +143,13 @@ class _Builder:
         where = "node %d %r (%s)" % (k, node.name, node.op_type)
         inputs = tuple(self._activation(n) if n else -1 for n in node.input)
         outputs = tuple(self._activation(n) for n in node.output if n)
-        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        attrs = self._attributes(where, node)
         t = self.tensors
+        if not outputs:
+            raise bad_model(self.path, "%s has no output" % where)
+        if node.op_type in ("Conv", "Gemm", "MatMul") and (len(inputs) < 2 or min(inputs[:2]) < 0):
+            raise bad_model(self.path, "%s needs a data and a weight input, got %d inputs"
+                            % (where, len(inputs)))
         first = t[inputs[0]] if inputs and inputs[0] >= 0 else None
         out = t[outputs[0]]
         filt, attributes, kind = (), {}, None
@@ -146,18 +160,21 @@ class _Builder:
                 raise bad_model(self.path, "%s: only 2-D convolution is supported, weight shape %s"
                                 % (where, list(w.shape)))
             o, i_per_group, kh, kw = w.shape
-            group = int(attrs.get("group", 1))
+            if len(first.shape) != 4:
+                raise bad_model(self.path, "%s: only 2-D convolution is supported, input shape %s"
+                                % (where, list(first.shape)))
+            group = self._int(where, attrs, "group", 1)
             channels_in = first.shape[1]
             if group > 1 and group == channels_in and i_per_group == 1:
                 kind, filt = "DEPTHWISE_CONV_2D", (1, kh, kw, o)
             else:
                 kind, filt = "CONV_2D", (o, kh, kw, i_per_group)
             attributes = {"output_channels": o, "per_channel": False, "kernel_hw": (kh, kw),
-                          "stride_hw": tuple(attrs.get("strides", (1, 1)))}
+                          "stride_hw": self._ints(where, attrs, "strides", (1, 1))}
         elif op in ("Gemm", "MatMul"):
             w = t[inputs[1]]
             if w.is_constant and len(w.shape) == 2:
-                transposed = op == "Gemm" and int(attrs.get("transB", 0)) == 1
+                transposed = op == "Gemm" and self._int(where, attrs, "transB", 0) == 1
                 n_out, n_in = (w.shape[0], w.shape[1]) if transposed else (w.shape[1], w.shape[0])
                 kind, filt = "FULLY_CONNECTED", (n_out, n_in)
                 attributes = {"output_channels": n_out, "per_channel": False}
@@ -167,10 +184,10 @@ class _Builder:
                 raise bad_model(self.path, "%s: Gemm by a non-constant matrix is not supported" % where)
         elif op in _POOLS:
             kind = _POOLS[op]
-            kernel = tuple(attrs.get("kernel_shape", ()))
+            kernel = self._ints(where, attrs, "kernel_shape", ())
             if len(kernel) != 2:
                 raise bad_model(self.path, "%s: only 2-D pooling is supported" % where)
-            attributes = {"kernel_hw": kernel, "stride_hw": tuple(attrs.get("strides", (1, 1)))}
+            attributes = {"kernel_hw": kernel, "stride_hw": self._ints(where, attrs, "strides", (1, 1))}
         elif op in _REDUCES:
             kind = _REDUCES[op]
         elif op in _ELEMENTWISE:
@@ -183,6 +200,31 @@ class _Builder:
         weights = sum(t[i].bytes for i in inputs if i >= 0 and t[i].is_constant)
         return Operator(index=k, kind=kind, inputs=inputs, outputs=outputs, macs=macs, other_ops=other,
                         weight_bytes=weights, attributes=attributes)
+
+    def _attributes(self, where, node):
+        attrs = {}
+        for a in node.attribute:
+            try:
+                value = onnx.helper.get_attribute_value(a)
+            except Exception:  # an attribute type code this onnx does not know
+                value = None
+            if value is None:
+                raise bad_model(self.path, "%s: attribute %r has no value of a known type" % (where, a.name))
+            attrs[a.name] = value
+        return attrs
+
+    def _int(self, where, attrs, name, default):
+        value = attrs.get(name, default)
+        if not isinstance(value, int):
+            raise bad_model(self.path, "%s: attribute %r must be an integer, got %r" % (where, name, value))
+        return value
+
+    def _ints(self, where, attrs, name, default):
+        value = attrs.get(name, default)
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, int) for v in value):
+            raise bad_model(self.path, "%s: attribute %r must be a list of integers, got %r"
+                            % (where, name, value))
+        return tuple(value)
 
 
 def _elements(shape):

@@ -9,6 +9,7 @@ format (`--device-file`, docs/device-profiles.md).
 
 `Profile.device()` turns a profile into the plain `memcore.Device` the C verdict takes.
 """
+import math
 from dataclasses import dataclass
 from typing import Dict, Optional
 
@@ -98,6 +99,8 @@ def _number(where, table, key, kind=float, positive=True):
     if isinstance(value, bool) or not isinstance(value, ok_types):
         raise MemcoreError("%s: %s must be %s, got %r" % (where, key, "an integer" if kind is int else "a number",
                                                           value))
+    if not math.isfinite(value):  # TOML has nan and inf
+        raise MemcoreError("%s: %s must be finite, got %r" % (where, key, value))
     if value < 0 or (positive and value == 0):
         raise MemcoreError("%s: %s must be %s, got %r" % (where, key, "positive" if positive else "non-negative",
                                                           value))

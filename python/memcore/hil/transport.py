@@ -125,8 +125,8 @@ class RawRepl:
         except (serial.SerialException, OSError):
             pass
 
-    def _check_reboot(self, start=0):
-        match = REBOOT_MARKERS.search(self._buf, start)
+    def _check_reboot(self, start=0, end=None):
+        match = REBOOT_MARKERS.search(self._buf, start, len(self._buf) if end is None else end)
         if match:
             self.in_raw_repl = False
             self.transcript.note("board rebooted: %r" % match.group(0))
@@ -137,7 +137,10 @@ class RawRepl:
         while True:
             index = self._buf.find(token)
             if watch_reboot:
-                self._check_reboot()
+                # Only before the token: a reboot after it belongs to the next read, which
+                # keeps the output that came first (e.g. results before a mid-run reset
+                # arriving in one chunk with the raw-paste acknowledgement).
+                self._check_reboot(end=index if index >= 0 else None)
             if index >= 0:
                 data = bytes(self._buf[:index])
                 del self._buf[:index + len(token)]
