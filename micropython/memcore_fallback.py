@@ -110,7 +110,7 @@ def _bits(name, value):
 
 
 def _checked(function, value):
-    """The core's overflow check on a non-negative size (mc_add / mc_mul)."""
+    """The core's overflow check on a non-negative size (mc_checked_add / mc_checked_mul)."""
     if value > INT64_MAX:
         _fail(function, _OVERFLOW)
     return value

@@ -20,10 +20,10 @@ mc_status_t mc_budget(int64_t parameters, int64_t bits_per_parameter, int64_t ba
     }
     MC_TRY(mc_check_bits(bits_per_parameter));
     MC_TRY(mc_bits_to_bytes(parameters, bits_per_parameter, &r.parameter_bytes));
-    MC_TRY(mc_mul(batch, activation_bytes_per_example, &r.activation_bytes));
+    MC_TRY(mc_checked_mul(batch, activation_bytes_per_example, &r.activation_bytes));
     r.runtime_bytes = runtime_bytes;
-    MC_TRY(mc_add(r.parameter_bytes, r.runtime_bytes, &fixed));
-    MC_TRY(mc_add(fixed, r.activation_bytes, &r.required_bytes));
+    MC_TRY(mc_checked_add(r.parameter_bytes, r.runtime_bytes, &fixed));
+    MC_TRY(mc_checked_add(fixed, r.activation_bytes, &r.required_bytes));
     /* Both operands are in [0, INT64_MAX], so the difference cannot overflow. */
     r.headroom_bytes = limit_bytes - r.required_bytes;
     r.fits = r.headroom_bytes >= 0;

@@ -13,25 +13,11 @@
 
 #include "memcore.h"
 
-/* *out = a + b for a, b >= 0. */
-static inline mc_status_t mc_add(int64_t a, int64_t b, int64_t *out)
-{
-    if (a > INT64_MAX - b) {
-        return MC_E_OVERFLOW;
-    }
-    *out = a + b;
-    return MC_OK;
-}
-
-/* *out = a * b for a, b >= 0. */
-static inline mc_status_t mc_mul(int64_t a, int64_t b, int64_t *out)
-{
-    if (a != 0 && b > INT64_MAX / a) {
-        return MC_E_OVERFLOW;
-    }
-    *out = a * b;
-    return MC_OK;
-}
+/* *out = a + b and *out = a * b for a, b >= 0, or MC_E_OVERFLOW.  Out of line (in
+ * checked.c) on purpose: inlined, each check costs a 64-bit division sequence at every
+ * call site on 32-bit targets, which took the core past 16 KB of code on i386. */
+mc_status_t mc_checked_add(int64_t a, int64_t b, int64_t *out);
+mc_status_t mc_checked_mul(int64_t a, int64_t b, int64_t *out);
 
 /* *out = ceil(count * bits / 8) without overflowing the intermediate product. */
 static inline mc_status_t mc_bits_to_bytes(int64_t count, int64_t bits, int64_t *out)
@@ -39,15 +25,15 @@ static inline mc_status_t mc_bits_to_bytes(int64_t count, int64_t bits, int64_t 
     /* count * bits / 8 == (count / 8) * bits + (count % 8) * bits / 8 */
     int64_t whole = 0;
     int64_t rest = 0;
-    mc_status_t rc = mc_mul(count / 8, bits, &whole);
+    mc_status_t rc = mc_checked_mul(count / 8, bits, &whole);
     if (rc != MC_OK) {
         return rc;
     }
-    rc = mc_mul(count % 8, bits, &rest);
+    rc = mc_checked_mul(count % 8, bits, &rest);
     if (rc != MC_OK) {
         return rc;
     }
-    return mc_add(whole, (rest + 7) / 8, out);
+    return mc_checked_add(whole, (rest + 7) / 8, out);
 }
 
 /* Storage widths are 1..64 bits: int4 to float64, and anything wider is a mistake. */

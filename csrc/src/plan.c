@@ -305,8 +305,8 @@ mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes)
         return MC_E_RANGE;
     }
     /* + 8: the 8-byte arrays start on an 8-byte boundary after the 4-byte ones. */
-    MC_TRY(mc_mul(n_buffers, SCRATCH_PER_BUFFER, scratch_bytes));
-    return mc_add(*scratch_bytes, 8, scratch_bytes);
+    MC_TRY(mc_checked_mul(n_buffers, SCRATCH_PER_BUFFER, scratch_bytes));
+    return mc_checked_add(*scratch_bytes, 8, scratch_bytes);
 }
 
 static mc_status_t validate(const problem_t *p, int64_t n)
@@ -325,7 +325,7 @@ static mc_status_t validate(const problem_t *p, int64_t n)
         if (s % p->alignment != 0 && s > INT64_MAX - (p->alignment - s % p->alignment)) {
             return MC_E_OVERFLOW;
         }
-        MC_TRY(mc_add(total, aligned(p, (int32_t)i), &total));
+        MC_TRY(mc_checked_add(total, aligned(p, (int32_t)i), &total));
     }
     return MC_OK;
 }

@@ -26,7 +26,7 @@ static mc_status_t align_up(int64_t value, int64_t alignment, int64_t *out)
         *out = value;
         return MC_OK;
     }
-    return mc_add(value, alignment - rem, out);
+    return mc_checked_add(value, alignment - rem, out);
 }
 
 static mc_status_t bump(const mc_alloc_t *allocs, int64_t n, int64_t *used, int64_t *total)
@@ -40,7 +40,7 @@ static mc_status_t bump(const mc_alloc_t *allocs, int64_t n, int64_t *used, int6
         if (allocs[i].alignment == 0) {
             return MC_E_RANGE;
         }
-        MC_TRY(mc_add(offset, allocs[i].bytes, &next));
+        MC_TRY(mc_checked_add(offset, allocs[i].bytes, &next));
         MC_TRY(align_up(next, allocs[i].alignment, &next));
         if (used != NULL) {
             used[i] = next - offset;
@@ -87,8 +87,8 @@ mc_status_t mc_tflm_arena(int64_t head_bytes, const mc_alloc_t *tail_allocs, int
     MC_TRY(bump(tail_allocs, n_tail_before_planning, NULL, &before));
     MC_TRY(bump(planning_allocs, n_planning, NULL, &temporaries));
     r.head_bytes = head_bytes;
-    MC_TRY(mc_add(head_bytes, r.tail_bytes, &r.total_bytes));
-    MC_TRY(mc_add(before, temporaries, &r.planning_bytes));
+    MC_TRY(mc_checked_add(head_bytes, r.tail_bytes, &r.total_bytes));
+    MC_TRY(mc_checked_add(before, temporaries, &r.planning_bytes));
     r.recommended_arena_bytes = r.total_bytes > r.planning_bytes ? r.total_bytes : r.planning_bytes;
     *out = r;
     return MC_OK;

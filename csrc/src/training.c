@@ -17,18 +17,18 @@ static mc_status_t mlp_shape(int64_t g, int64_t h, int64_t layers, int64_t *para
     if (g == 0 || h == 0 || layers == 0) {
         return MC_E_RANGE;
     }
-    MC_TRY(mc_mul(g, h, &gh));
-    MC_TRY(mc_mul(h, h, &hh));
-    MC_TRY(mc_add(hh, h, &hidden_block));
-    MC_TRY(mc_mul(layers - 1, hidden_block, &deep));
-    MC_TRY(mc_add(gh, h, &p));
-    MC_TRY(mc_add(p, deep, &p));
-    MC_TRY(mc_add(p, h, &p));
-    MC_TRY(mc_add(p, 1, &p));
-    MC_TRY(mc_mul(layers, h, &lh));
-    MC_TRY(mc_add(g, lh, &per));
-    MC_TRY(mc_add(per, 1, &per));
-    MC_TRY(mc_mul(per, 2, &per));
+    MC_TRY(mc_checked_mul(g, h, &gh));
+    MC_TRY(mc_checked_mul(h, h, &hh));
+    MC_TRY(mc_checked_add(hh, h, &hidden_block));
+    MC_TRY(mc_checked_mul(layers - 1, hidden_block, &deep));
+    MC_TRY(mc_checked_add(gh, h, &p));
+    MC_TRY(mc_checked_add(p, deep, &p));
+    MC_TRY(mc_checked_add(p, h, &p));
+    MC_TRY(mc_checked_add(p, 1, &p));
+    MC_TRY(mc_checked_mul(layers, h, &lh));
+    MC_TRY(mc_checked_add(g, lh, &per));
+    MC_TRY(mc_checked_add(per, 1, &per));
+    MC_TRY(mc_checked_mul(per, 2, &per));
     *parameters = p;
     *values_per_example = per;
     return MC_OK;
@@ -39,9 +39,9 @@ static mc_status_t mlp_fixed(int64_t parameters, int64_t state_per_param, int64_
                              int64_t *fixed)
 {
     int64_t f = 0;
-    MC_TRY(mc_mul(parameters, state_per_param, state));
-    MC_TRY(mc_add(parameters, parameters, &f));
-    MC_TRY(mc_add(f, *state, fixed));
+    MC_TRY(mc_checked_mul(parameters, state_per_param, state));
+    MC_TRY(mc_checked_add(parameters, parameters, &f));
+    MC_TRY(mc_checked_add(f, *state, fixed));
     return MC_OK;
 }
 
@@ -62,8 +62,8 @@ mc_status_t mc_mlp_training(int64_t inputs, int64_t hidden, int64_t layers, int6
     MC_TRY(mlp_shape(inputs, hidden, layers, &r.parameters, &per));
     r.gradients = r.parameters;
     MC_TRY(mlp_fixed(r.parameters, state_per_param, &r.optimizer_state, &fixed));
-    MC_TRY(mc_mul(batch, per, &r.activations));
-    MC_TRY(mc_add(fixed, r.activations, &r.total));
+    MC_TRY(mc_checked_mul(batch, per, &r.activations));
+    MC_TRY(mc_checked_add(fixed, r.activations, &r.total));
     MC_TRY(mc_bits_to_bytes(r.total, bits_per_value, &r.total_bytes));
     r.activation_share = r.total > 0 ? (double)r.activations / (double)r.total : 0.0;
     *out = r;
@@ -90,7 +90,7 @@ mc_status_t mc_mlp_max_batch(int64_t inputs, int64_t hidden, int64_t layers, int
     if (bits_per_value > 0) {
         /* Whole values only: floor(budget_bytes * 8 / bits), computed without overflow. */
         int64_t whole = 0;
-        MC_TRY(mc_mul(budget / bits_per_value, 8, &whole));
+        MC_TRY(mc_checked_mul(budget / bits_per_value, 8, &whole));
         budget_values = whole + (budget % bits_per_value) * 8 / bits_per_value;
     }
     *max_batch = fixed > budget_values ? -1 : (budget_values - fixed) / per;
