@@ -95,7 +95,10 @@ def report_html(model, profile, profiles, batch=1, kernels="optimised", si=False
         summary=_e("%d operators · %s of weights · batch %d · %s" % (
             len(model.operators), b(model.weight_bytes), batch, main.dtype)),
         main_colour=_COLOURS["runs" if fits else "will_not_fit"],
-        main_verdict=_e("%s on %s" % ("Fits" if fits else "Does not fit", profile.name)),
+        main_verdict=_e("%s on %s%s" % (
+            "Fits" if fits else "Does not fit", profile.name,
+            "" if main.within_latency_budget else " — but too slow: %s per request, budget %s" % (
+                format_seconds(main.latency.total_seconds), format_seconds(profile.latency_budget_seconds)))),
         main_detail=_e("%s: needs %s, %s available, headroom %s." % (
             profile.description, b(main.required_bytes), b(main.available_bytes), b(main.headroom_bytes))),
         memory_rows=memory_rows, suggestions=suggestions, cards="".join(cards),
