@@ -1,7 +1,6 @@
 """The harness's own fault handling: every fault ends in a clear exception or report within
 its timeout, and whatever the board did send is kept (in the report and the transcript)."""
 import socket
-import sys
 import threading
 import time
 
@@ -9,7 +8,7 @@ import pytest
 
 from fakeboard import FakeBoard
 from boardkit import host_lines
-from memcore.hil import (BoardDisconnected, BoardRebooted, BoardTimeout, SerialBoard)
+from memcore.hil import BoardTimeout, SerialBoard
 from memcore.hil.parity import compare, run_on_board, vector_names
 
 NAMES = vector_names()

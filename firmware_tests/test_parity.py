@@ -13,7 +13,6 @@ from memcore import vectors
 from memcore.cli import main
 from memcore.hil import SimulatedBoard
 from memcore.hil.parity import compare, parity, vector_names, BoardRun
-from memcore.hil.report import render
 
 CASES = [(p.stem, c["name"]) for p in sorted(VECTOR_DIR.glob("*.json")) for c in vectors.load(p)["cases"]]
 

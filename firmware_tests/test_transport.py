@@ -1,7 +1,6 @@
 """The raw-REPL client and the board backends against the board under test
 (the simulated board unless --port), and mpremote on the same port."""
 import hashlib
-import os
 import subprocess
 import sys
 import time

@@ -3,7 +3,6 @@ import pathlib
 
 import flatbuffers
 import numpy as np
-import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 

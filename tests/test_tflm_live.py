@@ -1,14 +1,11 @@
 """The live oracle: TFLM itself measures a model and memcore must agree, no copied numbers."""
 import pathlib
 
-import pytest
-
 import memcore
 import tflm_oracle
 
 MODELS = pathlib.Path(__file__).resolve().parent / "models"
 
-pytestmark = pytest.mark.skipif(not tflm_oracle.available(), reason="tflite-micro is not installed")
 
 
 def test_memcore_matches_tflm_measured_live():

@@ -36,13 +36,6 @@ _CATEGORY = re.compile(r"\[RecordingMicroAllocator\] '([^']+)' used (\d+) bytes 
                        r"\(requested (\d+) bytes for (\d+) ([^)]*)\)")
 
 
-def available():
-    """True when tflite-micro can be imported by the oracle's interpreter."""
-    probe = subprocess.run([PYTHON, "-c", "import tflite_micro.python.tflite_micro.runtime"],
-                           capture_output=True)
-    return probe.returncode == 0
-
-
 def _run(path, arena_bytes, report, timeout=120):
     args = [PYTHON, "-c", _CHILD, os.fspath(path), str(int(arena_bytes))] + (["report"] if report else [])
     done = subprocess.run(args, capture_output=True, text=True, timeout=timeout)

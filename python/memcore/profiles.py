@@ -11,7 +11,7 @@ format (`--device-file`, docs/device-profiles.md).
 """
 import math
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict
 
 try:
     import tomllib

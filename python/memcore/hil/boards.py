@@ -19,7 +19,7 @@ import tty
 
 import serial
 
-from memcore.hil.errors import BoardDisconnected, BoardRebooted, BoardTimeout, HilError
+from memcore.hil.errors import BoardDisconnected, BoardRebooted, HilError
 from memcore.hil.transcript import Transcript
 from memcore.hil.transport import RawRepl
 
