@@ -74,16 +74,13 @@ class RawRepl:
         The port is non-blocking (timeout 0): then one pyserial read is one os.read or
         recv, so bytes already read are never lost when the line drops, and a socket
         is read in blocks rather than byte by byte."""
+        if self._fill_now():
+            return True
         try:
-            data = self.port.read(READ_BLOCK)
-            if not data:
-                self._wait_readable()
-                data = self.port.read(READ_BLOCK)
+            self._wait_readable()
         except (serial.SerialException, OSError) as exc:
             raise BoardDisconnected("connection lost: %s" % exc, self._buf, self.transcript) from exc
-        if data:
-            self.transcript.got(data)
-            self._buf += data
+        if self._fill_now():
             return True
         if self.alive is not None:
             try:
