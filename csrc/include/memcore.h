@@ -397,6 +397,93 @@ mc_status_t mc_tflm_arena(int64_t head_bytes, const mc_alloc_t *tail_allocs, int
                           int64_t n_tail_before_planning, const mc_alloc_t *planning_allocs,
                           int64_t n_planning, mc_tflm_arena_t *out);
 
+/* ---- 8. The neutral graph: what every importer produces ---------------------- */
+
+/*
+ * One flat graph, in TFLite's terms whatever the file format: tensors with their
+ * shapes, types and quantization; operators in execution order with TFLite builtin
+ * operator codes and builtin options.  The TFLite reader (section 10) fills it from a
+ * .tflite file; the host's ONNX importer fills it from an ONNX model.  Everything
+ * after that (validation, lifetimes, TFLM's arena, the check) reads only this.
+ */
+
+#define MC_MAX_DIMS 8     /* tensors of higher rank are refused (TFLM kernels stop at 6) */
+#define MC_OP_OPTIONS 8   /* builtin-option scalars kept per operator */
+
+/* Element types: TFLite's TensorType codes (schema.fbs). */
+typedef enum {
+    MC_DTYPE_FLOAT32 = 0,
+    MC_DTYPE_FLOAT16 = 1,
+    MC_DTYPE_INT32 = 2,
+    MC_DTYPE_UINT8 = 3,
+    MC_DTYPE_INT64 = 4,
+    MC_DTYPE_STRING = 5,
+    MC_DTYPE_BOOL = 6,
+    MC_DTYPE_INT16 = 7,
+    MC_DTYPE_COMPLEX64 = 8,
+    MC_DTYPE_INT8 = 9,
+    MC_DTYPE_FLOAT64 = 10,
+    MC_DTYPE_COMPLEX128 = 11,
+    MC_DTYPE_UINT64 = 12,
+    MC_DTYPE_RESOURCE = 13,
+    MC_DTYPE_VARIANT = 14,
+    MC_DTYPE_UINT32 = 15,
+    MC_DTYPE_UINT16 = 16,
+    MC_DTYPE_INT4 = 17,
+    MC_DTYPE_BFLOAT16 = 18,
+    MC_DTYPE_COUNT = 19
+} mc_dtype_t;
+
+/* mc_tensor_t.flags */
+#define MC_TENSOR_CONSTANT 1u    /* has data in the model file: flash, not the arena */
+#define MC_TENSOR_VARIABLE 2u    /* state kept between invocations (TFLM allocates it apart) */
+#define MC_TENSOR_ZERO_POINT 4u  /* its quantization carries zero points */
+
+typedef struct {
+    int64_t bytes;               /* element count x element size, as TFLM's TfLiteTypeSizeOf
+                                    (int4 one value per byte); a scalar has one element */
+    int64_t name_offset;         /* where its name's bytes start in the model file; -1: none */
+    int32_t name_bytes;          /* length of the name (not NUL-terminated in the file) */
+    int32_t dims[MC_MAX_DIMS];   /* static shape, rank entries used; each >= 0 */
+    int32_t rank;                /* 0..MC_MAX_DIMS */
+    int32_t dtype;               /* mc_dtype_t */
+    int32_t quant_channels;      /* scales in its quantization parameters; 0: not quantized */
+    int32_t quant_dimension;     /* the axis per-channel scales run along */
+    uint32_t flags;              /* MC_TENSOR_* */
+} mc_tensor_t;
+
+typedef struct {
+    int32_t kind;                /* TFLite BuiltinOperator code (CONV_2D = 3, ...) */
+    int32_t version;             /* the operator code's version (>= 1) */
+    int32_t options_type;        /* TFLite BuiltinOptions code of `options`; 0: none */
+    /* The operator's builtin options: scalar field i of its options table in schema
+     * order (field i has vtable slot 4 + 2i), with the schema's default where the
+     * file omits it; enums and bools as integers, floats as their IEEE-754 bits,
+     * vector fields 0.  E.g. CONV_2D: padding, stride_w, stride_h, activation,
+     * dilation_w, dilation_h, quantized_bias_type. */
+    int32_t options[MC_OP_OPTIONS];
+    int64_t first_input;         /* its inputs are graph->op_tensors[first_input ..) */
+    int64_t first_output;
+    int64_t first_intermediate;
+    int32_t n_inputs;            /* an absent optional input is -1 */
+    int32_t n_outputs;
+    int32_t n_intermediates;
+} mc_op_t;
+
+typedef struct {
+    const mc_tensor_t *tensors;
+    const mc_op_t *ops;          /* execution order */
+    const int32_t *op_tensors;   /* every operator's inputs, outputs and intermediates */
+    const int32_t *inputs;       /* graph input tensor indices */
+    const int32_t *outputs;      /* graph output tensor indices */
+    int64_t n_tensors;
+    int64_t n_ops;
+    int64_t n_op_tensors;
+    int64_t n_inputs;
+    int64_t n_outputs;
+    int64_t n_subgraphs;         /* subgraphs in the file; only the first is described */
+} mc_graph_t;
+
 #ifdef __cplusplus
 }
 #endif

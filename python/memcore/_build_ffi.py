@@ -2,7 +2,7 @@
 
 The declarations come from csrc/include/memcore.h itself, stripped of what cffi's
 parser cannot read; integer macros become `...` so the C compiler, not Python,
-supplies their values.  API mode then compiles the real header against them, so a
+supplies their values (plain numbers stay, since array sizes need them).  API mode then compiles the real header against them, so a
 declaration that drifted from the C would fail the build instead of misbehaving.
 """
 import glob
@@ -23,7 +23,11 @@ def cdef_from_header(path):
     lines = []
     for line in text.splitlines():
         match = re.match(r"\s*#define\s+(MC_\w+)\s+(\S.*)$", line)
-        if match and not match.group(2).startswith('"'):
+        if match and re.fullmatch(r"\d+", match.group(2).strip()):
+            # A plain number stays: arrays are sized with it, and API mode still
+            # checks at compile time that the C header agrees.
+            lines.append("#define %s %s" % (match.group(1), match.group(2).strip()))
+        elif match and not match.group(2).startswith('"'):
             lines.append("#define %s ..." % match.group(1))
         elif line.lstrip().startswith("#") or 'extern "C"' in line or line.strip() == "}":
             continue
