@@ -1,9 +1,11 @@
 """cffi builder (API mode) for memcore._memcore, run by setup.py at install time.
 
 The declarations come from csrc/include/memcore.h itself, stripped of what cffi's
-parser cannot read; integer macros become `...` so the C compiler, not Python,
-supplies their values (plain numbers stay, since array sizes need them).  API mode then compiles the real header against them, so a
-declaration that drifted from the C would fail the build instead of misbehaving.
+parser cannot read.  Plain-number macros stay as they are (array sizes need them;
+API mode still checks them against the header at compile time); other integer
+macros become `...` so the C compiler, not Python, supplies their values.  API mode
+compiles the real header against the declarations, so one that drifted from the C
+would fail the build instead of misbehaving.
 """
 import glob
 import os
