@@ -484,6 +484,26 @@ typedef struct {
     int64_t n_subgraphs;         /* subgraphs in the file; only the first is described */
 } mc_graph_t;
 
+/* ---- 9. Targets and kernel libraries ------------------------------------------ */
+
+/* TFLM's persistent structures depend on the target's ABI (pointer size, alignment of
+ * 8-byte members, enum size), on its TFLM version and build, and on the kernels it
+ * links; a target names all of these. */
+typedef enum {
+    MC_TARGET_HOST64 = 0,    /* 64-bit Linux host (LP64): the PyPI tflite-micro interpreter */
+    MC_TARGET_ARMHF = 1,     /* 32-bit Arm Linux (ILP32, AAPCS, 4-byte enums) */
+    MC_TARGET_CORTEX_M = 2,  /* Arm Cortex-M bare metal (arm-none-eabi: 1-byte enums) */
+    MC_TARGET_RISCV32 = 3,   /* RV32 ILP32 (the ESP32-C3/C6 core family) */
+    MC_TARGET_ESP32 = 4,     /* Xtensa ESP32 / ESP32-S3 with esp-tflite-micro */
+    MC_TARGET_COUNT = 5
+} mc_target_t;
+
+typedef enum {
+    MC_KERNELS_REFERENCE = 0,  /* TFLM's portable reference kernels */
+    MC_KERNELS_OPTIMISED = 1   /* the target's vendor kernels: CMSIS-NN on Cortex-M,
+                                  ESP-NN on ESP32; the reference kernels elsewhere */
+} mc_kernels_t;
+
 #ifdef __cplusplus
 }
 #endif
