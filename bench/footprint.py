@@ -191,14 +191,16 @@ def build(name, cc, size_tool, specs_pkg, workdir):
 
 
 def scratch(workdir):
-    """(fixed, per buffer) scratch bytes of the planner, from the host build."""
+    """(fixed, per buffer) scratch bytes of the planner, from the host build: the fixed
+    part (the exact search's, which stops growing at MC_PLAN_EXACT_BUFFERS) is what is
+    left of 1000 buffers' scratch after 1000 times the per-buffer part."""
     prog = os.path.join(workdir, "scratch.c")
     exe = os.path.join(workdir, "scratch")
     with open(prog, "w") as f:
         f.write('#include <stdio.h>\n#include "memcore.h"\n'
                 "int main(void) { int64_t a = 0, b = 0;\n"
-                "  if (mc_plan_scratch_bytes(0, &a) || mc_plan_scratch_bytes(1000, &b)) return 1;\n"
-                '  printf("%lld %lld\\n", (long long)a, (long long)((b - a) / 1000));\n'
+                "  if (mc_plan_scratch_bytes(1000, &a) || mc_plan_scratch_bytes(2000, &b)) return 1;\n"
+                '  printf("%lld %lld\\n", (long long)(a - (b - a)), (long long)((b - a) / 1000));\n'
                 "  return 0; }\n")
     subprocess.run(["gcc", "-std=c99", "-I" + INCLUDE, prog] + SOURCES + ["-o", exe],
                    check=True)

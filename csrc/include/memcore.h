@@ -26,7 +26,7 @@ extern "C" {
 
 /* Bumped whenever a result can change for the same input; the HIL harness refuses
  * to diff a board whose API version differs from the host's. */
-#define MC_API_VERSION 1
+#define MC_API_VERSION 2
 #define MC_VERSION_STRING "0.1.0"
 
 /* A batch bound meaning "no limit": activations per example are zero. */
@@ -40,7 +40,8 @@ typedef enum {
     MC_E_NOT_FINITE = -4,    /* a float input is NaN or infinite */
     MC_E_OVERFLOW = -5,      /* a byte or value count does not fit in 64 bits */
     MC_E_SCRATCH = -6,       /* the caller's scratch buffer is too small or misaligned */
-    MC_E_LIFETIME = -7       /* a buffer's first use is after its last use, or negative */
+    MC_E_LIFETIME = -7,      /* a buffer's first use is after its last use, or negative */
+    MC_E_LIMIT = -8          /* past a documented limit of the work (see MC_PLAN_MAX_BUFFERS) */
 } mc_status_t;
 
 /* Human-readable text for a status; never NULL. */
@@ -283,18 +284,47 @@ mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_examp
 
 /* ---- 7. Activation-arena planning from lifetimes ------------------------------ */
 
+/*
+ * Work is counted in steps, not time, so every machine gives the same answer.  A step is
+ * one buffer placed, or one placed buffer it is checked against: a greedy pass over n
+ * buffers costs n + P steps, P the number of pairs of buffers with a size that are live
+ * at the same time (about n for a chain of operators, n * w for a graph w tensors wide).
+ * The exact search charges k * (d + 1) steps per node at depth d, k its buffers.
+ *
+ * Limits, checked before any work (MC_E_LIMIT past them, so no call runs for minutes):
+ *   MC_PLAN_MAX_BUFFERS  buffers in one call (mc_plan_scratch_bytes refuses more);
+ *   MC_PLAN_MAX_PAIRS    P: the TFLM plan alone costs n + P steps;
+ *   MC_PLAN_MAX_STEPS    the largest budget_steps.
+ * A step takes about 2-10 ns on a 2020s desktop core and about 0.1-0.5 us on a 240 MHz
+ * ESP32 (docs/planner.md), so the TFLM plan at the limits is a few seconds on a desktop.
+ */
+#define MC_PLAN_MAX_BUFFERS 1000000
+#define MC_PLAN_MAX_PAIRS 200000000
+#define MC_PLAN_MAX_STEPS 1000000000
+/* budget_steps that bindings use when the caller gives none: the exact search on a
+ * 30-buffer model, or three more greedy passes over 300,000 pairs, at most; about
+ * 0.1-0.5 s on an ESP32 beyond the TFLM plan (docs/planner.md). */
+#define MC_PLAN_DEFAULT_STEPS 1000000
+/* BEST searches exhaustively when at most this many buffers have a size. */
+#define MC_PLAN_EXACT_BUFFERS 30
+
 typedef enum {
     MC_PLAN_TFLM = 0, /* TensorFlow Lite Micro's GreedyMemoryPlanner, reproduced */
-    MC_PLAN_BEST = 1  /* memcore's own: several orderings and fits, never worse than TFLM */
+    MC_PLAN_BEST = 1  /* memcore's own: greedy by size and by breadth, then an exact
+                         search on small models, within a budget; never worse than TFLM */
 } mc_strategy_t;
 
 typedef struct {
-    int64_t arena_bytes;        /* highest offset + aligned size over all buffers */
-    int64_t lower_bound_bytes;  /* most aligned bytes simultaneously live */
+    int64_t arena_bytes;       /* highest offset + aligned size over all buffers */
+    int64_t lower_bound_bytes; /* most aligned bytes simultaneously live */
+    int64_t steps;             /* work done, TFLM plan included (n + P for MC_PLAN_TFLM) */
+    bool proven_optimal;       /* no placement needs fewer bytes: the arena is the lower
+                                  bound, or the exact search finished */
 } mc_plan_t;
 
-/* Scratch the planner needs for n_buffers, in bytes; give it 8-byte aligned.
- * [in] n_buffers (>= 0)  [out] scratch_bytes */
+/* Scratch the planner needs for n_buffers, in bytes: 40 per buffer plus at most about
+ * 3 KB (the exact search); give it 8-byte aligned.
+ * [in] n_buffers (0 .. MC_PLAN_MAX_BUFFERS)  [out] scratch_bytes */
 mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes);
 
 /*
@@ -306,16 +336,20 @@ mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes);
  * [in] sizes          bytes (>= 0), n entries
  * [in] first_use      n entries (>= 0)
  * [in] last_use       n entries (>= first_use)
- * [in] n_buffers      (>= 0)
+ * [in] n_buffers      (0 .. MC_PLAN_MAX_BUFFERS)
  * [in] alignment      bytes (>= 1); TFLM uses 16
+ * [in] budget_steps   (0 .. MC_PLAN_MAX_STEPS) work MC_PLAN_BEST may spend beyond the
+ *                     TFLM plan; MC_PLAN_DEFAULT_STEPS when in doubt; ignored by TFLM
  * [in] scratch        8-byte aligned, at least mc_plan_scratch_bytes(n_buffers)
  * [in] scratch_bytes
  * [out] offsets       n entries, bytes from the arena start
- * [out] out           arena and lower bound
+ * [out] out           arena, lower bound, steps, proven_optimal
+ * MC_E_LIMIT when P > MC_PLAN_MAX_PAIRS or budget_steps > MC_PLAN_MAX_STEPS.
  */
 mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t *first_use,
                     const int32_t *last_use, int64_t n_buffers, int64_t alignment,
-                    void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out);
+                    int64_t budget_steps, void *scratch, int64_t scratch_bytes, int64_t *offsets,
+                    mc_plan_t *out);
 
 /* ---- 7b. Tensor lifetimes with TensorFlow Lite Micro's rules ------------------ */
 

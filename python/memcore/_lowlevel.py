@@ -137,8 +137,9 @@ def roofline(weight_bytes, activation_bytes_per_example, operations_per_example,
     return out
 
 
-def plan(strategy, sizes, first_use, last_use, alignment):
-    """Returns (offsets list, mc_plan_t)."""
+def plan(strategy, sizes, first_use, last_use, alignment, budget_steps):
+    """Returns (offsets list, mc_plan_t).  The arguments are already checked, item by
+    item, by the caller; cffi's own conversions catch anything that is not an int."""
     n = len(sizes)
     need = ffi.new("int64_t *")
     _check(lib.mc_plan_scratch_bytes(n, need), "plan(%d buffers)" % n)
@@ -149,9 +150,13 @@ def plan(strategy, sizes, first_use, last_use, alignment):
     c_last = ffi.new("int32_t[]", last_use)
     offsets = ffi.new("int64_t[]", max(1, n))
     out = ffi.new("mc_plan_t *")
-    rc = lib.mc_plan(strategy, c_sizes, c_first, c_last, n, alignment, scratch, need[0], offsets, out)
+    rc = lib.mc_plan(strategy, c_sizes, c_first, c_last, n, alignment, budget_steps, scratch, need[0],
+                     offsets, out)
+    if rc == lib.MC_E_LIMIT:
+        raise MemcoreError("plan(%d buffers): more than %d pairs of buffers are live at the same time, "
+                           "past the planner's limit (MC_PLAN_MAX_PAIRS)" % (n, lib.MC_PLAN_MAX_PAIRS))
     _check(rc, "plan(%d buffers, alignment=%d)" % (n, alignment))
-    return list(offsets[0:n]), out
+    return ffi.unpack(offsets, n), out
 
 
 def tflm_lifetimes(n_tensors, op_inputs, op_outputs, graph_inputs, graph_outputs):

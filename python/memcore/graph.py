@@ -137,10 +137,10 @@ class Model:
                                          self.outputs)
         return {i: (first[i], last[i]) for i in self.planned_tensors}
 
-    def plan(self, strategy: str = "tflm", alignment: int = 16) -> Plan:
+    def plan(self, strategy: str = "tflm", alignment: int = 16, budget_steps: Optional[int] = None) -> Plan:
         """The activation arena: `Plan.offsets` is {tensor index: byte offset} for
         every planned tensor (see `planned_tensors`); `arena_bytes` for "tflm" is
-        TFLM's reported head."""
+        TFLM's reported head; `budget_steps` as for memcore.plan."""
         lifetimes = self.lifetimes()
         indices = list(lifetimes)
         # Scopes shift by one so TFLM's "never touched" (-1) becomes a valid first use;
@@ -148,8 +148,9 @@ class Model:
         raw = _plan([self.tensors[i].bytes for i in indices],
                     [lifetimes[i][0] + 1 for i in indices],
                     [lifetimes[i][1] + 1 for i in indices],
-                    alignment=alignment, strategy=strategy)
-        return Plan(raw.arena_bytes, dict(zip(indices, raw.offsets)), raw.lower_bound_bytes, strategy)
+                    alignment=alignment, strategy=strategy, budget_steps=budget_steps)
+        return Plan(raw.arena_bytes, dict(zip(indices, raw.offsets)), raw.lower_bound_bytes, strategy,
+                    raw.proven_optimal, raw.steps)
 
     def tensor(self, name: str) -> Optional[Tensor]:
         for t in self.tensors:
