@@ -397,6 +397,34 @@ mc_status_t mc_tflm_arena(int64_t head_bytes, const mc_alloc_t *tail_allocs, int
                           int64_t n_tail_before_planning, const mc_alloc_t *planning_allocs,
                           int64_t n_planning, mc_tflm_arena_t *out);
 
+/* ---- 7d. Bytes live at each step and the peak ---------------------------------- */
+
+typedef struct {
+    int64_t peak_step;     /* the first step with the most live bytes; -1 when n_steps is 0 */
+    int64_t peak_bytes;    /* aligned bytes live then: mc_plan's lower_bound_bytes */
+    int64_t peak_buffers;  /* buffers of non-zero size live then */
+} mc_live_t;
+
+/*
+ * How many aligned bytes, and how many buffers, are live at each step: the "bytes live
+ * while it runs" column of a per-operator table, and the step where the arena peaks.
+ * Lifetimes are those mc_plan takes (steps 0 .. n_steps - 1; with mc_tflm_lifetimes'
+ * scopes shifted by one, operator k is step k + 2).  Zero-sized buffers count nowhere.
+ * Needs no scratch: the outputs hold the running sums.
+ * [in] sizes          bytes (>= 0), n_buffers entries
+ * [in] first_use      n_buffers entries (>= 0)
+ * [in] last_use       n_buffers entries (>= first_use, < n_steps)
+ * [in] n_buffers      (>= 0)
+ * [in] alignment      bytes (>= 1); TFLM uses 16
+ * [in] n_steps        steps to report (>= 0)
+ * [out] live_bytes    n_steps entries: aligned bytes live at each step
+ * [out] live_buffers  n_steps entries: buffers live at each step
+ * [out] out           the peak
+ */
+mc_status_t mc_live_bytes(const int64_t *sizes, const int32_t *first_use, const int32_t *last_use,
+                          int64_t n_buffers, int64_t alignment, int64_t n_steps,
+                          int64_t *live_bytes, int64_t *live_buffers, mc_live_t *out);
+
 /* ---- 8. The neutral graph: what every importer produces ---------------------- */
 
 /*

@@ -1,8 +1,22 @@
 """Options several `memcore` subcommands share, declared once so they read the same
-everywhere: --device, --device-file, --si, --batch, --kernels, --weights-in."""
+everywhere: --device, --device-file, --si, --batch, --kernels, --weights-in, --json;
+and the shape of every subcommand's help (summary, description, examples)."""
 import argparse
 
 from memcore.profiles import profile
+
+
+def add_command(sub, name, summary, description, examples):
+    """A subcommand's parser with its one-line summary (in `memcore --help`), a
+    description and examples (in `memcore NAME --help`)."""
+    return sub.add_parser(name, help=summary, description=description,
+                          epilog="examples:\n" + "\n".join("  " + e for e in examples))
+
+
+def add_json(parser, what):
+    parser.add_argument("--json", action="store_true",
+                        help="print %s as JSON on stdout; errors too, as a memcore.error/1 object "
+                             "(docs/json-output.md)" % what)
 
 
 def positive_int(text):
