@@ -19,6 +19,11 @@ def add_json(parser, what):
                              "(docs/json-output.md)" % what)
 
 
+def add_picture(parser, what):
+    parser.add_argument("--png", "--picture", dest="png", metavar="FILE",
+                        help="draw %s into FILE: .png, .jpg, .svg or .pdf, by its extension" % what)
+
+
 def positive_int(text):
     try:
         value = int(text)
