@@ -230,7 +230,8 @@ HTML_STYLE = """
  .mc-verdict { font-size: 1.35rem; font-weight: 700; }
  .mc-fits { color: #1b7f3b; } .mc-does_not_fit { color: #b3261e; } .mc-slow { color: #a15c00; }
  .mc-table { border-collapse: collapse; margin: .6rem 0; }
- .mc-table td, .mc-table th { padding: .25rem .7rem; text-align: left; vertical-align: top; }
+ .mc-table td, .mc-table th { padding: .25rem .7rem; text-align: left; vertical-align: top; white-space: nowrap; }
+ .mc-table td.mc-note, .mc-table td.mc-wrap { white-space: normal; min-width: 12rem; }
  .mc-table td.n, .mc-table th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
  .mc-table tr + tr td { border-top: 1px solid #eee; }
  .mc-table tr.mc-peak td { background: #fff4d6; font-weight: 600; }
@@ -263,7 +264,7 @@ def html_memory_table(data, si=False):
 def html_suggestions(data, si=False):
     if not data.get("suggestions"):
         return ""
-    rows = "".join('<tr><td>%s</td><td class="n">%s</td><td>%s</td></tr>'
+    rows = "".join('<tr><td class="mc-wrap">%s</td><td class="n">%s</td><td>%s</td></tr>'
                    % (_e(s["action"]), _e(format_bytes(s["headroom_bytes"], si)),
                       "fits" if s["headroom_bytes"] >= 0 else "still short")
                    for s in data["suggestions"])
