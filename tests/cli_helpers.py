@@ -28,3 +28,35 @@ def png_size(data):
     assert data[:8] == PNG_SIGNATURE, "not a PNG"
     assert data[12:16] == b"IHDR"
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def schemas():
+    """Every JSON Schema memcore ships, by its name ("memcore.ops/1", ...)."""
+    import json
+    from importlib import resources
+
+    data = resources.files("memcore").joinpath("data")
+    found = [json.loads(data.joinpath("report.schema.json").read_text())]
+    found += [json.loads(p.read_text()) for p in data.joinpath("schemas").iterdir() if p.name.endswith(".schema.json")]
+    return {s["title"]: s for s in found}
+
+
+def validate(obj):
+    """Validates `obj` against the schema its "schema" field names (with the other
+    schemas it refers to resolvable by their $id), and returns it."""
+    import jsonschema
+    from referencing import Registry, Resource
+
+    known = schemas()
+    assert obj.get("schema") in known, "unknown schema %r" % obj.get("schema")
+    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in known.values())
+    jsonschema.Draft202012Validator(known[obj["schema"]], registry=registry).validate(obj)
+    return obj
+
+
+def cli_json(*argv):
+    """(exit code, the JSON document on stdout, validated against its schema, stderr)."""
+    import json
+
+    code, out, err = memcore_cli(*argv, "--json")
+    return code, validate(json.loads(out)), err

@@ -85,7 +85,7 @@ def describe(exc):
     if isinstance(exc, MemcoreError):
         return str(exc), getattr(exc, "hint", None), 2
     if isinstance(exc, OSError):
-        return os_error_message(exc, "cannot use"), os_error_hint(exc), 2
+        return os_error_message(exc, "cannot read"), os_error_hint(exc), 2
     raise exc
 
 

@@ -25,4 +25,5 @@ def board_error(exc, port=None):
         message = re.sub(r"(: [^:]+): '[^']*'", r"\1", message)   # the port named twice
     elif "ermission denied" in message:
         hint = os_error_hint(PermissionError(errno.EACCES, "Permission denied"), port)
+    message = re.sub(r"could not open port [^:]+: ", "", message)
     return CommandError(message, hint)

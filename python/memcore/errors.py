@@ -21,8 +21,9 @@ def looks_like_serial_port(name):
     return name.startswith(("/dev/tty", "/dev/cu.", "/dev/serial", "COM")) or "://" in name
 
 
-def os_error_hint(exc, name=None):
-    """What to try after `exc` (an OSError) on file or port `name`, or None."""
+def os_error_hint(exc, name=None, writing=False):
+    """What to try after `exc` (an OSError) on file or port `name` (read, or written
+    when `writing`), or None."""
     name = name or getattr(exc, "filename", None)
     code = getattr(exc, "errno", None)
     serial = looks_like_serial_port(name)
@@ -34,7 +35,8 @@ def os_error_hint(exc, name=None):
     if code == errno.ENOENT or isinstance(exc, FileNotFoundError):
         if serial:
             return "is the board plugged in? python -m serial.tools.list_ports lists the ports there are"
-        return "check the path; a file to write needs its folder to exist"
+        return "check the path; the folder must exist already" if writing else \
+            "check the path; ls shows what is there"
     if code == errno.EBUSY:
         return "another program has the port open: close any serial monitor (screen, minicom, an IDE)"
     if code == errno.EISDIR or isinstance(exc, IsADirectoryError):
@@ -55,3 +57,13 @@ def os_error_message(exc, action="cannot use"):
     if name is None:
         return "%s: %s" % (action, reason) if action else reason
     return "%s %s: %s" % (action, name, reason)
+
+
+def open_for_writing(path, mode="w", **kwargs):
+    """open(path, mode) for a file memcore writes, failing with one MemcoreError that
+    names the file, the reason and a hint, never '[Errno 2] ...'."""
+    try:
+        return open(path, mode, **kwargs)
+    except OSError as exc:
+        raise with_hint(MemcoreError("cannot write %s: %s" % (path, exc.strerror or exc)),
+                        os_error_hint(exc, path, writing=True)) from None

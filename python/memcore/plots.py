@@ -24,7 +24,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch, Rectangle  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
-from memcore.errors import MemcoreError  # noqa: E402
+from memcore.errors import MemcoreError, open_for_writing  # noqa: E402
 from memcore.latency import latency  # noqa: E402
 from memcore.ops import rates  # noqa: E402
 from memcore.roofline import roofline  # noqa: E402
@@ -54,7 +54,7 @@ def picture_format(path):
 def save(fig, path):
     """Writes `fig` to `path` in the format of its extension (checked first)."""
     fmt = picture_format(path)
-    with open(path, "wb") as f:
+    with open_for_writing(path, "wb") as f:
         fig.savefig(f, format=fmt, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
 

@@ -4,6 +4,7 @@ import sys
 
 import memcore
 from memcore import cli_options, descriptor, jsonout
+from memcore.errors import open_for_writing
 from memcore.terminal import write
 
 
@@ -35,7 +36,7 @@ def run(args):
                                     available_bytes=args.available)
     text = descriptor.dumps(described)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
+        with open_for_writing(args.output, "w", encoding="utf-8") as f:
             f.write(text)
     if args.json:
         jsonout.emit({"schema": jsonout.SCHEMAS["export"], "model": os.path.basename(model.path),

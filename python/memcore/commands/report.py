@@ -6,6 +6,7 @@ import sys
 import memcore
 from memcore import cli_options, jsonout
 from memcore.check import check
+from memcore.errors import open_for_writing
 from memcore.profiles import profiles
 from memcore.report import report_data
 from memcore.terminal import write
@@ -36,7 +37,7 @@ def run(args):
     model = memcore.load(args.model)
     data = report_data(check(model, profile, args.batch, args.kernels), model)
     page = report_html(model, data, profile, profiles(args.device_file), args.batch, args.kernels, args.si)
-    with open(args.output, "w", encoding="utf-8") as f:
+    with open_for_writing(args.output, "w", encoding="utf-8") as f:
         f.write(page)
     if args.json:
         jsonout.emit({"schema": jsonout.SCHEMAS["report"], "output": args.output,
