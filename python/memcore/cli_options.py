@@ -44,9 +44,16 @@ def add_device_file(parser):
                         help="extra device profiles (format: docs/device-profiles.md)")
 
 
+def _device_names(**_):
+    """Tab completion of --device: the built-in profiles' names."""
+    from memcore.profiles import builtin_profiles
+    return list(builtin_profiles())
+
+
 def add_device(parser, default="esp32"):
-    parser.add_argument("--device", "-d", default=default,
-                        help="device profile name (default: %(default)s; list them with `memcore devices`)")
+    action = parser.add_argument("--device", "-d", default=default,
+                                 help="device profile name (default: %(default)s; list them with `memcore devices`)")
+    action.completer = _device_names
     add_device_file(parser)
 
 
