@@ -60,3 +60,19 @@ def cli_json(*argv):
 
     code, out, err = memcore_cli(*argv, "--json")
     return code, validate(json.loads(out)), err
+
+
+def child_env(**extra):
+    """Environment for a child `python -m memcore`.  Under .ci/steps/40-py-asan.sh the
+    extension is built with AddressSanitizer, whose runtime must be preloaded into any
+    process that loads it; that step drops LD_PRELOAD for children that do not, so a
+    child that does gets it back here."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, **extra)
+    if "ASAN_OPTIONS" in os.environ and "LD_PRELOAD" not in os.environ:
+        libs = [subprocess.run(["gcc", "-print-file-name=%s" % name], capture_output=True, text=True).stdout.strip()
+                for name in ("libasan.so", "libstdc++.so")]
+        env["LD_PRELOAD"] = " ".join(libs)
+    return env

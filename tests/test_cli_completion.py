@@ -6,12 +6,14 @@ import sys
 
 import pytest
 
+from cli_helpers import child_env
+
 
 def complete(line):
     """What the shell would offer after `line`, asking memcore as bash does."""
     import tempfile
     with tempfile.NamedTemporaryFile("r", suffix=".txt") as answer:
-        env = dict(os.environ, _ARGCOMPLETE="1", _ARGCOMPLETE_IFS="\n", COMP_LINE=line, COMP_POINT=str(len(line)),
+        env = child_env(_ARGCOMPLETE="1", _ARGCOMPLETE_IFS="\n", COMP_LINE=line, COMP_POINT=str(len(line)),
                    _ARGCOMPLETE_STDOUT_FILENAME=answer.name, _ARGCOMPLETE_SUPPRESS_SPACE="1")
         run = subprocess.run([sys.executable, "-m", "memcore"], env=env, capture_output=True, timeout=60)
         assert run.returncode == 0, run.stderr
@@ -31,7 +33,7 @@ def test_options_and_device_names_complete():
 @pytest.mark.parametrize("shell", ["bash", "zsh"])
 def test_the_completion_script_registers_memcore(shell):
     tool = os.path.join(os.path.dirname(sys.executable), "register-python-argcomplete")
-    script = subprocess.run([tool, "--shell", shell, "memcore"], capture_output=True,
+    script = subprocess.run([tool, "--shell", shell, "memcore"], capture_output=True, env=child_env(),
                             text=True, timeout=60)
     assert script.returncode == 0, script.stderr
     assert "memcore" in script.stdout and ("complete " in script.stdout or "compdef" in script.stdout)

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from cli_helpers import memcore_cli, model
+from cli_helpers import child_env, memcore_cli, model
 
 ANSI = re.compile(r"\x1b\[")
 COMMANDS = ["check", "compare", "devices", "export", "hil", "monitor", "ops", "plan", "report", "roofline",
@@ -19,8 +19,9 @@ COMMANDS = ["check", "compare", "devices", "export", "hil", "monitor", "ops", "p
 
 def run_memcore(*argv, env=None, tty=False):
     """Runs `python -m memcore` as a user would: stdout a pipe, or a pseudo-terminal."""
-    environ = dict(os.environ, **(env or {}))
-    environ.pop("NO_COLOR", None) if env is None or "NO_COLOR" not in env else None
+    environ = child_env(**(env or {}))
+    if "NO_COLOR" not in (env or {}):
+        environ.pop("NO_COLOR", None)
     cmd = [sys.executable, "-m", "memcore", *map(str, argv)]
     if not tty:
         run = subprocess.run(cmd, capture_output=True, env=environ, timeout=120)
