@@ -330,9 +330,12 @@ def roofline_figure(model, profile, kernels="optimised", weights_placement=None,
     texts = []
     # The first and last batch are labelled first: where points bunch, those two say the most.
     for (b, r, t, rate) in sorted(points, key=lambda p: (p is not points[0] and p is not points[-1], p[0])):
+        # The first batch's label goes below-left of its point, the others above-right,
+        # so the two ends of a bunched sweep do not compete for the same place.
+        first = b == points[0][0]
         texts.append((ax.annotate("batch %d: %s" % (b, format_seconds(t.total_seconds)), (r.intensity, rate),
-                                  textcoords="offset points", xytext=(-8, -14), ha="right", fontsize=8,
-                                  color="tab:blue"), None))
+                                  textcoords="offset points", xytext=(-8, -14) if first else (6, 8),
+                                  ha="right" if first else "left", fontsize=8, color="tab:blue"), None))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)

@@ -12,6 +12,7 @@ terminal, JSON, HTML page, notebook, renders from it (memcore.render).
 """
 import copy
 
+from memcore.jsonout import finite
 from memcore.ops import operator_rows, rates
 
 
@@ -46,7 +47,9 @@ def report_data(report, model):
         "peak_operator": next((row.index for row in rows if row.is_peak), None),
         "layers": [row.to_json() for row in rows],
     })
-    return data
+    # JSON has no Infinity: an infinite ceiling is null here already, so the API's object
+    # and what `memcore check --json` prints are the same.
+    return finite(data)
 
 
 class Report:
