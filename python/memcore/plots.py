@@ -28,7 +28,7 @@ from memcore.errors import MemcoreError, open_for_writing  # noqa: E402
 from memcore.latency import latency  # noqa: E402
 from memcore.ops import rates  # noqa: E402
 from memcore.roofline import roofline  # noqa: E402
-from memcore.units import format_bytes, format_count, format_ops_rate, format_rate, format_seconds  # noqa: E402
+from memcore.units import format_bytes, format_ops_rate, format_rate, format_seconds  # noqa: E402
 
 DPI = 110
 FORMATS = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".svg": "svg", ".pdf": "pdf"}
