@@ -409,6 +409,34 @@ mc_status_t mc_tflm_arena(int64_t head_bytes, const mc_alloc_t *tail_allocs, int
                           int64_t n_tail_before_planning, const mc_alloc_t *planning_allocs,
                           int64_t n_planning, mc_tflm_arena_t *out);
 
+/* ---- 7d. Bytes live at each step and the peak ---------------------------------- */
+
+typedef struct {
+    int64_t peak_step;     /* the first step with the most live bytes; -1 when n_steps is 0 */
+    int64_t peak_bytes;    /* aligned bytes live then: mc_plan's lower_bound_bytes */
+    int64_t peak_buffers;  /* buffers of non-zero size live then */
+} mc_live_t;
+
+/*
+ * How many aligned bytes, and how many buffers, are live at each step: the "bytes live
+ * while it runs" column of a per-operator table, and the step where the arena peaks.
+ * Lifetimes are those mc_plan takes (steps 0 .. n_steps - 1; with mc_tflm_lifetimes'
+ * scopes shifted by one, operator k is step k + 2).  Zero-sized buffers count nowhere.
+ * Needs no scratch: the outputs hold the running sums.
+ * [in] sizes          bytes (>= 0), n_buffers entries
+ * [in] first_use      n_buffers entries (>= 0)
+ * [in] last_use       n_buffers entries (>= first_use, < n_steps)
+ * [in] n_buffers      (>= 0)
+ * [in] alignment      bytes (>= 1); TFLM uses 16
+ * [in] n_steps        steps to report (>= 0)
+ * [out] live_bytes    n_steps entries: aligned bytes live at each step
+ * [out] live_buffers  n_steps entries: buffers live at each step
+ * [out] out           the peak
+ */
+mc_status_t mc_live_bytes(const int64_t *sizes, const int32_t *first_use, const int32_t *last_use,
+                          int64_t n_buffers, int64_t alignment, int64_t n_steps,
+                          int64_t *live_bytes, int64_t *live_buffers, mc_live_t *out);
+
 /* ---- 8. The neutral graph: what every importer produces ---------------------- */
 
 /*
@@ -716,8 +744,9 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
  * The head's buffers, n_buffers of each array: activation tensors that need
  * allocating, in tensor order, then scratch buffers in the order TFLM requests them.
  * owner[i] is the tensor index, or -1 - k for a scratch buffer of operator k.
- * Lifetimes are TFLM's allocation scopes shifted by one (0 before the first operator,
- * k + 1 while operator k runs).
+ * Lifetimes are TFLM's allocation scopes shifted by one, so that TFLM's "never touched"
+ * (-1) is the valid scope 0: 1 is before the first operator, k + 2 while operator k
+ * runs, n_ops + 1 the last.
  */
 mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
                             void *scratch, int64_t scratch_bytes, int64_t *sizes, int32_t *first_use,
@@ -866,7 +895,9 @@ typedef struct {
     bool needs_heap_growth;           /* fits only once the heap grows past its size at boot */
     /* time */
     mc_latency_t latency;             /* fetch + compute + setup, per request */
-    mc_roofline_t roofline;
+    mc_roofline_t roofline;           /* at the effective rate against the arena's bandwidth */
+    double ops_per_second;            /* effective: operations / compute time, the model's mix */
+    double arena_bytes_per_second;    /* the arena region's read speed */
     double compute_seconds_by_class[MC_OPCLASS_COUNT];
     /* energy (0 when the board's power is unknown) */
     double energy_joules;             /* per request: active power x latency */
@@ -880,15 +911,22 @@ typedef struct {
     mc_resource_check_t resources[MC_RESOURCE_COUNT];
 } mc_check_t;
 
-/* One row per operator of the per-layer table. */
+/* One row per operator of the per-layer table; the rows' fetch and compute add up to the
+ * request's (the setup is per request, not per operator). */
 typedef struct {
-    int64_t macs;
-    int64_t operations;
+    int64_t macs;              /* per request */
+    int64_t operations;        /* per request */
     int64_t weights_bytes;     /* its constant inputs */
     int64_t live_bytes;        /* bytes of the head's buffers alive while it runs (aligned) */
+    int64_t live_buffers;      /* how many of them */
     int64_t scratch_bytes;     /* its kernel scratch buffers */
-    double seconds;            /* its share of compute time */
-    bool peak;                 /* live_bytes is the graph's peak */
+    int64_t fetch_bytes;       /* what it moves: constants it is the first to read, and per
+                                  example its outputs and the graph inputs it reads first */
+    double fetch_seconds;      /* those bytes at their regions' speeds (0 where the rates
+                                  already include the traffic) */
+    double compute_seconds;    /* its operations at its class's rate */
+    double seconds;            /* fetch + compute */
+    bool peak;                 /* the operator while which the most bytes are live */
 } mc_check_op_t;
 
 /* Scratch mc_check_graph needs for `graph` under `config`, in bytes.

@@ -154,6 +154,23 @@ def plan(strategy, sizes, first_use, last_use, alignment):
     return list(offsets[0:n]), out
 
 
+def live_bytes(sizes, first_use, last_use, alignment, n_steps):
+    """Returns (bytes per step, buffers per step, mc_live_t)."""
+    n = len(sizes)
+    c_sizes = ffi.new("int64_t[]", max(1, n))
+    c_sizes[0:n] = sizes
+    c_first = ffi.new("int32_t[]", max(1, n))
+    c_first[0:n] = first_use
+    c_last = ffi.new("int32_t[]", max(1, n))
+    c_last[0:n] = last_use
+    c_bytes = ffi.new("int64_t[]", max(1, n_steps))
+    c_buffers = ffi.new("int64_t[]", max(1, n_steps))
+    out = ffi.new("mc_live_t *")
+    rc = lib.mc_live_bytes(c_sizes, c_first, c_last, n, alignment, n_steps, c_bytes, c_buffers, out)
+    _check(rc, "live_bytes(%d buffers, %d steps, alignment=%d)" % (n, n_steps, alignment))
+    return list(c_bytes[0:n_steps]), list(c_buffers[0:n_steps]), out
+
+
 def tflm_lifetimes(n_tensors, op_inputs, op_outputs, graph_inputs, graph_outputs):
     """op_inputs / op_outputs: one sequence of tensor indices per operator.
     Returns (first_use list, last_use list) in TFLM scopes."""
@@ -259,4 +276,5 @@ def check_graph(graph, board_fields, config_fields, source, rows=False):
     rc = lib.mc_check_graph(g, board, config, scratch, need[0], out, c_rows, problem)
     if rc != lib.MC_OK:
         raise problem_error(rc, problem, graph, source)
-    return out, (list(c_rows[0:g.n_ops]) if rows else None)
+    # The array itself, not a list of its items: they point into it, and it must live.
+    return out, (c_rows if rows else None)

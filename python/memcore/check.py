@@ -18,6 +18,7 @@ from memcore import _lowlevel as ll
 from memcore._memcore import lib
 from memcore.budget import Budget, budget, max_batch
 from memcore.latency import Latency, from_c as latency_from_c
+from memcore.ops import OperatorRow, rows_from_c
 from memcore.profiles import Profile, builtin_profiles
 from memcore.roofline import Roofline, from_c as roofline_from_c
 from memcore.targets import KERNEL_NAMES, kernels_code
@@ -87,6 +88,9 @@ class CheckReport:
     available: int = 0
     headroom: int = 0
     heap_growth: bool = False
+    layers: List[OperatorRow] = field(default_factory=list)  # one per operator, from the C check
+    ops_per_second: float = 0.0      # the effective rate of the model's mix of operators
+    bandwidth_bytes_per_second: float = 0.0  # the arena region's read speed
 
     @property
     def device(self):
@@ -193,7 +197,7 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
         "latency_budget_seconds": profile.latency_budget_seconds,
         "flags": lib.MC_CHECK_ALLOW_UNKNOWN_OPS if allow_unknown_ops else 0,
     }
-    raw, _ = ll.check_graph(model.c_graph(), profile.board(), config, model.path)
+    raw, c_rows = ll.check_graph(model.c_graph(), profile.board(), config, model.path, rows=True)
     resources = {}
     for code, name in RESOURCES.items():
         res = raw.resources[code]
@@ -215,7 +219,9 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
         verdict=VERDICTS[raw.verdict], limiting_resource=RESOURCES[raw.limiting], resources=resources,
         minimum_arena_bytes=raw.tflm.minimum_arena_bytes, target=profile.target,
         estimated=bool(raw.tflm.upper_bound), required=raw.required_bytes, available=raw.available_bytes,
-        headroom=raw.headroom_bytes, heap_growth=bool(raw.needs_heap_growth))
+        headroom=raw.headroom_bytes, heap_growth=bool(raw.needs_heap_growth),
+        layers=rows_from_c(model, c_rows, raw.arena_tflm_bytes), ops_per_second=raw.ops_per_second,
+        bandwidth_bytes_per_second=raw.arena_bytes_per_second)
     if suggest and not report.fits:
         report.suggestions.extend(_suggestions(report, model, raw.runtime_bytes, weights_in_ram, kernels))
     return report

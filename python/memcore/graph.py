@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional, Tuple
 
 from memcore import _lowlevel as ll
-from memcore.errors import MemcoreError
+from memcore.errors import MemcoreError, os_error_hint, with_hint
 from memcore.planner import Plan, plan as _plan
 
 # Element sizes in bytes, as TFLM's TfLiteTypeSizeOf (int4 is unpacked: one per byte).
@@ -190,7 +190,7 @@ def load(path) -> Model:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise bad_model(path, "cannot read the file: %s" % e.strerror) from None
+        raise with_hint(bad_model(path, "cannot read the file: %s" % e.strerror), os_error_hint(e, path)) from None
     if len(data) == 0:
         raise bad_model(path, "the file is empty")
     if data[4:8] == b"TFL3":
