@@ -329,87 +329,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
                     const int32_t *last_use, int64_t n_buffers, int64_t alignment,
                     void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out);
 
-/* ---- 7b. Tensor lifetimes with TensorFlow Lite Micro's rules ------------------ */
-
-/*
- * First and last use of every tensor of one graph, exactly as TFLM's
- * AllocationInfoBuilder (tensorflow/lite/micro/micro_allocation_info.cc) marks them,
- * so that feeding the planned tensors to mc_plan(MC_PLAN_TFLM) reproduces TFLM's head:
- *   - a scope counter starts at 0; graph inputs and graph outputs are created at 0;
- *   - for operator k the scope becomes k + 1: its outputs are created there, then its
- *     inputs (skipping absent optional inputs, index -1) and its outputs are used there;
- *   - after the last operator every graph output is used at the final scope, so an
- *     output stays live from the operator that writes it to the end of the graph.
- * Scopes therefore run from 0 (before the first operator) to n_ops.  A tensor no rule
- * touches keeps first = last = -1, as in TFLM.  Operator k's inputs are
- * op_inputs[op_input_start[k] .. op_input_start[k+1]), likewise its outputs (CSR form).
- * Control-flow operators (IF, WHILE) are not modelled: pass one flat graph.
- * [in] n_tensors        tensors in the graph (>= 0)
- * [in] n_ops            operators in execution order (>= 0, < INT32_MAX)
- * [in] op_input_start   n_ops + 1 non-decreasing offsets into op_inputs, from 0
- * [in] op_inputs        tensor indices in [-1, n_tensors)
- * [in] op_output_start  n_ops + 1 non-decreasing offsets into op_outputs, from 0
- * [in] op_outputs       tensor indices in [0, n_tensors)
- * [in] graph_inputs     n_graph_inputs tensor indices in [0, n_tensors)
- * [in] graph_outputs    n_graph_outputs tensor indices in [0, n_tensors)
- * [out] first_use       n_tensors scopes (-1: never touched)
- * [out] last_use        n_tensors scopes (-1: never touched)
- */
-mc_status_t mc_tflm_lifetimes(int64_t n_tensors, int64_t n_ops,
-                              const int64_t *op_input_start, const int32_t *op_inputs,
-                              const int64_t *op_output_start, const int32_t *op_outputs,
-                              const int32_t *graph_inputs, int64_t n_graph_inputs,
-                              const int32_t *graph_outputs, int64_t n_graph_outputs,
-                              int32_t *first_use, int32_t *last_use);
-
-/* ---- 7c. TensorFlow Lite Micro's persistent "tail" and recommended arena ------- */
-
-/* One allocation from a bump allocator: `bytes` requested, then the running offset is
- * rounded up to `alignment` (TFLM's SingleArenaBufferAllocator tail grows down from a
- * 16-aligned arena end, so each allocation's padding is charged to that allocation). */
-typedef struct {
-    int64_t bytes;      /* >= 0 */
-    int64_t alignment;  /* >= 1 */
-} mc_alloc_t;
-
-/*
- * Runs a sequence of allocations through the bump allocator:
- * offset = align_up(offset + bytes, alignment), starting from 0.
- * [in] allocs       n_allocs requests in allocation order
- * [in] n_allocs     (>= 0)
- * [out] used_bytes  n_allocs entries, what each allocation really took (padding
- *                   included); may be NULL
- * [out] total_bytes the final offset
- */
-mc_status_t mc_bump_allocate(const mc_alloc_t *allocs, int64_t n_allocs, int64_t *used_bytes,
-                             int64_t *total_bytes);
-
-typedef struct {
-    int64_t head_bytes;               /* the planned activation arena, as given */
-    int64_t tail_bytes;               /* persistent allocations */
-    int64_t total_bytes;              /* head + tail: what TFLM reports after allocation */
-    int64_t planning_bytes;           /* peak while TFLM plans: tail so far + temporaries */
-    int64_t recommended_arena_bytes;  /* max(total, planning): the arena to give TFLM */
-} mc_tflm_arena_t;
-
-/*
- * TFLM's arena from its parts.  TFLM allocates the first n_tail_before_planning tail
- * requests, then plans the head using temporary memory (planning_allocs: scratch-request
- * buffer, subgraph offsets, AllocationInfo array, planner scratch), frees it, then makes
- * the remaining tail requests (the input/output TfLiteTensors).
- * [in] head_bytes               planned activation arena (>= 0)
- * [in] tail_allocs              n_tail persistent requests in allocation order
- * [in] n_tail                   (>= 0)
- * [in] n_tail_before_planning   in [0, n_tail]
- * [in] planning_allocs          n_planning temporary requests
- * [in] n_planning               (>= 0)
- * [out] out
- */
-mc_status_t mc_tflm_arena(int64_t head_bytes, const mc_alloc_t *tail_allocs, int64_t n_tail,
-                          int64_t n_tail_before_planning, const mc_alloc_t *planning_allocs,
-                          int64_t n_planning, mc_tflm_arena_t *out);
-
-/* ---- 7d. Bytes live at each step and the peak ---------------------------------- */
+/* ---- 7b. Bytes live at each step and the peak ---------------------------------- */
 
 typedef struct {
     int64_t peak_step;     /* the first step with the most live bytes; -1 when n_steps is 0 */
@@ -420,8 +340,8 @@ typedef struct {
 /*
  * How many aligned bytes, and how many buffers, are live at each step: the "bytes live
  * while it runs" column of a per-operator table, and the step where the arena peaks.
- * Lifetimes are those mc_plan takes (steps 0 .. n_steps - 1; with mc_tflm_lifetimes'
- * scopes shifted by one, operator k is step k + 2).  Zero-sized buffers count nowhere.
+ * Lifetimes are those mc_plan takes (steps 0 .. n_steps - 1; with mc_tflm_buffers'
+ * shifted scopes, operator k is step k + 2).  Zero-sized buffers count nowhere.
  * Needs no scratch: the outputs hold the running sums.
  * [in] sizes          bytes (>= 0), n_buffers entries
  * [in] first_use      n_buffers entries (>= 0)
@@ -991,6 +911,24 @@ int32_t mc_check_field_count(void);
 /* Field `index` (0 .. count - 1) of check result `check`, in report order.
  * [out] out */
 mc_status_t mc_check_field(const mc_check_t *check, int32_t index, mc_field_t *out);
+
+/*
+ * A board and a configuration are set field by field, by name, with the same names the
+ * host's device profile export and the board's JSON use ("ram_bytes",
+ * "conv_int8_optimised_ops_per_second", "weights_region", ...): *_init gives the
+ * defaults, *_set one field (a name-kind field takes the value's text), and the names
+ * are listed by *_field_name.  An unknown name, a wrong kind or an unknown text is
+ * MC_E_RANGE.
+ */
+void mc_board_init(mc_board_t *board);
+mc_status_t mc_board_set(mc_board_t *board, const char *name, const mc_field_t *value);
+int32_t mc_board_field_count(void);
+const char *mc_board_field_name(int32_t index);
+
+void mc_check_config_init(mc_check_config_t *config);
+mc_status_t mc_check_config_set(mc_check_config_t *config, const char *name, const mc_field_t *value);
+int32_t mc_check_config_field_count(void);
+const char *mc_check_config_field_name(int32_t index);
 
 /* Names of enum values ("esp32", "optimised", "flash", "latency", "misses_budget",
  * "int8"), or NULL for a value out of range. */

@@ -24,6 +24,7 @@
 
 #include "checked.h"
 #include "floats.h"
+#include "graph.h"
 #include "memcore.h"
 
 #define ARENA_ALIGNMENT 16
@@ -225,7 +226,7 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         int64_t macs = 0, other = 0, ops = 0, constants = 0, activations = 0;
         int32_t cls = opclass(op->kind);
         double rate = rate_of(b, cls, r->numeric, r->kernels), compute_seconds, fetch_seconds;
-        MC_TRY(mc_op_counts(g, k, &macs, &other));
+        MC_TRY(mc_op_counts_of(g, k, &macs, &other));
         MC_TRY(mc_checked_mul(macs, 2, &ops));
         MC_TRY(mc_checked_add(ops, other, &ops));
         MC_TRY(mc_checked_mul(macs, c->batch, &macs));
@@ -277,44 +278,26 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
     return MC_OK;
 }
 
-/* Bytes and buffers of the head live at each scope, into live[0 .. n_ops + 1] and
- * count[..]; each row gets those of scope k + 2 (where operator k runs in the shifted
- * lifetimes: TFLM's scope k + 1, plus one) and its own scratch; the first operator
- * with the most bytes live is the peak. */
-static mc_status_t live_bytes(const mc_graph_t *g, const int64_t *sizes, const int32_t *first, const int32_t *last,
-                              const int32_t *owner, int64_t n, int64_t *live, int64_t *count, mc_check_op_t *rows)
+/* Bytes and buffers of the head live while each operator runs (scope k + 2 in the
+ * shifted lifetimes: TFLM's scope k + 1, plus one), into the rows with each operator's
+ * own scratch; the first operator with the most bytes live is the peak.  live and
+ * count hold n_ops + 2 scopes. */
+static mc_status_t live_rows(const mc_graph_t *g, const int64_t *sizes, const int32_t *first, const int32_t *last,
+                             const int32_t *owner, int64_t n, int64_t *live, int64_t *count, mc_check_op_t *rows)
 {
-    int64_t i, k, scopes = g->n_ops + 2, bytes = 0, buffers = 0, peak = -1;
-    for (k = 0; k < scopes; k++) {
-        live[k] = count[k] = 0;
-    }
+    int64_t i, k, peak = -1;
+    mc_live_t summary;
+    MC_TRY(mc_live_bytes(sizes, first, last, n, ARENA_ALIGNMENT, g->n_ops + 2, live, count, &summary));
     for (i = 0; i < n; i++) {
-        int64_t aligned = (sizes[i] + ARENA_ALIGNMENT - 1) / ARENA_ALIGNMENT * ARENA_ALIGNMENT;
-        if (first[i] < 0 || first[i] >= scopes || last[i] >= scopes) {
-            return MC_E_RANGE;
-        }
-        if (aligned == 0) {
-            continue; /* planned nowhere, alive nowhere */
-        }
-        live[first[i]] += aligned;
-        count[first[i]]++;
-        if (last[i] + 1 < scopes) {
-            live[last[i] + 1] -= aligned;
-            count[last[i] + 1]--;
-        }
         if (owner[i] < 0) {
             rows[-1 - owner[i]].scratch_bytes += sizes[i];
         }
     }
-    for (k = 0; k < scopes; k++) {
-        bytes += live[k];
-        buffers += count[k];
-        if (k >= 2) { /* operator k - 2 */
-            rows[k - 2].live_bytes = bytes;
-            rows[k - 2].live_buffers = buffers;
-            if (peak < 0 || bytes > rows[peak].live_bytes) {
-                peak = k - 2;
-            }
+    for (k = 0; k < g->n_ops; k++) {
+        rows[k].live_bytes = live[k + 2];
+        rows[k].live_buffers = count[k + 2];
+        if (peak < 0 || rows[k].live_bytes > rows[peak].live_bytes) {
+            peak = k;
         }
     }
     if (peak >= 0) {
@@ -533,7 +516,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
         int64_t *live = (int64_t *)(void *)work, *count = live + g->n_ops + 2;
         if (rows != NULL) {
             memset(rows, 0, (size_t)g->n_ops * sizeof *rows);
-            MC_TRY(live_bytes(g, sizes, first, last, owner, l.n_buffers, live, count, rows));
+            MC_TRY(live_rows(g, sizes, first, last, owner, l.n_buffers, live, count, rows));
         }
         MC_TRY(operators(g, b, c, r, (uint8_t *)(count + g->n_ops + 2), rows));
     }

@@ -187,11 +187,12 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
     placement = weights_placement or profile.default_weights_placement()
     if placement == "flash" and not profile.has_flash:
         raise memcore.MemcoreError("device %r has no flash region to keep weights in" % profile.name)
-    arena_region = profile.region_code(profile.arena_region)
+    kernels_code(kernels)  # a clear error for a bad name, before the C's generic one
+    arena_region = "ram" if profile.arena_region == "memory" else profile.arena_region
     config = {
-        "kernels": kernels_code(kernels),
+        "kernels": kernels,
         "arena_region": arena_region,
-        "weights_region": lib.MC_REGION_FLASH if placement == "flash" else arena_region,
+        "weights_region": "flash" if placement == "flash" else arena_region,
         "batch": ll.count("batch", batch, 1),
         # The file is what sits in flash; an ONNX model's deployed file is not known
         # yet, so its weights stand for it.
@@ -199,7 +200,7 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
         if profile.has_flash else 0,
         "available_bytes": -1 if available_bytes is None else ll.count("available_bytes", available_bytes),
         "latency_budget_seconds": profile.latency_budget_seconds,
-        "flags": lib.MC_CHECK_ALLOW_UNKNOWN_OPS if allow_unknown_ops else 0,
+        "allow_unknown_ops": bool(allow_unknown_ops),
     }
     raw, c_rows = ll.check_graph(model.c_graph(), profile.board(), config, model.path, rows=True)
     resources = {}

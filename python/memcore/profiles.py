@@ -23,7 +23,7 @@ from importlib import resources
 from memcore._memcore import lib
 from memcore.devices import Device, devices as spec_devices
 from memcore.errors import MemcoreError
-from memcore.targets import TARGETS, target_code
+from memcore.targets import TARGETS
 
 REGION_NAMES = ("ram", "psram", "flash", "memory")
 
@@ -77,24 +77,23 @@ class Profile:
                 "flash": lib.MC_REGION_FLASH}[region]
 
     def board(self):
-        """The profile as the C check's mc_board_t fields.  The arena's region offers what
-        a model may use in it (available_bytes), the others their whole size."""
-        regions = [{"bytes": 0, "read_bytes_per_second": 0.0} for _ in range(lib.MC_REGION_COUNT)]
+        """The profile as the C check's board: {field: value} with mc_board_set's names
+        (what `memcore export --device` writes for the board, too).  The arena's region
+        offers what a model may use in it (available_bytes), the others their size."""
+        out = {"target": self.target, "overhead_seconds": self.overhead_seconds}
         for name, region in self.regions.items():
-            size = self.available_bytes if name == self.arena_region else region.size_bytes
-            regions[self.region_code(name)] = {"bytes": size, "read_bytes_per_second": region.read_bytes_per_second}
-        rate = [self.ops_per_second_reference, self.ops_per_second_optimised]
-        return {
-            "target": target_code(self.target),
-            "regions": regions,
-            "ram_bytes_at_boot": self.available_bytes_at_boot if self.region_code(self.arena_region) ==
-            lib.MC_REGION_RAM else 0,
-            # One achieved rate per kernel library for every operator class and both
-            # numeric types, until the profile gives them per class.
-            "ops_per_second": [[rate, rate] for _ in range(lib.MC_OPCLASS_COUNT)],
-            "rates_include_region": 0,
-            "overhead_seconds": self.overhead_seconds,
-        }
+            c = "ram" if name == "memory" else name
+            out[c + "_bytes"] = self.available_bytes if name == self.arena_region else region.size_bytes
+            out[c + "_read_bytes_per_second"] = region.read_bytes_per_second
+        if self.region_code(self.arena_region) == lib.MC_REGION_RAM:
+            out["ram_bytes_at_boot"] = self.available_bytes_at_boot
+        # One achieved rate per kernel library for every operator class and both numeric
+        # types, until the profile gives them per class.
+        for cls in ("conv", "depthwise", "matmul", "other"):
+            for numeric in ("int8", "float32"):
+                out["%s_%s_reference_ops_per_second" % (cls, numeric)] = self.ops_per_second_reference
+                out["%s_%s_optimised_ops_per_second" % (cls, numeric)] = self.ops_per_second_optimised
+        return out
 
     def device(self, kernels="optimised", placement=None):
         """The `memcore.Device` for the C verdict: the memory a model may use, read at
