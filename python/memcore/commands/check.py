@@ -4,6 +4,7 @@ Exit status: 0 fits, 1 does not fit, 2 error (bad arguments, unreadable model)."
 import json
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 import memcore
@@ -43,7 +44,8 @@ def _headroom(n_bytes, si):
 def render(report, console, si=False):
     p = report.profile
     b = lambda n: format_bytes(n, si)  # noqa: E731 - one short alias keeps the rows readable
-    console.print("[bold]%s[/] on [bold]%s[/] — %s" % (report.model, p.name, p.description))
+    # names and descriptions come from files: shown as written, never read as markup
+    console.print("[bold]%s[/] on [bold]%s[/] — %s" % (escape(report.model), p.name, escape(p.description)))
     if report.fits:
         console.print("[bold green]✔ FITS[/]  %s of headroom: needs %s of the %s available"
                       % (b(report.headroom_bytes), b(report.required_bytes), b(report.available_bytes)))

@@ -1,6 +1,7 @@
 """`memcore compare MODEL`: the verdict on every known device at once."""
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 import memcore
@@ -24,7 +25,8 @@ def register(sub):
 def run(args):
     model = memcore.load(args.model)
     cards = compare(model, profiles(args.device_file), args.batch, args.kernels)
-    table = Table(title="Where can %s run? (batch %d)" % (cards[0].report.model if cards else args.model, args.batch),
+    table = Table(title="Where can %s run? (batch %d)" % (escape(cards[0].report.model if cards else args.model),
+                                                          args.batch),
                   caption="won't fit N×: needs N times the memory available.  "
                           "too slow: takes longer than the device's latency budget.",
                   box=box.SIMPLE_HEAD)

@@ -1,6 +1,7 @@
 """`memcore devices`: the device profiles memcore knows, built-in and from a TOML file."""
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from memcore import cli_options
@@ -47,7 +48,7 @@ def run(args):
     # Descriptions and latency budgets as a list: as table columns they squeeze the
     # numbers out of an 80-column terminal.
     for p in found.values():
-        origin = "" if p.origin in ("SPEC 4", "built-in") else " [dim](from %s)[/]" % p.origin
+        origin = "" if p.origin in ("SPEC 4", "built-in") else " [dim](from %s)[/]" % escape(p.origin)
         console.print("[bold]%s[/]: %s; must answer within %s%s"
-                      % (p.name, p.description, format_seconds(p.latency_budget_seconds), origin))
+                      % (p.name, escape(p.description), format_seconds(p.latency_budget_seconds), origin))
     return 0
