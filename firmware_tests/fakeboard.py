@@ -23,7 +23,8 @@ modes
   script   replays a hostile script instead of LINES (a JSON object, see below)
 
 A script is {"boot": [chunk, ...], "run": [chunk, ...], "after": "prompt" | "hang" | "die"
-| "exit" | "listen", "paste": true | false}: "boot" is sent when the board starts, "run" when
+| "exit" | "listen", "paste": true | false, "reset_first": true | false}: "boot" is sent when
+the board starts (with "reset_first", once the host has sent a byte: a reset), "run" when
 the host runs the vector runner (any code naming memcore_vectors), then "after" says what
 happens: the raw REPL's end of output and prompt (default), silence, the process exiting with
 status 3, or the process exiting 0 (a reset on the unix port); "listen" (for boot-only
@@ -93,6 +94,8 @@ class FakeBoard:
                 self.write(ROM_LOG + b"I (29) boot: ESP-IDF v5.2\r\n@memcore " + json.dumps(report).encode()
                            + b"\r\n" + BANNER + b"\r\n")
         if self.script is not None:
+            if self.script.get("reset_first") and not self.read1():
+                return None
             self.send(self.script.get("boot", ()))
             if self.script.get("after") == "listen":
                 while self.read1():
