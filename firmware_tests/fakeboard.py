@@ -36,7 +36,9 @@ import json
 import os
 import random
 import sys
+import threading
 import time
+import tty
 
 BANNER = b'MicroPython v1.99.0-fake on 2026-01-01; fake board with ESP32\r\nType "help()" for more information.\r\n>>> '
 RAW_BANNER = b"\r\nraw REPL; CTRL-B to exit\r\n>"
@@ -197,6 +199,39 @@ class FakeBoard:
             return "stop"
         self.write(b"\x04\x04>")
         return None
+
+
+class FakeBoardOnPty:
+    """A FakeBoard in a thread on a pseudo-terminal: `name` is the port the harness opens,
+    as it opens /dev/ttyUSB0 (pyserial's tty path, no process to start).  close() unplugs it."""
+
+    def __init__(self, lines, mode="script", delay=0.2):
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)  # no echo, no newline translation: a UART's bytes as sent
+        self.name = os.ttyname(self.slave)
+        master = self.master
+
+        def write(data):
+            view = memoryview(data)
+            while view:
+                view = view[os.write(master, view):]
+
+        def serve():
+            try:
+                FakeBoard(lambda: os.read(master, 1), write, mode, lines, delay).run()
+            except OSError:
+                pass  # unplugged
+
+        self.thread = threading.Thread(target=serve, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        for fd in (self.slave, self.master):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.thread.join(2)
 
 
 def write_all(data):

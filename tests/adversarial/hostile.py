@@ -666,41 +666,6 @@ def hil_scripts(rng, count):
         yield "%s #%d" % (kind, k), {"run": body}
 
 
-class FakePort:
-    """A FakeBoard replaying `script` in a thread on a pseudo-terminal: `name` is the port
-    the harness opens, as it opens /dev/ttyUSB0.  close() unplugs it."""
-
-    def __init__(self, script, mode="script"):
-        import tty
-        fakeboard, _ = _fakeboard()
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.slave)
-        self.name = os.ttyname(self.slave)
-        master = self.master
-
-        def write(data):
-            view = memoryview(data)
-            while view:
-                view = view[os.write(master, view):]
-
-        def serve():
-            try:
-                fakeboard.FakeBoard(lambda: os.read(master, 1), write, mode, script).run()
-            except OSError:
-                pass  # unplugged
-
-        self.thread = threading.Thread(target=serve, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        for fd in (self.slave, self.master):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        self.thread.join(2)
-
-
 def hil_boards(tally, count, seed=6, folder=None):
     """Hostile vector runs replayed by the fake board behind socket://: the parity report
     must never be "ok", nothing may raise, and what the board sent is shown as text."""
@@ -713,7 +678,7 @@ def hil_boards(tally, count, seed=6, folder=None):
     folder = pathlib.Path(folder or tempfile.mkdtemp(prefix="memcore-adv-"))
     with timed(tally, "hil boards"):
         for name, script in hil_scripts(rng, count):
-            port = FakePort(script)
+            port = _fakeboard()[0].FakeBoardOnPty(script)
             board = SerialBoard(port.name, transcript_dir=folder, step_timeout_s=5.0)
             try:
                 board.open("adversarial")
@@ -789,7 +754,7 @@ def monitor_boards(tally, count, seed=7, folder=None, seconds=0.6):
     folder = pathlib.Path(folder or tempfile.mkdtemp(prefix="memcore-adv-"))
     with timed(tally, "monitor boards"):
         for name, boot in monitor_scripts(rng, count):
-            port = FakePort({"boot": boot, "after": "listen", "reset_first": True})
+            port = _fakeboard()[0].FakeBoardOnPty({"boot": boot, "after": "listen", "reset_first": True})
             try:
                 code, out, err = memcore_cli("monitor", "--port", port.name, "--reset", "--seconds", str(seconds),
                                              "--transcripts", folder)

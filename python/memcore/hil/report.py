@@ -9,7 +9,7 @@ from rich.text import Text
 STATUS = {
     "ok": ("board and host agree", "green"),
     "differences": ("board and host differ", "red"),
-    "malformed": ("the board's lines broke the protocol: not compared as trusted", "red"),
+    "malformed": ("the board's lines broke the protocol", "red"),
     "version_mismatch": ("board runs another memcore: not compared", "yellow"),
     "incomplete": ("run did not complete", "red"),
 }

@@ -308,6 +308,7 @@ class RawRepl:
             exc.stdout = exc.partial[:KEEP_BYTES]
             raise
         dropped = self.dropped_bytes
+        printed = len(out) + dropped
         if dropped:
             # the output's start is kept, up to its last whole line
             out = out[:KEEP_BYTES]
@@ -320,7 +321,7 @@ class RawRepl:
             raise
         if dropped:
             exc = ProtocolError("the code printed %d bytes, more than the %d the harness keeps; the rest was "
-                                "dropped" % (len(out) + dropped, KEEP_BYTES), transcript=self.transcript)
+                                "dropped" % (printed, KEEP_BYTES), transcript=self.transcript)
             exc.stdout = out
             raise exc
         return out, err
