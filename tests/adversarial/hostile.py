@@ -20,11 +20,9 @@ import json
 import os
 import pathlib
 import random
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import numpy as np

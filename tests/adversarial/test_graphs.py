@@ -12,7 +12,6 @@ from onnx import helper
 from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
 import hostile
-import memcore
 from memcore import MemcoreError
 
 B = schema.BuiltinOperator
