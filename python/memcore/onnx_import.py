@@ -183,22 +183,24 @@ class _Builder:
                          self._dtype(name, tensor_proto.data_type), True)
 
     def _activation(self, name):
-        if name in self.by_name:
-            return self.by_name[name]
+        index = self.by_name.get(name)
+        if index is not None:
+            return index
         t = self.types.get(name)
         if t is None or not t.HasField("tensor_type"):
             raise bad_model(self.path, "tensor %r has an unknown shape (shape inference gave none)" % name)
         tt = t.tensor_type
         if not tt.HasField("shape"):
             raise bad_model(self.path, "tensor %r has an unknown rank" % name)
-        shape = []
-        for d in tt.shape.dim:
-            if not d.HasField("dim_value") or d.dim_value < 0:
-                raise bad_model(self.path, "tensor %r has a dynamic or unknown dimension %r; "
-                                           "memcore needs static shapes (fix the batch size "
-                                           "when exporting)" % (name, d.dim_param or "?"))
-            shape.append(int(d.dim_value))
-        return self._add(name, tuple(shape), self._dtype(name, tt.elem_type), False)
+        dims = tt.shape.dim
+        shape = tuple(d.dim_value for d in dims)
+        if 0 in shape or any(v < 0 for v in shape):  # an unset dim_value reads 0: look closer
+            for d in dims:
+                if not d.HasField("dim_value") or d.dim_value < 0:
+                    raise bad_model(self.path, "tensor %r has a dynamic or unknown dimension %r; "
+                                               "memcore needs static shapes (fix the batch size "
+                                               "when exporting)" % (name, d.dim_param or "?"))
+        return self._add(name, shape, self._dtype(name, tt.elem_type), False)
 
     def _operator(self, k, node):
         where = "node %d %r (%s)" % (k, node.name, node.op_type)
