@@ -55,10 +55,10 @@ class Tally:
             self.bad[category].append("%s: %s: %s" % (name, outcome, str(detail)[-600:]))
 
     def table(self):
-        rows = ["%-22s %8s " % ("category", "attempts") + " ".join("%9s" % o[:9] for o in OUTCOMES) + "  seconds"]
+        rows = ["%-26s %8s " % ("category", "attempts") + " ".join("%9s" % o[:9] for o in OUTCOMES) + "  seconds"]
         for category in sorted(self.counts):
             c = self.counts[category]
-            rows.append("%-22s %8d " % (category, sum(c.values())) + " ".join("%9d" % c[o] for o in OUTCOMES)
+            rows.append("%-26s %8d " % (category, sum(c.values())) + " ".join("%9d" % c[o] for o in OUTCOMES)
                         + "  %7.1f" % self.seconds[category])
         return "\n".join(rows)
 
@@ -315,12 +315,9 @@ def device_file_attempts(rng, count):
             value = rng.choice(_HOSTILE_VALUES)
             board[key] = value
             how = "%s = %s" % (key, toml_value(value)[:30])
-            if key in ("overhead_seconds",) and value == 0:
-                must_refuse = False  # no fixed cost per request is a valid profile
-            if key == "description" and value == "text":
-                must_refuse = False
-            if key == "pointer_bytes" and value in (4,):
-                must_refuse = False
+            if (key == "overhead_seconds" and value == 0 and value is not False
+                    or key == "description" and value == "text"):
+                must_refuse = tampered = False  # no fixed cost per request, a plain description: valid
         elif how == "region":
             region = rng.choice(("ram", "flash"))
             key = rng.choice(("size_bytes", "read_bytes_per_second", "extra"))
@@ -424,6 +421,8 @@ def descriptor_attempts(rng, count, bases, small=False):
             value = rng.choice(([1], "12", 1.5, True, {"a": 1}, [[1]]))
             if path == ("model",) and isinstance(value, str):
                 value = 12
+            if path == ("host",) and isinstance(value, dict):
+                value = [value]  # any object is a valid host table
             _set_path(d, path, value)
             how = "%s = %r" % (".".join(path), value)
         elif how == "negative":
