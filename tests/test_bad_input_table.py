@@ -407,12 +407,13 @@ def _boot_check(here, tamper):
     sys.path.insert(0, str(ROOT / "micropython"))
     try:
         import memcore_boot
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            report = memcore_boot.main("model.json")
     finally:
         sys.path.remove(str(ROOT / "micropython"))
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert memcore_boot.main("model.json") is None
     (line,) = out.getvalue().splitlines()
+    assert report is None, line
     return line
 
 
