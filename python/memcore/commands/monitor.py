@@ -22,7 +22,8 @@ def register(sub):
     p.add_argument("--baud", type=int, default=115200, help="baud rate (default 115200)")
     p.add_argument("--seconds", type=float, help="stop after this long (default: until Ctrl-C)")
     p.add_argument("--count", type=int, help="stop after this many reports")
-    p.add_argument("--reset", action="store_true", help="soft-reset the board first (Ctrl-C, Ctrl-D) so it boots")
+    p.add_argument("--reset", action="store_true", help="soft-reset the board first (Ctrl-C, Ctrl-D) so it boots; a report before the "
+                        "reboot is then not taken as a verdict")
     p.add_argument("--quiet", action="store_true", help="hide the board's other console lines")
     p.add_argument("--transcripts", metavar="DIR", help="folder for the serial transcript")
     p.set_defaults(run=run)
