@@ -18,8 +18,3 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("adversarial inputs: attempts and outcomes per category")
         terminalreporter.write_line(_TALLY.table())
 
-
-def assert_clean(tally, category):
-    """No traceback, no false "ok", no "fits" for a tampered input in `category`."""
-    assert sum(tally.counts[category].values()) > 0, "no attempts in %s" % category
-    assert tally.bad[category] == [], "\n\n".join(tally.bad[category][:5])

@@ -63,6 +63,12 @@ class Tally:
         return "\n".join(rows)
 
 
+def assert_clean(tally, category):
+    """No traceback, no false "ok", no "fits" for a tampered input in `category`."""
+    assert sum(tally.counts[category].values()) > 0, "no attempts in %s" % category
+    assert tally.bad[category] == [], "\n\n".join(tally.bad[category][:5])
+
+
 @contextlib.contextmanager
 def timed(tally, category):
     start = time.monotonic()

@@ -136,5 +136,5 @@ def test_generated_cyclic_graphs(tally, tmp_path):
             path.write_bytes(data)
             hostile._model_outcome(tally, "cyclic graphs", "%s chain of %d back to %d" % (fmt, n, back_to), path,
                                    must_refuse=True)
-    from conftest import assert_clean
+    from hostile import assert_clean
     assert_clean(tally, "cyclic graphs")

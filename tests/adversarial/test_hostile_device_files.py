@@ -1,7 +1,7 @@
 """--device-file TOML, hostile: a profile, or one MemcoreError naming the file, the
 device and the key; `memcore check` never says FITS for a tampered profile."""
 import hostile
-from conftest import assert_clean
+from hostile import assert_clean
 
 
 def test_hostile_device_files(tally, tmp_path):

@@ -3,7 +3,7 @@ else; ONNX files invalid by construction (Conv group 0 or not dividing the chann
 duplicate outputs, a node writing an initializer or input, external data outside the
 model's folder, 64-bit overflow) are always refused."""
 import hostile
-from conftest import assert_clean
+from hostile import assert_clean
 
 
 def test_tflite_mutants(tally, tmp_path):

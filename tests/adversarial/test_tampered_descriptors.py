@@ -1,7 +1,7 @@
 """Tampered model descriptors on the board script: exactly one report line each, an error
 report naming the problem, never a verdict (so never "fits")."""
 import hostile
-from conftest import assert_clean
+from hostile import assert_clean
 
 
 def test_tampered_descriptors_on_cpython(tally, tmp_path):
