@@ -65,9 +65,8 @@ class RawRepl:
         self.paste_supported = None  # unknown until tried
         self.in_raw_repl = False
         self._buf = bytearray()
-        #: bytes the last wait dropped from the middle of a flood, and their line ends
+        #: bytes the last wait dropped from the middle of a flood
         self.dropped_bytes = 0
-        self.dropped_lines = 0
         #: transcript line number of the first line of the last code's output
         self.output_first_line = 1
 
@@ -149,7 +148,7 @@ class RawRepl:
 
         At most KEEP_BYTES of them are kept: of a flood, the start is returned and
         `dropped_bytes` says how much of the rest was dropped."""
-        self.dropped_bytes = self.dropped_lines = 0
+        self.dropped_bytes = 0
         scanned = 0  # bytes of _buf already searched
         while True:
             index = self._buf.find(token, max(0, scanned - len(token) + 1))
@@ -166,7 +165,6 @@ class RawRepl:
                 # keep the start and a tail long enough to hold a token or marker cut in two
                 cut = len(self._buf) - MARKER_LOOKBACK
                 self.dropped_bytes += cut - KEEP_BYTES
-                self.dropped_lines += self._buf.count(b"\n", KEEP_BYTES, cut)
                 del self._buf[KEEP_BYTES:cut]
             scanned = len(self._buf)
             if time.monotonic() > deadline:
