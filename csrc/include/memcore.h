@@ -962,6 +962,49 @@ mc_status_t mc_check_tflite_scratch_bytes(const mc_source_t *source, const mc_bo
 mc_status_t mc_check_tflite(const mc_source_t *source, const mc_board_t *board, const mc_check_config_t *config,
                             void *scratch, int64_t scratch_bytes, mc_check_t *out, mc_problem_t *problem);
 
+/* ---- 13. Names that cross the host/board boundary ------------------------------- */
+
+/*
+ * Every name the host's report and the board's report line share comes from here, so
+ * the two cannot drift: the check's fields (name, kind, value), the names of targets,
+ * kernel libraries, regions, resources and verdicts, the report's schema and prefix.
+ */
+
+typedef enum {
+    MC_FIELD_INTEGER = 0,  /* integer: exact, 64-bit */
+    MC_FIELD_REAL = 1,     /* real: seconds, joules, watts, rates */
+    MC_FIELD_BOOL = 2,     /* integer is 0 or 1 */
+    MC_FIELD_NAME = 3      /* text: one of a fixed set of names */
+} mc_field_kind_t;
+
+typedef struct {
+    const char *name;      /* the report's field name, e.g. "recommended_arena_bytes" */
+    int32_t kind;          /* mc_field_kind_t */
+    int64_t integer;
+    double real;
+    const char *text;
+} mc_field_t;
+
+/* Number of fields of a check's report. */
+int32_t mc_check_field_count(void);
+
+/* Field `index` (0 .. count - 1) of check result `check`, in report order.
+ * [out] out */
+mc_status_t mc_check_field(const mc_check_t *check, int32_t index, mc_field_t *out);
+
+/* Names of enum values ("esp32", "optimised", "flash", "latency", "misses_budget",
+ * "int8"), or NULL for a value out of range. */
+const char *mc_target_name(int32_t target);
+const char *mc_kernels_name(int32_t kernels);
+const char *mc_region_name(int32_t region);
+const char *mc_resource_name(int32_t resource);
+const char *mc_verdict_name(int32_t verdict);
+const char *mc_numeric_name(int32_t numeric);
+
+/* "memcore.report/1" and "@memcore ": what the board's report line carries. */
+const char *mc_report_schema(void);
+const char *mc_report_prefix(void);
+
 #ifdef __cplusplus
 }
 #endif

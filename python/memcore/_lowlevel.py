@@ -278,3 +278,22 @@ def check_graph(graph, board_fields, config_fields, source, rows=False):
         raise problem_error(rc, problem, graph, source)
     # The array itself, not a list of its items: they point into it, and it must live.
     return out, (c_rows if rows else None)
+
+
+def check_fields(raw):
+    """The report fields of an mc_check_t, in the C core's order and with its names
+    (mc_check_field): what the board's report line carries too."""
+    field = ffi.new("mc_field_t *")
+    out = {}
+    for i in range(lib.mc_check_field_count()):
+        _check(lib.mc_check_field(raw, i, field), "check_field(%d)" % i)
+        name = ffi.string(field.name).decode()
+        if field.kind == lib.MC_FIELD_INTEGER:
+            out[name] = field.integer
+        elif field.kind == lib.MC_FIELD_REAL:
+            out[name] = field.real
+        elif field.kind == lib.MC_FIELD_BOOL:
+            out[name] = bool(field.integer)
+        else:
+            out[name] = ffi.string(field.text).decode() if field.text != ffi.NULL else None
+    return out
