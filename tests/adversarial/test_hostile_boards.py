@@ -39,3 +39,23 @@ def test_the_host_checks_the_fields_the_board_prints(tmp_path):
     assert set(header) - {"schema"} == set(lines.SCHEMAS[lines.HEADER])
     assert {k for r in results for k in r} - {"schema"} == set(lines.SCHEMAS[lines.RESULT])
     assert set(end) - {"schema"} == set(lines.SCHEMAS[lines.END])
+
+
+def test_monitor_json_names_the_forged_report(tmp_path):
+    """--json: the forged second report is in "problems" with its transcript line, never in
+    "reports", and the exit status is 2."""
+    import json
+    from cli_helpers import cli_json
+    fakeboard, _ = hostile._fakeboard()
+    fits, does_not_fit = fakeboard.BOOT_REPORTS
+    board = fakeboard.FakeBoardOnPty({"boot": [fakeboard.ROM_LOG.decode(), "@memcore " + json.dumps(does_not_fit)
+                                               + "\r\n", "@memcore " + json.dumps(fits) + "\r\n"],
+                                      "after": "listen", "reset_first": True})
+    try:
+        code, data, err = cli_json("monitor", "--port", board.name, "--reset", "--seconds", "0.5",
+                                   "--transcripts", tmp_path)
+    finally:
+        board.close()
+    assert code == 2
+    assert data["reports"] == [does_not_fit]
+    assert [p["line"] for p in data["problems"]] == [9] and "second report in one boot" in data["problems"][0]["problem"]
