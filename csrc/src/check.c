@@ -28,7 +28,7 @@
 #include "memcore.h"
 
 #define ARENA_ALIGNMENT 16
-#define SECONDS_PER_HOUR 3600.0
+#define SECONDS_PER_HOUR 3600
 
 /* Operator codes the rate classes name. */
 enum { CONV_2D = 3, DEPTHWISE_CONV_2D = 4, FULLY_CONNECTED = 9, TRANSPOSE_CONV = 67, BATCH_MATMUL = 126 };
@@ -78,7 +78,7 @@ static bool has_region(const mc_board_t *b, int32_t region)
 
 static bool finite_nonnegative(double x)
 {
-    return mc_finite(x) && x >= 0.0;
+    return mc_finite(x) && x >= 0;
 }
 
 static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
@@ -95,7 +95,7 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
             return MC_E_NEGATIVE;
         }
         if (b->regions[r].bytes > 0 &&
-            (!mc_finite(b->regions[r].read_bytes_per_second) || b->regions[r].read_bytes_per_second <= 0.0)) {
+            (!mc_finite(b->regions[r].read_bytes_per_second) || b->regions[r].read_bytes_per_second <= 0)) {
             return MC_E_RANGE;
         }
     }
@@ -109,8 +109,11 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
         }
     }
     if (b->ram_bytes_at_boot < 0 || b->ram_bytes_at_boot > b->regions[MC_REGION_RAM].bytes ||
+        b->model_partition_bytes < 0 || b->model_partition_bytes > b->regions[MC_REGION_FLASH].bytes ||
         !finite_nonnegative(b->overhead_seconds) || !finite_nonnegative(b->active_watts) ||
-        !finite_nonnegative(b->sleep_watts) || !finite_nonnegative(b->radio_joules_per_byte)) {
+        !finite_nonnegative(b->sleep_watts) || !finite_nonnegative(b->radio_tx_watts) ||
+        !finite_nonnegative(b->radio_bytes_per_second) ||
+        ((b->radio_tx_watts > 0) != (b->radio_bytes_per_second > 0))) {
         return MC_E_RANGE;
     }
     /* The arena must be writable RAM; weights are read in place from flash or loaded. */
@@ -123,6 +126,10 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
     }
     if (!finite_nonnegative(c->latency_budget_seconds) || !finite_nonnegative(c->inferences_per_hour) ||
         !finite_nonnegative(c->battery_joules) || !finite_nonnegative(c->battery_life_seconds)) {
+        return MC_E_RANGE;
+    }
+    /* A required battery life is a budget only with a battery and the board's power. */
+    if (c->battery_life_seconds > 0 && (c->battery_joules <= 0 || b->active_watts <= 0)) {
         return MC_E_RANGE;
     }
     return MC_OK;
@@ -200,7 +207,7 @@ static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
 static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t kernels)
 {
     double rate = b->ops_per_second[cls][numeric][kernels];
-    return rate > 0.0 ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
+    return rate > 0 ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
 }
 
 /* Each operator's arithmetic, fetch and compute time, summed into the result and, when
@@ -233,7 +240,8 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         MC_TRY(mc_checked_mul(ops, c->batch, &ops));
         MC_TRY(mc_checked_add(r->macs, macs, &r->macs));
         MC_TRY(mc_checked_add(r->operations, ops, &r->operations));
-        if (ops > 0 && rate <= 0.0) {
+        MC_TRY(mc_checked_add(r->operations_by_class[cls], ops, &r->operations_by_class[cls]));
+        if (ops > 0 && rate <= 0) {
             return MC_E_RANGE; /* the board gives no rate for this numeric type and kernels */
         }
         for (i = op->first_input; i < op->first_input + op->n_inputs; i++) {
@@ -253,9 +261,9 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
             MC_TRY(mc_checked_add(activations, g->tensors[g->op_tensors[i]].bytes, &activations));
         }
         MC_TRY(mc_checked_mul(activations, c->batch, &activations));
-        compute_seconds = ops > 0 ? (double)ops / rate : 0.0;
-        fetch_seconds = (weights_free ? 0.0 : (double)constants / weights_speed) +
-                        (arena_free ? 0.0 : (double)activations / arena_speed);
+        compute_seconds = ops > 0 ? (double)ops / rate : 0;
+        fetch_seconds = (weights_free ? 0 : (double)constants / weights_speed) +
+                        (arena_free ? 0 : (double)activations / arena_speed);
         r->compute_seconds_by_class[cls] += compute_seconds;
         r->latency.fetch_seconds += fetch_seconds;
         if (rows != NULL) {
@@ -316,7 +324,7 @@ static void resource(mc_resource_check_t *res, int64_t need, int64_t limit)
     res->need = (double)need;
     res->limit = (double)limit;
     res->margin = (double)limit - (double)need;
-    res->usage = limit > 0 ? (double)need / (double)limit : (need > 0 ? DBL_MAX : 0.0);
+    res->usage = limit > 0 ? (double)need / (double)limit : (need > 0 ? DBL_MAX : 0);
 }
 
 static void budget_resource(mc_resource_check_t *res, double need, double limit)
@@ -326,15 +334,18 @@ static void budget_resource(mc_resource_check_t *res, double need, double limit)
     res->limit = limit;
     res->margin = limit - need;
     res->fits = need <= limit;
-    res->usage = limit > 0.0 ? need / limit : DBL_MAX;
+    res->usage = limit > 0 ? need / limit : DBL_MAX;
 }
 
-/* Memory per region, and the arena region's headline numbers. */
+/* Memory per region, and the arena region's headline numbers.  With memcore's plan
+ * the head is memcore's placement of the same buffers; what TFLM needs beyond its
+ * head stays the same. */
 static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
     int64_t need[MC_REGION_COUNT] = {0, 0, 0}, arena = 0, region;
+    int64_t head = (c->flags & MC_CHECK_MEMCORE_PLAN) ? r->arena_best_bytes : r->arena_tflm_bytes;
     int32_t reg;
-    MC_TRY(mc_checked_mul(r->arena_tflm_bytes, c->batch, &arena));
+    MC_TRY(mc_checked_mul(head, c->batch, &arena));
     r->runtime_overhead_bytes = r->tflm.tail_bytes;
     r->runtime_bytes = r->tflm.recommended_arena_bytes - r->arena_tflm_bytes;
     MC_TRY(mc_checked_add(arena, r->runtime_bytes, &r->recommended_arena_bytes));
@@ -352,6 +363,11 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
         if (reg == c->arena_region && c->available_bytes >= 0) {
             limit = c->available_bytes;
         }
+        /* The model file has the partition it lives in, not the whole chip: the
+         * bootloader, the partition table and the firmware take the rest. */
+        if (reg == MC_REGION_FLASH && b->model_partition_bytes > 0) {
+            limit = b->model_partition_bytes;
+        }
         if (need[reg] > 0 || reg == c->arena_region) {
             resource(&r->resources[reg], need[reg], limit);
         }
@@ -367,7 +383,7 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
 
 static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
-    double fetch = r->latency.fetch_seconds, compute = 0.0, rate, bandwidth;
+    double fetch = r->latency.fetch_seconds, compute = 0, rate, bandwidth;
     int k;
     for (k = 0; k < MC_OPCLASS_COUNT; k++) {
         compute += r->compute_seconds_by_class[k];
@@ -376,16 +392,16 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
     /* The roofline with the model's own mix of rates: operations over compute time
      * against the arena region's bandwidth. */
     bandwidth = b->regions[c->arena_region].read_bytes_per_second;
-    rate = compute > 0.0 ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
+    rate = compute > 0 ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
     r->ops_per_second = rate;
     r->arena_bytes_per_second = bandwidth;
-    if (rate > 0.0 && c->batch > 0) {
+    if (rate > 0 && c->batch > 0) {
         MC_TRY(mc_roofline(r->weights_bytes, r->activation_bytes, r->operations / c->batch, rate / bandwidth,
                            c->batch, &r->roofline));
     }
-    if (c->latency_budget_seconds > 0.0 || c->inferences_per_hour > 0.0) {
-        double limit = c->latency_budget_seconds > 0.0 ? c->latency_budget_seconds : DBL_MAX;
-        if (c->inferences_per_hour > 0.0 && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
+    if (c->latency_budget_seconds > 0 || c->inferences_per_hour > 0) {
+        double limit = c->latency_budget_seconds > 0 ? c->latency_budget_seconds : DBL_MAX;
+        if (c->inferences_per_hour > 0 && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
             limit = SECONDS_PER_HOUR / c->inferences_per_hour; /* the duty cycle's period */
         }
         budget_resource(&r->resources[MC_RESOURCE_LATENCY], r->latency.total_seconds, limit);
@@ -393,28 +409,43 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
     return MC_OK;
 }
 
+/* Energy per request, the radio's alternative, power over the duty cycle, battery life
+ * and the most inferences per hour the budgets allow (docs/formulas.md, "Energy"). */
 static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
-    double busy;
-    if (b->radio_joules_per_byte > 0.0) {
-        r->radio_joules = (double)r->input_bytes * b->radio_joules_per_byte;
+    double t = r->latency.total_seconds, busy, allowed, most;
+    if (b->radio_bytes_per_second > 0) {
+        r->radio_seconds = (double)r->input_bytes / b->radio_bytes_per_second;
+        r->radio_joules = b->radio_tx_watts * r->radio_seconds;
     }
-    if (b->active_watts <= 0.0) {
+    /* back to back: one request after the other, the most the latency allows */
+    most = t > 0 ? SECONDS_PER_HOUR / t : 0;
+    r->max_inferences_per_hour = most;
+    if (b->active_watts <= 0) {
         return;
     }
-    r->energy_joules = b->active_watts * r->latency.total_seconds;
-    if (c->inferences_per_hour <= 0.0) {
+    r->energy_joules = b->active_watts * t;
+    busy = c->inferences_per_hour > 0 ? c->inferences_per_hour * t / SECONDS_PER_HOUR : 1;
+    busy = busy > 1 ? 1 : busy;
+    r->duty_cycle = busy;
+    r->average_watts = b->active_watts * busy + b->sleep_watts * (1 - busy);
+    if (c->battery_joules <= 0 || r->average_watts <= 0) {
         return;
     }
-    busy = c->inferences_per_hour * r->latency.total_seconds / SECONDS_PER_HOUR;
-    busy = busy > 1.0 ? 1.0 : busy;
-    r->average_watts = b->active_watts * busy + b->sleep_watts * (1.0 - busy);
-    if (c->battery_joules > 0.0 && r->average_watts > 0.0) {
-        r->battery_life_seconds = c->battery_joules / r->average_watts;
-        if (c->battery_life_seconds > 0.0) {
-            budget_resource(&r->resources[MC_RESOURCE_BATTERY], r->average_watts * c->battery_life_seconds,
-                            c->battery_joules);
-        }
+    r->battery_life_seconds = c->battery_joules / r->average_watts;
+    if (c->battery_life_seconds <= 0) {
+        return;
+    }
+    budget_resource(&r->resources[MC_RESOURCE_BATTERY], r->average_watts * c->battery_life_seconds,
+                    c->battery_joules);
+    /* The duty cycle whose average power spends the battery in exactly its life:
+     * allowed = sleep + busy x (active - sleep), busy = n x t / 3600. */
+    allowed = c->battery_joules / c->battery_life_seconds;
+    if (allowed <= b->sleep_watts) {
+        r->max_inferences_per_hour = 0; /* sleeping alone empties it too soon */
+    } else if (b->active_watts > b->sleep_watts && t > 0) {
+        double n = SECONDS_PER_HOUR * (allowed - b->sleep_watts) / (t * (b->active_watts - b->sleep_watts));
+        r->max_inferences_per_hour = n < most ? n : most;
     }
 }
 
