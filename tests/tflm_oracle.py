@@ -3,8 +3,10 @@
 Runs the PyPI `tflite-micro` interpreter (a test dependency) and reads its
 RecordingMicroAllocator report, so a new model needs no hand-copied numbers:
 
-    measure("model.tflite")          -> {"total", "head", "tail", "categories", "ok"}
+    measure("model.tflite")          -> {"total", "head", "tail", "categories", "ok", "error"}
     min_arena_bisect("model.tflite") -> smallest arena (bytes) that allocates
+    min_arena_search("model.tflite", guess) -> the same, fewer probes when it is near guess
+    probe("model.tflite", n)         -> the child's exit status at an n-byte arena
 
 Every probe runs in a child process: the interpreter's constructor does both
 MicroInterpreter construction and AllocateTensors(), and some too-small arenas make it
@@ -56,27 +58,84 @@ def parse_report(text):
     return out
 
 
+def _failure_text(text):
+    """What TFLM said when it refused a model: its log and the exception, without the
+    allocator's report lines."""
+    lines = [l.strip() for l in text.splitlines()
+             if l.strip() and not l.startswith("[RecordingMicroAllocator]")]
+    return "\n".join(lines)
+
+
 def measure(path, arena_bytes=2 * 1024 * 1024):
     returncode, text = _run(path, arena_bytes, report=True)
     result = parse_report(text)
     result["ok"] = returncode == 0
+    result["error"] = None if returncode == 0 else (_failure_text(text) or "exit status %d" % returncode)
     return result
+
+
+# Exit status of a probe: 0 allocated, 3 TFLM refused the arena (an exception in the
+# child); anything else (a negative status is a signal, e.g. -11 for SIGSEGV) is a crash.
+ALLOCATED, REFUSED = 0, 3
+
+
+def probe(path, arena_bytes):
+    """The child's exit status for one construction + AllocateTensors at arena_bytes."""
+    return _run(path, arena_bytes, report=False)[0]
 
 
 def allocates(path, arena_bytes):
     """True iff construction + AllocateTensors succeed; a crash counts as failure."""
-    return _run(path, arena_bytes, report=False)[0] == 0
+    return probe(path, arena_bytes) == ALLOCATED
 
 
-def min_arena_bisect(path, lo=0, hi=None):
-    """Smallest arena size, to the byte, for which allocation succeeds."""
+def min_arena_bisect(path, lo=0, hi=None, probes=None):
+    """Smallest arena size, to the byte, for which allocation succeeds.  With a list as
+    `probes`, every probe's (arena bytes, exit status) is appended to it."""
+    def ok(n):
+        status = probe(path, n)
+        if probes is not None:
+            probes.append((n, status))
+        return status == ALLOCATED
+
     if hi is None:
         hi = measure(path)["total"] + 4096
-    while not allocates(path, hi):
-        hi *= 2
+    while not ok(hi):
+        lo, hi = hi, hi * 2
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if allocates(path, mid):
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def min_arena_search(path, guess, probes=None):
+    """Smallest arena size, to the byte, for which allocation succeeds, found by galloping
+    away from `guess` (steps 16, 32, 64 ... bytes) until the answer is bracketed, then
+    bisecting.  The same answer as min_arena_bisect, in about 8 probes instead of 17 when
+    the minimum is within a few hundred bytes of the guess (it usually is of the total)."""
+    def ok(n):
+        status = probe(path, n)
+        if probes is not None:
+            probes.append((n, status))
+        return status == ALLOCATED
+
+    step = 16
+    if ok(guess):
+        hi, lo = guess, guess - step
+        while lo > 0 and ok(lo):
+            hi, step = lo, step * 2
+            lo = max(0, hi - step)
+    else:
+        lo, hi = guess, guess + step
+        while not ok(hi):
+            lo, step = hi, step * 2
+            hi = lo + step
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
             hi = mid
         else:
             lo = mid
