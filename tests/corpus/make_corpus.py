@@ -5,17 +5,21 @@ full int8, int8 with float I/O, per-tensor int8 and 16x8 flavours.
 TensorFlow is a dependency of this script only (never of memcore).  To run it:
 
     python3 -m venv /work/venvs/tf
-    /work/venvs/tf/bin/pip install tensorflow-cpu==2.21.0
+    /work/venvs/tf/bin/pip install tensorflow-cpu==2.21.0 tf-keras==2.21.0
     /work/venvs/tf/bin/python tests/corpus/make_corpus.py            # every model
     /work/venvs/tf/bin/python tests/corpus/make_corpus.py --only lstm  # names containing "lstm"
     /work/venvs/tf/bin/python tests/corpus/make_corpus.py --list       # names only
+    /work/venvs/tf/bin/python tests/corpus/make_corpus.py --coverage-only  # COVERAGE.md
 
-from the repository root.  It (re)writes tests/corpus/models/<name>_<flavour>.tflite,
-tests/corpus/manifest.json (per model: flavour, description, operator kinds, subgraphs,
-bytes) and tests/corpus/COVERAGE.md (every registered operator kind -> the models that
-contain it, or why the converter cannot produce it).  A full run takes about ten minutes
-on one core.  Everything is seeded from the model's name (weights, calibration data), so
-a run with the same TensorFlow version writes the same bytes.
+from the repository root (tf-keras, Keras 2, is there for the fused LSTM; it pulls in the
+`tensorflow` wheel of the same version beside `tensorflow-cpu`).  It (re)writes
+tests/corpus/models/<name>_<flavour>.tflite, tests/corpus/manifest.json (per model:
+flavour, description, operator kinds, subgraphs, bytes) and tests/corpus/COVERAGE.md
+(every registered operator kind -> the models that contain it, or why the converter
+cannot produce it).  A full run takes about four minutes on two busy cores; --out DIR
+writes elsewhere (to check that a run reproduces the files).  Everything is seeded from
+the model's name (weights, calibration data, Keras layer names), so a run with the same
+TensorFlow version writes the same bytes.
 
 Flavours (the file name's suffix):
   f32    float32 throughout
@@ -76,7 +80,7 @@ class Inp:
         return tf.TensorSpec(self.shape, tf.as_dtype(self.dtype), name=self.name)
 
     def sample(self, rng):
-        shape = tuple(1 if d is None else d for d in self.shape)
+        shape = tuple(1 if d is None else d for d in self.shape)  # TFLM's concrete shape
         if self.dtype == "bool":
             return rng.rand(*shape) > 0.5
         if self.dtype.startswith("int"):
@@ -674,12 +678,24 @@ def _(rng):
     return FnModel(fn, [Inp((1, 6, 1, 4))])
 
 
-@model("squeeze_expand_dynamic", "f32", "SQUEEZE (no axis given) and EXPAND_DIMS on a dynamic-batch input")
+@model("squeeze_all_dynamic", "f32", "SQUEEZE with no axis and EXPAND_DIMS on a dynamic-batch input: TFLM refuses it "
+       "(the squeeze's output was inferred for a batch above 1)")
 def _(rng):
     def fn(x):
         s = tf.squeeze(x)
         return [tf.expand_dims(x[:, :, 0, :] * 2.0, axis=1), s + 1.0]
     return FnModel(fn, [Inp((None, 6, 1, 4))])
+
+
+@model("squeeze_dynamic", "f32 i8", "SQUEEZE of axis 0 of a (1, -1, -1, 4) input (concrete 1, 1, 1, 4): two "
+       "dynamic axes keep the converter from rewriting it to RESHAPE")
+def _(rng):
+    return FnModel(lambda x: tf.squeeze(x * 2.0, axis=[0]) + 1.0, [Inp((1, None, None, 4))])
+
+
+@model("expand_dims_dynamic", "f32 i8", "EXPAND_DIMS on a dynamic-batch input")
+def _(rng):
+    return FnModel(lambda x: tf.expand_dims(x * 2.0, axis=2), [Inp((None, 6, 4))])
 
 
 @model("broadcast_to", "f32 i8", "BROADCAST_TO (1,1,4) -> (1,3,5,4)")
@@ -728,7 +744,8 @@ def _(rng):
     return FnModel(fn, [Inp((None, 4)), Inp((), "float32")])
 
 
-@model("shape_dynamic_batch", "f32", "SHAPE of a dynamic-batch input feeding a RESHAPE")
+@model("shape_dynamic_batch", "f32", "SHAPE of a dynamic-batch input feeding a RESHAPE: TFLM refuses it (the "
+       "RESHAPE's output shape was left dynamic)")
 def _(rng):
     def fn(x):
         s = tf.shape(x)
@@ -1004,6 +1021,39 @@ for _signal in [k for k in REGISTERED_CUSTOM if k.startswith("Signal")]:
                         "so stock TensorFlow cannot build it")
 
 
+# Structures and parameter ranges the corpus was built to hold -> model names (all flavours).
+STRUCTURES = [
+    ("skip connections (ADD, CONCATENATION)", "resnet_block unet_small"),
+    ("several inputs", "multi_io bmm_basic binary_arith concat_axes add_n gather_nd cast_int"),
+    ("several outputs", "multi_io multi_output_3 softmax_heads sum_hw pad_slice_strided split_unpack_pack"),
+    ("many tiny tensors", "many_tiny_tensors"),
+    ("a large early tensor", "conv_large_early"),
+    ("wide branches / many live tensors", "wide_branches wide_long_lived"),
+    ("U-Net", "unet_small"),
+    ("transpose-conv decoder", "tconv_decoder"),
+    ("fused LSTM (UNIDIRECTIONAL_SEQUENCE_LSTM)", "lstm_fused lstm_fused_seq"),
+    ("unrolled LSTM / GRU", "lstm_unrolled gru_unrolled"),
+    ("squeeze-excite", "squeeze_excite"),
+    ("layer norm, attention", "layer_norm attention_head multihead_attention"),
+    ("ARG_MAX / ARG_MIN heads", "argmax_head argmin_head"),
+    ("dynamic batch (-1) in the shape signature, concrete shape 1",
+     "dynamic_batch dynamic_batch_mlp squeeze_dynamic expand_dims_dynamic squeeze_all_dynamic shape_dynamic_batch "
+     "fill_zeros_like"),
+    ("several subgraphs (IF, WHILE, CALL_ONCE)", "control_if control_while gru_while resource_variable"),
+    ("CONV_2D strides, dilations, SAME/VALID, 1x1 and kxk, channels not a multiple of 4",
+     "conv_k3s1_same_c8 conv_k3s2_valid_c7 conv_1x1_c13 conv_k5_dil2 conv_k3_dil3_valid conv_k7s3_same_c1 "
+     "conv_k1x5_rect conv_nobias_c32"),
+    ("DEPTHWISE_CONV_2D multipliers 1-4, strides, dilation", "dwconv_m1_k3 dwconv_m2_s2 dwconv_m3_dil2_valid dwconv_k5_c1_m4"),
+    ("TRANSPOSE_CONV sizes", "tconv_k3s2_same tconv_k4s2_valid_c5 tconv_k2s1_nobias tconv_k5s3_same_c16 i16_tconv"),
+    ("MEAN / SUM / REDUCE_MAX / REDUCE_MIN over different axes, with and without keep_dims",
+     "mean_hw_keep mean_c_nokeep mean_axis1_3d mean_all_axes sum_hw reduce_max_axes reduce_min"),
+    ("FULLY_CONNECTED keep_num_dims", "fc_keep_num_dims"),
+    ("BATCH_MATMUL adjoint flags and broadcast", "bmm_adj_x bmm_adj_y bmm_broadcast bmm_const_rhs_4d"),
+    ("per-tensor int8 weights (flavour i8pt)", "*_i8pt"),
+    ("16x8: int16 activations (flavour i16)", "*_i16"),
+]
+
+
 def write_coverage(manifest, path):
     by_kind = {}
     for file, entry in sorted(manifest.items()):
@@ -1027,6 +1077,12 @@ def write_coverage(manifest, path):
     for kind in REGISTERED_CUSTOM:
         files = by_kind.get("CUSTOM:" + kind)
         lines.append("| %s | %s |" % (kind, " ".join(files) if files else "not produced: " + WHY_NOT[kind]))
+    lines += ["", "## Structures and parameters", ""]
+    for what, names in STRUCTURES:
+        files = [f for f in sorted(manifest) for n in names.split()
+                 if (n.startswith("*") and f.endswith(n[1:] + ".tflite")) or manifest[f]["name"] == n]
+        assert files, what
+        lines.append("- %s: %s" % (what, " ".join(files)))
     extra = sorted(k for k in by_kind if k not in REGISTERED and k[len("CUSTOM:"):] not in REGISTERED_CUSTOM)
     if extra:
         lines += ["", "## Operator kinds in the corpus that TFLM does not register", ""]
@@ -1041,8 +1097,15 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the model names and exit")
     ap.add_argument("--out", type=pathlib.Path, default=HERE,
                     help="folder for models/, manifest.json and COVERAGE.md (default: beside this script)")
+    ap.add_argument("--coverage-only", action="store_true",
+                    help="rewrite COVERAGE.md from manifest.json without converting anything")
     args = ap.parse_args()
     models_dir = args.out / "models"
+    if args.coverage_only:
+        unexplained = write_coverage(json.loads((args.out / "manifest.json").read_text())["models"],
+                                     args.out / "COVERAGE.md")
+        print("unexplained missing kinds: %s" % (" ".join(unexplained) or "none"))
+        return 0
     jobs = [(s, f) for s in REGISTRY for f in s.flavours if not args.only or args.only in s.name]
     if args.list:
         for s, f in jobs:
@@ -1051,6 +1114,8 @@ def main():
     models_dir.mkdir(parents=True, exist_ok=True)
     manifest_path = args.out / "manifest.json"
     manifest = json.loads(manifest_path.read_text())["models"] if manifest_path.exists() else {}
+    known = {"%s_%s.tflite" % (s.name, f) for s in REGISTRY for f in s.flavours}
+    manifest = {k: v for k, v in manifest.items() if k in known}  # models no longer made
     if not args.only:  # a full run owns the folder: stale models go
         manifest = {}
         for old in models_dir.glob("*.tflite"):
