@@ -84,29 +84,31 @@ def print_table(rows, out):
                      t["minimum_arena_bytes"], "; ".join(notes)), file=out)
 
 
-def summary(rows, target, out):
+def summary(rows, target, out, title="models TFLM runs"):
     runs = [r for r in rows if not r["truth"]["error"]]
     given = [r for r in runs if r["arena"] is not None]
-    n = len(runs)
+    n, g = len(runs), len(given)
 
     def count(pred):
         return sum(1 for r in given if pred(r["truth"], r["arena"]))
+
+    def line(what, k):
+        print("  %-32s %3d of %d  (%d of the %d memcore gives numbers for)" % (what, k, n, k, g), file=out)
     below = [r for r in given if r["arena"].recommended_arena_bytes < r["truth"]["minimum_arena_bytes"]]
-    print("\nConformance of memcore %s on %d models TFLM runs (%s):" % (memcore.__version__, n, target), file=out)
-    print("  memcore gives numbers for      %3d of %d" % (len(given), n), file=out)
-    print("  head exact                     %3d of %d" % (count(lambda t, a: a.head_bytes == t["head"]), n), file=out)
-    print("  tail exact                     %3d of %d" % (count(lambda t, a: a.tail_bytes == t["tail"]), n), file=out)
-    print("  total exact                    %3d of %d" % (count(lambda t, a: a.total_bytes == t["total"]), n), file=out)
-    print("  recommended >= minimum         %3d of %d%s" % (len(given) - len(below), n,
-          "" if below else "  (all models memcore gives numbers for)"), file=out)
-    print("  recommended within 5%% or 256 B %3d of %d" % (
-        count(lambda t, a: within_slack(a.recommended_arena_bytes, t["minimum_arena_bytes"])), n), file=out)
+    print("\nConformance of memcore %s on %d %s (%s):" % (memcore.__version__, n, title, target), file=out)
+    print("  %-32s %3d of %d" % ("memcore gives numbers for", g, n), file=out)
+    line("head exact", count(lambda t, a: a.head_bytes == t["head"]))
+    line("tail exact", count(lambda t, a: a.tail_bytes == t["tail"]))
+    line("total exact", count(lambda t, a: a.total_bytes == t["total"]))
+    line("recommended >= minimum", g - len(below))
+    line("recommended within 5% or 256 B",
+         count(lambda t, a: within_slack(a.recommended_arena_bytes, t["minimum_arena_bytes"])))
     for r in below:
         print("    below the minimum: %s by %d B" % (
             r["key"], r["truth"]["minimum_arena_bytes"] - r["arena"].recommended_arena_bytes), file=out)
     reasons = collections.Counter(_reason(r["refused"]) for r in runs if r["refused"])
     if reasons:
-        print("  refused by memcore although TFLM runs them:", file=out)
+        print("  refused by memcore although TFLM runs them (first reason given):", file=out)
         for reason, k in reasons.most_common():
             print("    %3d  %s" % (k, reason), file=out)
     refused_by_tflm = [r for r in rows if r["truth"]["error"]]
@@ -143,6 +145,9 @@ def main(argv=None):
     if not args.summary:
         print_table(rows, sys.stdout)
     summary(rows, target, sys.stdout)
+    shared = [r for r in rows if r["key"].startswith("models/")]
+    if shared:
+        summary(shared, target, sys.stdout, "shared models (tests/models)")
 
 
 if __name__ == "__main__":

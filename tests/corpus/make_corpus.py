@@ -19,7 +19,9 @@ flavour, description, operator kinds, subgraphs, bytes) and tests/corpus/COVERAG
 cannot produce it).  A full run takes about four minutes on two busy cores; --out DIR
 writes elsewhere (to check that a run reproduces the files).  Everything is seeded from
 the model's name (weights, calibration data, Keras layer names), so a run with the same
-TensorFlow version writes the same bytes.
+TensorFlow version writes the same bytes, with one exception: the converter's output for
+lstm_unrolled_i8 alternates between two variants (17,152 and 18,040 bytes, four tensors
+apart) from run to run, even single-threaded; the committed file is the one measured.
 
 Flavours (the file name's suffix):
   f32    float32 throughout
@@ -1036,12 +1038,36 @@ def convert(spec, flavour):
     else:
         c.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
     data = c.convert()
+    if describe(data)["subgraphs"] > 1:
+        data = stable_subgraph_names(data)
     if spec.edit:
         from tensorflow.lite.tools import flatbuffer_utils
         m = flatbuffer_utils.convert_bytearray_to_object(data)
         spec.edit(m)
         data = bytes(flatbuffer_utils.convert_object_to_bytearray(m))
     return data
+
+
+def stable_subgraph_names(data):
+    """tf.cond / tf.while_loop name their branch subgraphs after a process-wide counter
+    (cond_true_1568880), and tensors after them (cond_true_1568880_arg0): number the
+    subgraphs by position instead, so that a run writes the same bytes whatever ran before
+    it in the process."""
+    from tensorflow.lite.tools import flatbuffer_utils
+    m = flatbuffer_utils.convert_bytearray_to_object(data)
+    renamed = {}
+    for k, sg in enumerate(m.subgraphs):
+        if sg.name and k > 0:
+            old = sg.name.decode()
+            renamed[old] = old.rstrip("0123456789").rstrip("_") + "_sg%d" % k
+            sg.name = renamed[old].encode()
+    for sg in m.subgraphs:
+        for t in sg.tensors:
+            name = t.name.decode() if t.name else ""
+            for old in sorted(renamed, key=len, reverse=True):
+                name = name.replace(old, renamed[old])
+            t.name = name.encode()
+    return bytes(flatbuffer_utils.convert_object_to_bytearray(m))
 
 
 _BUILTIN_NAMES = {v: k for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
@@ -1143,7 +1169,7 @@ STRUCTURES = [
 ]
 
 
-def write_coverage(manifest, path):
+def write_coverage(manifest, path, complete=True):
     by_kind = {}
     for file, entry in sorted(manifest.items()):
         for kind in entry["operators"]:
@@ -1178,7 +1204,7 @@ def write_coverage(manifest, path):
     for what, names in STRUCTURES:
         files = [f for f in sorted(manifest) for n in names.split()
                  if (n.startswith("*") and f.endswith(n[1:] + ".tflite")) or manifest[f]["name"] == n]
-        assert files, what
+        assert files or not complete, what
         lines.append("- %s: %s" % (what, " ".join(files)))
     extra = sorted(k for k in by_kind if k not in REGISTERED and k[len("CUSTOM:"):] not in REGISTERED_CUSTOM)
     if extra:
@@ -1234,7 +1260,7 @@ def main():
                  "python": sys.version.split()[0], "command": "python tests/corpus/make_corpus.py"}
     manifest_path.write_text(json.dumps({"generator": generator, "models": dict(sorted(manifest.items()))},
                                         indent=1) + "\n")
-    unexplained = write_coverage(manifest, args.out / "COVERAGE.md")
+    unexplained = write_coverage(manifest, args.out / "COVERAGE.md", complete=not args.only or args.out == HERE)
     total = sum(e["bytes"] for e in manifest.values())
     print("%d models, %d bytes; conversion failures: %d; unexplained missing kinds: %s"
           % (len(manifest), total, len(failed), " ".join(unexplained) or "none"))
