@@ -23,13 +23,13 @@ DEFAULT_TRUTH = ROOT / "tests" / "corpus" / "truth" / "host64.json"
 SLACK_FRACTION, SLACK_BYTES = 0.05, 256
 
 # The truth file's name is its target.  The one place that says how memcore is asked for
-# a target's arena: when tflm_arena takes `target=`, this becomes
-#   return memcore.tflm_arena(model, target=target)
-POINTER_BYTES = {"host64": 8}
+# a target's arena (before memcore named targets it was
+#   memcore.tflm_arena(model, pointer_bytes=8)  for host64).
+TARGETS = ("host64", "armhf", "cortex-m", "riscv32", "esp32")
 
 
 def memcore_arena(model, target):
-    return memcore.tflm_arena(model, pointer_bytes=POINTER_BYTES[target])
+    return memcore.tflm_arena(model, target=target)
 
 
 def model_path(key):
@@ -74,8 +74,13 @@ def print_table(rows, out):
             notes.append("BELOW MINIMUM by %d" % (t["minimum_arena_bytes"] - a.recommended_arena_bytes))
         elif not within_slack(a.recommended_arena_bytes, t["minimum_arena_bytes"]):
             notes.append("+%d over" % (a.recommended_arena_bytes - t["minimum_arena_bytes"]))
-        if a.estimated_kinds:
+        if getattr(a, "upper_bound", False):
+            notes.append("upper bound (estimated operators)")
+        if getattr(a, "estimated_kinds", ()):
             notes.append("estimated: " + ",".join(a.estimated_kinds))
+        own_minimum = getattr(a, "minimum_arena_bytes", None)
+        if own_minimum is not None and own_minimum != t["minimum_arena_bytes"]:
+            notes.append("memcore's minimum %d" % own_minimum)
 
         def mark(mine, theirs):
             return "%d%s" % (mine, "" if mine == theirs else "*")
@@ -100,6 +105,8 @@ def summary(rows, target, out, title="models TFLM runs"):
     line("head exact", count(lambda t, a: a.head_bytes == t["head"]))
     line("tail exact", count(lambda t, a: a.tail_bytes == t["tail"]))
     line("total exact", count(lambda t, a: a.total_bytes == t["total"]))
+    if given and hasattr(given[0]["arena"], "minimum_arena_bytes"):
+        line("minimum exact", count(lambda t, a: a.minimum_arena_bytes == t["minimum_arena_bytes"]))
     line("recommended >= minimum", g - len(below))
     line("recommended within 5% or 256 B",
          count(lambda t, a: within_slack(a.recommended_arena_bytes, t["minimum_arena_bytes"])))
@@ -138,7 +145,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     path = pathlib.Path(args.truth)
     target = path.stem
-    if target not in POINTER_BYTES:
+    if target not in TARGETS:
         sys.exit("%s: no memcore target for truth file %s" % (path, target))
     truth = json.loads(path.read_text())["models"]
     rows = [evaluate(key, entry, target) for key, entry in sorted(truth.items())]

@@ -6,14 +6,13 @@ import pathlib
 import re
 
 import pytest
-import tflite
-from tflite.BuiltinOperator import BuiltinOperator
+from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
 TESTS = pathlib.Path(__file__).resolve().parent
 CORPUS = TESTS / "corpus"
 MODELS = CORPUS / "models"
 TRUTH_FILES = sorted((CORPUS / "truth").glob("*.json"))
-OP_NAMES = {v: k for k, v in vars(BuiltinOperator).items() if not k.startswith("_")}
+OP_NAMES = {v: k for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
 
 corpus_files = sorted(MODELS.glob("*.tflite"))
 
@@ -26,7 +25,7 @@ def operator_kinds(path):
     """The operator kinds in every subgraph of a .tflite file (custom ops as CUSTOM:<code>)."""
     data = path.read_bytes()
     assert data[4:8] == b"TFL3", "%s: no TFL3 identifier" % path.name
-    m = tflite.Model.GetRootAsModel(data, 0)
+    m = schema.Model.GetRootAsModel(data, 0)
     assert m.SubgraphsLength() >= 1, "%s: no subgraph" % path.name
     kinds = set()
     for g in range(m.SubgraphsLength()):
