@@ -289,3 +289,14 @@ def check_fields(raw):
         else:
             out[name] = ffi.string(field.text).decode() if field.text != ffi.NULL else None
     return out
+
+
+def check_field_kinds():
+    """{name: mc_field_kind_t} of every report field of a check, in the C core's order."""
+    raw = ffi.new("mc_check_t *")
+    field = ffi.new("mc_field_t *")
+    kinds = {}
+    for i in range(lib.mc_check_field_count()):
+        _check(lib.mc_check_field(raw, i, field), "check_field(%d)" % i)
+        kinds[ffi.string(field.name).decode()] = field.kind
+    return kinds
