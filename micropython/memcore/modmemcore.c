@@ -616,12 +616,13 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     words = (size.scratch_bytes + 7) / 8;
     scratch = m_new(uint64_t, (size_t)words);
     rc = mc_check_tflite_scratch_bytes(&source, board, config, scratch, words * 8, &need, &problem);
-    m_del(uint64_t, scratch, (size_t)words);
     if (rc != MC_OK) {
+        m_del(uint64_t, scratch, (size_t)words);
         raise_check(path, rc, &problem, f->error);
     }
+    /* Grown where it lies when the heap allows: no second block on a fragmented heap. */
+    scratch = m_renew(uint64_t, scratch, (size_t)words, (size_t)((need + 7) / 8));
     words = (need + 7) / 8;
-    scratch = m_new(uint64_t, (size_t)words);
     rc = mc_check_tflite(&source, board, config, scratch, words * 8, &result, &problem);
     m_del(uint64_t, scratch, (size_t)words);
     if (rc != MC_OK) {
