@@ -190,6 +190,7 @@ class CheckReport:
     memcore_plan: bool = False
     model_estimated_from: Optional[str] = None  # the model is memcore's int8 estimate of this file
     conversion: tuple = ()           # how an imported (ONNX) graph was planned for deployment
+    config: Dict[str, object] = field(default_factory=dict)  # the C check's configuration (what export gives the board)
 
     @property
     def device(self):
@@ -297,15 +298,12 @@ def sibling_int8_path(path):
     return candidate if os.path.isfile(candidate) else None
 
 
-
-def check(model, profile, batch=1, kernels="optimised", weights_placement=None, suggest=True,
-          available_bytes=None, allow_unknown_ops=False, budgets=None, memcore_plan=False, device_file=None):
-    """One deployment of `model` (a memcore Model) on `profile` against `budgets`, with
-    suggestions when it does not fit or misses a budget (suggest=False skips them, as
-    the suggestions' own checks do).  `available_bytes` pins what the arena's region
-    offers (a board's measurement)."""
+def c_config(model, profile, placement, batch=1, kernels="optimised", available_bytes=None,
+             allow_unknown_ops=False, budgets=None, memcore_plan=False):
+    """The C check's configuration (mc_check_config_set's names) for `model` on `profile`
+    with the weights in `placement` ("flash" or "ram": loaded into the arena's region)
+    against `budgets`: what the host checks with, and what `memcore export` gives the board."""
     budgets = budgets or Budgets()
-    placement = weights_placement or profile.default_weights_placement()
     if placement not in ("flash", "ram"):
         raise memcore.MemcoreError("weights placement must be 'flash' or 'ram', got %r" % (placement,))
     if placement == "flash" and not profile.has_flash:
@@ -313,7 +311,7 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
     kernels_code(kernels)  # a clear error for a bad name, before the C's generic one
     _check_budgets(budgets, profile)
     arena_region = "ram" if profile.arena_region == "memory" else profile.arena_region
-    config = {
+    return {
         "kernels": kernels,
         "arena_region": arena_region,
         "weights_region": "flash" if placement == "flash" else arena_region,
@@ -330,6 +328,18 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
         "allow_unknown_ops": bool(allow_unknown_ops),
         "memcore_plan": bool(memcore_plan),
     }
+
+
+def check(model, profile, batch=1, kernels="optimised", weights_placement=None, suggest=True,
+          available_bytes=None, allow_unknown_ops=False, budgets=None, memcore_plan=False, device_file=None):
+    """One deployment of `model` (a memcore Model) on `profile` against `budgets`, with
+    suggestions when it does not fit or misses a budget (suggest=False skips them, as
+    the suggestions' own checks do).  `available_bytes` pins what the arena's region
+    offers (a board's measurement)."""
+    budgets = budgets or Budgets()
+    placement = weights_placement or profile.default_weights_placement()
+    config = c_config(model, profile, placement, batch, kernels, available_bytes, allow_unknown_ops, budgets,
+                      memcore_plan)
     raw, c_rows = ll.check_graph(model.c_graph(), profile.board(), config, model.path, rows=True)
     resources = {}
     for code, name in RESOURCES.items():
@@ -356,7 +366,8 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
         estimated=bool(raw.tflm.upper_bound), required=raw.required_bytes, available=raw.available_bytes,
         headroom=raw.headroom_bytes, heap_growth=bool(raw.needs_heap_growth),
         layers=rows_from_c(model, c_rows, raw.arena_tflm_bytes), ops_per_second=raw.ops_per_second,
-        bandwidth_bytes_per_second=raw.arena_bytes_per_second, fields=ll.check_fields(raw), budgets=budgets,
+        bandwidth_bytes_per_second=raw.arena_bytes_per_second, fields=ll.check_fields(raw), config=config,
+        budgets=budgets,
         operations_by_class={c: raw.operations_by_class[i] for i, c in enumerate(OPCLASSES)},
         compute_seconds_by_class={c: raw.compute_seconds_by_class[i] for i, c in enumerate(OPCLASSES)},
         memcore_plan=bool(memcore_plan), model_estimated_from=model.estimated_from,
