@@ -157,7 +157,7 @@ def test_nan_rate_in_a_device_file(here):
 
 
 def test_unknown_device():
-    assert error_line("check", TINY_INT8, "--device", "nosuch") == (2, "memcore check: error: unknown device 'nosuch'; known: datacentre, server, phone, microcontroller, esp32, esp32-psram, esp32s3, cortex-m4 (see `memcore devices`)")  # noqa: E501
+    assert error_line("check", TINY_INT8, "--device", "nosuch") == (2, "memcore check: error: unknown device 'nosuch'; known: esp32, esp32-psram, esp32s3, nucleo-l4r5zi, cortex-m4 (see `memcore devices`)")  # noqa: E501
 
 
 def test_bad_device_file_toml(here):
