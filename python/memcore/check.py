@@ -511,8 +511,15 @@ def _board_suggestion(report, model, boards, limiting):
         checked.append((p, s))
     if not checked:
         return None
-    fitting = [(p, s) for p, s in checked if s.fits]
-    pool = fitting or checked
+    # only boards that do better on the resource that runs out: a "board that uses less
+    # energy" must use less
+    now = report.resources[limiting].usage if limiting in report.resources else None
+    better = [(p, s) for p, s in checked if now is None or limiting not in s.report.resources
+              or s.report.resources[limiting].usage < now]
+    if not better:
+        return None
+    fitting = [(p, s) for p, s in better if s.fits]
+    pool = fitting or better
     key = {"latency": lambda ps: ps[1].report.latency.total_seconds,
            "battery": lambda ps: ps[1].report.fields.get("average_watts", 0)}.get(
         limiting, lambda ps: -ps[1].report.headroom_bytes if not ps[1].fits else ps[0].available_bytes)
