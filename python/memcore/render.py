@@ -121,7 +121,7 @@ def energy_rows(data):
                      "%s at that average power" % format_joules(budgets.get("battery_joules") or 0)))
     most = data.get("max_inferences_per_hour")
     if most:
-        rows.append(("most per hour", "%.4g" % most, "within the battery budget" if data.get("resources", {})
+        rows.append(("most per hour", "{:,.0f}".format(most) if most >= 100 else "%.3g" % most, "within the battery budget" if data.get("resources", {})
                      .get("battery") else "back to back"))
     return rows
 
