@@ -40,7 +40,9 @@ typedef enum {
     MC_E_NOT_FINITE = -4,    /* a float input is NaN or infinite */
     MC_E_OVERFLOW = -5,      /* a byte or value count does not fit in 64 bits */
     MC_E_SCRATCH = -6,       /* the caller's scratch buffer is too small or misaligned */
-    MC_E_LIFETIME = -7       /* a buffer's first use is after its last use, or negative */
+    MC_E_LIFETIME = -7,      /* a buffer's first use is after its last use, or negative */
+    MC_E_UNKNOWN_OP = -8     /* the graph has operators the target's TFLM does not run
+                                (mc_tflm_unknown_ops lists them) */
 } mc_status_t;
 
 /* Human-readable text for a status; never NULL. */
@@ -503,6 +505,163 @@ typedef enum {
     MC_KERNELS_OPTIMISED = 1   /* the target's vendor kernels: CMSIS-NN on Cortex-M,
                                   ESP-NN on ESP32; the reference kernels elsewhere */
 } mc_kernels_t;
+
+/* What memcore knows about a target's TFLM build, for reports: which TFLM the tables
+ * were measured at and, for a target that cannot be measured here, what its tables are
+ * derived from and why. */
+typedef struct {
+    const char *name;              /* "host64", "armhf", "cortex-m", "riscv32", "esp32" */
+    const char *description;       /* the ABI and the TFLM build, in words */
+    const char *tflm_version;      /* the TFLM source the tables hold (a commit or a wheel) */
+    const char *optimised_kernels; /* what MC_KERNELS_OPTIMISED selects ("CMSIS-NN", ...) */
+    int32_t pointer_bytes;         /* sizeof(void *) and sizeof(size_t) */
+    int32_t enum_bytes;            /* sizeof of a C enum (1 with -fshort-enums) */
+    int32_t int64_alignment;       /* alignof(int64_t) and alignof(double) */
+    bool compression;              /* TFLM built with USE_TFLM_COMPRESSION */
+    bool measured;                 /* tables measured with TFLM built for this target */
+    int32_t derived_from;          /* mc_target_t the tables are taken from; -1 if measured */
+    const char *note;              /* how it was measured, or what it is derived from and why */
+} mc_target_info_t;
+
+/* [in] target  [out] out */
+mc_status_t mc_target_info(mc_target_t target, mc_target_info_t *out);
+/* A target by its name ("esp32", ...).  [in] name NUL-terminated  [out] target */
+mc_status_t mc_target_by_name(const char *name, mc_target_t *target);
+
+/* ---- 11. TFLM's operators: one table row per builtin operator kind ------------ */
+
+/* What one operator kind costs TFLM on a target, from the op table (csrc/src/tflm_ops.c). */
+typedef struct {
+    int32_t code;              /* TFLite BuiltinOperator code */
+    const char *name;          /* TFLite's name for it ("CONV_2D") */
+    bool registered;           /* TFLM has a kernel for it (MicroMutableOpResolver::Add*) */
+    bool vendor_kernel;        /* with these kernels the target runs a vendor kernel for it */
+    int32_t options_bytes;     /* builtin-options struct kept in the tail; 0 when none */
+    int32_t options_alignment;
+    int32_t opdata_bytes;      /* persistent data its kernel's Init() allocates; 0 when none */
+} mc_tflm_op_info_t;
+
+/* Builtin codes run from 0 to MC_TFLITE_BUILTIN_COUNT - 1 (TFLite's schema). */
+#define MC_TFLITE_BUILTIN_COUNT 210
+
+/* [in] code  [in] target  [in] kernels  [out] out.  MC_E_RANGE for a code outside
+ * [0, MC_TFLITE_BUILTIN_COUNT); a known code TFLM does not run gives registered false. */
+mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kernels,
+                            mc_tflm_op_info_t *out);
+/* The builtin code of a TFLite operator name ("MEAN" -> 40).  Importers map their
+ * names to codes with this and nothing else.  MC_E_RANGE for a name TFLite lacks. */
+mc_status_t mc_tflm_op_code(const char *name, int32_t *code);
+/* TFLite's name of a builtin code; "" for a code outside the schema.  Never NULL. */
+const char *mc_tflm_op_name(int32_t code);
+
+/* Operation counts of operator `op` of a graph, memcore's one convention:
+ *   multiply-accumulates (macs): CONV_2D out x kh x kw x filter in-channels,
+ *     DEPTHWISE_CONV_2D out x kh x kw, FULLY_CONNECTED out x filter's last dim,
+ *     BATCH_MATMUL out x first input's last dim, TRANSPOSE_CONV data-input elements x
+ *     kh x kw x output channels;
+ *   other operations, one per element visited: pooling out x kh x kw, reductions
+ *     (MEAN, SUM, REDUCE_*, ARG_*) input elements, element-wise kinds out elements,
+ *     data movement 0.
+ * (out: elements of output 0; input: the first present input.)
+ * [in] graph  [in] op  [out] macs  [out] other_ops */
+mc_status_t mc_tflm_op_counts(const mc_graph_t *graph, int64_t op, int64_t *macs,
+                              int64_t *other_ops);
+
+/* ---- 12. TFLM's whole arena for a graph -------------------------------------- */
+
+/* The same rules over a neutral graph (section 8) (mc_tflm_lifetimes's rules): operator k's inputs are
+ * graph->op_tensors[ops[k].first_input ..] and so on.
+ * [in] graph  [out] first_use, last_use  graph->n_tensors scopes each (-1: untouched) */
+mc_status_t mc_tflm_graph_lifetimes(const mc_graph_t *graph, int32_t *first_use,
+                                    int32_t *last_use);
+
+/* RecordingMicroAllocator's categories of the tail, and what it does not record. */
+typedef enum {
+    MC_TFLM_EVAL_TENSORS = 0,        /* 'TfLiteEvalTensor data' */
+    MC_TFLM_PERSISTENT_TENSORS = 1,  /* 'Persistent TfLiteTensor data' (graph inputs/outputs) */
+    MC_TFLM_QUANTIZATION = 2,        /* 'Persistent TfLiteTensor quantization data' */
+    MC_TFLM_PERSISTENT_BUFFERS = 3,  /* 'Persistent buffer data' (kernels' Init/Prepare) */
+    MC_TFLM_VARIABLES = 4,           /* 'TfLiteTensor variable buffer data' */
+    MC_TFLM_NODES = 5,               /* 'NodeAndRegistration struct' */
+    MC_TFLM_UNRECORDED = 6,          /* allocator objects, builtin options, scratch handles */
+    MC_TFLM_CATEGORY_COUNT = 7
+} mc_tflm_category_t;
+
+typedef struct {
+    int64_t used_bytes;       /* tail bytes taken, alignment padding included */
+    int64_t requested_bytes;
+    int64_t count;            /* as RecordingMicroAllocator counts: structs for the
+                                 arrays (tensors, nodes), allocations otherwise */
+} mc_tflm_usage_t;
+
+/* One buffer TFLM plans in the head: a tensor, or a kernel's scratch buffer. */
+typedef struct {
+    int64_t bytes;            /* requested; the planner rounds it up to 16 */
+    int64_t offset;           /* where TFLM's planner puts it */
+    int32_t first_use;        /* TFLM scopes (see mc_tflm_lifetimes) */
+    int32_t last_use;
+    int32_t tensor;           /* the tensor; -1 for a scratch buffer */
+    int32_t op;               /* the operator that requested a scratch buffer; -1 for tensors */
+} mc_tflm_buffer_t;
+
+/* mc_tflm_model_arena flags */
+#define MC_TFLM_ALLOW_UNKNOWN 1u  /* cost unknown operators with the bound below */
+
+typedef struct {
+    int64_t head_bytes;               /* GreedyMemoryPlanner's arena over `buffers` */
+    int64_t tail_bytes;               /* persistent allocations after AllocateTensors() */
+    int64_t total_bytes;              /* head + tail, what TFLM reports */
+    int64_t minimum_arena_bytes;      /* the smallest arena AllocateTensors() succeeds in */
+    int64_t recommended_arena_bytes;  /* the arena to give TFLM: the minimum, rounded up
+                                         to 16 (>= minimum_arena_bytes, always) */
+    int64_t lower_bound_bytes;        /* most 16-aligned head bytes live at once */
+    const mc_tflm_buffer_t *buffers;  /* in the caller's scratch: the planned tensors in
+                                         tensor order, then scratch buffers in request order
+                                         (TFLM's order, which decides the planner's ties) */
+    int64_t n_buffers;
+    int64_t n_scratch_buffers;
+    int64_t n_unknown_ops;            /* operators costed with the unknown-operator bound */
+    bool upper_bound;                 /* true when n_unknown_ops > 0: every size is then an
+                                         upper bound, not TFLM's number */
+    mc_tflm_usage_t categories[MC_TFLM_CATEGORY_COUNT];
+} mc_tflm_model_arena_t;
+
+/* Scratch mc_tflm_model_arena needs for this graph, in bytes; give it 8-byte aligned.
+ * [in] graph  [out] scratch_bytes */
+mc_status_t mc_tflm_model_scratch_bytes(const mc_graph_t *graph, int64_t *scratch_bytes);
+
+/*
+ * TensorFlow Lite Micro's arena for one graph on a target, as MicroInterpreter's
+ * AllocateTensors() with a RecordingMicroAllocator lays it out: the head planned by
+ * GreedyMemoryPlanner over the tensors and the scratch buffers kernels request, the
+ * tail of persistent allocations in TFLM's order with each one's alignment padding, and
+ * the smallest arena in which every step of that sequence (temporaries in Prepare, the
+ * planner's working memory) fits.
+ *
+ * Unknown operators (not registered by TFLM, or absent from the op table) make it
+ * return MC_E_UNKNOWN_OP, unless flags has MC_TFLM_ALLOW_UNKNOWN: then each is costed
+ * as the most demanding registered kernel could cost it (the largest options struct
+ * and OpData of the target, every input and output as a temporary, persistent and
+ * scratch bytes of 8 x (input + output elements) + 8 KB each) and the result says
+ * upper_bound.  That bounds what any of TFLM's kernels allocates for those tensors; a
+ * custom kernel can allocate anything, so the bound is for kernels like TFLM's.
+ * [in] graph        (mc_graph_t, one subgraph)
+ * [in] target
+ * [in] kernels
+ * [in] flags        MC_TFLM_* or 0
+ * [in] scratch      8-byte aligned, mc_tflm_model_scratch_bytes(graph) bytes
+ * [in] scratch_bytes
+ * [out] out         `buffers` points into scratch
+ */
+mc_status_t mc_tflm_model_arena(const mc_graph_t *graph, mc_target_t target,
+                                mc_kernels_t kernels, uint32_t flags, void *scratch,
+                                int64_t scratch_bytes, mc_tflm_model_arena_t *out);
+
+/* The distinct builtin codes of a graph's operators that TFLM does not run, in order
+ * of first appearance; *n_unknown is their number (codes beyond `capacity` are
+ * counted, not written).  [in] graph  [out] codes  [in] capacity  [out] n_unknown */
+mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, int32_t *codes, int64_t capacity,
+                                int64_t *n_unknown);
 
 #ifdef __cplusplus
 }

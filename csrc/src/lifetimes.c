@@ -58,6 +58,39 @@ static mc_status_t check_list(const int32_t *indices, int64_t n, int64_t n_tenso
     return MC_OK;
 }
 
+/* Graph inputs and outputs are created (and used) at scope 0. */
+static void mark_io(const int32_t *inputs, int64_t n_inputs, const int32_t *outputs,
+                    int64_t n_outputs, int32_t *first_use, int32_t *last_use)
+{
+    int64_t i;
+    for (i = 0; i < n_inputs; i++) {
+        first_use[inputs[i]] = 0;
+        last_use[inputs[i]] = 0;
+    }
+    for (i = 0; i < n_outputs; i++) {
+        first_use[outputs[i]] = 0;
+        last_use[outputs[i]] = 0;
+    }
+}
+
+/* One operator at `scope`.  Outputs are (re)created there: TFLM overwrites
+ * first_created, so a tensor written by several operators lives from its last
+ * producer on; then its inputs (absent optional ones are -1) are used there. */
+static void mark_op(const int32_t *inputs, int64_t n_inputs, const int32_t *outputs,
+                    int64_t n_outputs, int32_t scope, int32_t *first_use, int32_t *last_use)
+{
+    int64_t i;
+    for (i = 0; i < n_outputs; i++) {
+        first_use[outputs[i]] = scope;
+        last_use[outputs[i]] = scope;
+    }
+    for (i = 0; i < n_inputs; i++) {
+        if (inputs[i] >= 0) {
+            last_use[inputs[i]] = scope;
+        }
+    }
+}
+
 mc_status_t mc_tflm_lifetimes(int64_t n_tensors, int64_t n_ops,
                               const int64_t *op_input_start, const int32_t *op_inputs,
                               const int64_t *op_output_start, const int32_t *op_outputs,
@@ -89,30 +122,65 @@ mc_status_t mc_tflm_lifetimes(int64_t n_tensors, int64_t n_ops,
         first_use[i] = -1;
         last_use[i] = -1;
     }
-    for (i = 0; i < n_graph_inputs; i++) {
-        first_use[graph_inputs[i]] = 0;
-        last_use[graph_inputs[i]] = 0;
-    }
-    for (i = 0; i < n_graph_outputs; i++) {
-        first_use[graph_outputs[i]] = 0;
-        last_use[graph_outputs[i]] = 0;
-    }
+    mark_io(graph_inputs, n_graph_inputs, graph_outputs, n_graph_outputs, first_use, last_use);
     for (k = 0; k < n_ops; k++) {
         scope++;
-        /* Outputs are (re)created at this scope: TFLM overwrites first_created, so a
-         * tensor written by several operators lives from its last producer on. */
-        for (i = op_output_start[k]; i < op_output_start[k + 1]; i++) {
-            first_use[op_outputs[i]] = scope;
-            last_use[op_outputs[i]] = scope;
-        }
-        for (i = op_input_start[k]; i < op_input_start[k + 1]; i++) {
-            if (op_inputs[i] >= 0) {
-                last_use[op_inputs[i]] = scope;
-            }
-        }
+        mark_op(op_inputs + op_input_start[k], op_input_start[k + 1] - op_input_start[k],
+                op_outputs + op_output_start[k], op_output_start[k + 1] - op_output_start[k],
+                scope, first_use, last_use);
     }
     for (i = 0; i < n_graph_outputs; i++) {
         last_use[graph_outputs[i]] = scope;
+    }
+    return MC_OK;
+}
+
+mc_status_t mc_tflm_graph_lifetimes(const mc_graph_t *graph, int32_t *first_use,
+                                    int32_t *last_use)
+{
+    int64_t i, k;
+    int32_t scope = 0;
+    if (graph == NULL || (graph->n_tensors > 0 && (first_use == NULL || last_use == NULL))) {
+        return MC_E_NULL;
+    }
+    if (graph->n_tensors < 0 || graph->n_ops < 0 || graph->n_op_tensors < 0) {
+        return MC_E_NEGATIVE;
+    }
+    if (graph->n_tensors > INT32_MAX || graph->n_ops >= INT32_MAX ||
+        (graph->n_ops > 0 && graph->ops == NULL) ||
+        (graph->n_op_tensors > 0 && graph->op_tensors == NULL)) {
+        return MC_E_RANGE;
+    }
+    for (k = 0; k < graph->n_ops; k++) {
+        const mc_op_t *op = &graph->ops[k];
+        if (op->n_inputs < 0 || op->n_outputs < 0 || op->first_input < 0 ||
+            op->first_output < 0 || op->first_input > graph->n_op_tensors - op->n_inputs ||
+            op->first_output > graph->n_op_tensors - op->n_outputs) {
+            return MC_E_RANGE;
+        }
+        for (i = 0; i < op->n_inputs + op->n_outputs; i++) {
+            int32_t t = graph->op_tensors[i < op->n_inputs ? op->first_input + i
+                                                           : op->first_output + i - op->n_inputs];
+            if (t < (i < op->n_inputs ? -1 : 0) || t >= graph->n_tensors) {
+                return MC_E_RANGE;
+            }
+        }
+    }
+    MC_TRY(check_list(graph->inputs, graph->n_inputs, graph->n_tensors));
+    MC_TRY(check_list(graph->outputs, graph->n_outputs, graph->n_tensors));
+    for (i = 0; i < graph->n_tensors; i++) {
+        first_use[i] = -1;
+        last_use[i] = -1;
+    }
+    mark_io(graph->inputs, graph->n_inputs, graph->outputs, graph->n_outputs, first_use, last_use);
+    for (k = 0; k < graph->n_ops; k++) {
+        const mc_op_t *op = &graph->ops[k];
+        scope++;
+        mark_op(graph->op_tensors + op->first_input, op->n_inputs,
+                graph->op_tensors + op->first_output, op->n_outputs, scope, first_use, last_use);
+    }
+    for (i = 0; i < graph->n_outputs; i++) {
+        last_use[graph->outputs[i]] = scope;
     }
     return MC_OK;
 }

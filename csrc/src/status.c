@@ -14,6 +14,7 @@ const char *mc_strerror(mc_status_t status)
         [-MC_E_OVERFLOW] = "a size does not fit in 64 bits",
         [-MC_E_SCRATCH] = "the scratch buffer is too small or not 8-byte aligned",
         [-MC_E_LIFETIME] = "a buffer's first use is negative or after its last use",
+        [-MC_E_UNKNOWN_OP] = "the graph has operators the target's TFLM does not run",
     };
     int index = -(int)status;
     if (index < 0 || index >= (int)(sizeof texts / sizeof texts[0]) || texts[index] == 0) {

@@ -56,6 +56,7 @@ class Tensor:
     is_variable: bool = False        # state kept between invocations (TFLM allocates it apart)
     quantization_channels: int = 0   # number of quantization scales (0: not quantized)
     has_zero_point: bool = False     # the quantization also carries zero points
+    quantized_dimension: int = 0     # the axis per-channel scales run along
 
     @property
     def elements(self) -> int:
@@ -85,6 +86,12 @@ class Operator:
     #   "per_channel"      the filter has more than one quantization scale
     #   "kernel_hw", "stride_hw"  convolution and pooling windows
     attributes: Mapping[str, object] = field(default_factory=dict)
+    # The operator's TFLite builtin options as the C core's graph holds them (memcore.h,
+    # mc_op_t.options): scalar fields in schema order, defaults filled, floats as their
+    # IEEE-754 bits; options_type is the BuiltinOptions code (0: none).
+    options: Tuple[int, ...] = ()
+    options_type: int = 0
+    version: int = 1
 
     @property
     def operations(self) -> int:

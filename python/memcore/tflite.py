@@ -5,8 +5,14 @@ not a hand-rolled byte parser.  The flatbuffer is read lazily, so a truncated or
 corrupted file shows up as an exception from deep inside the accessors, or as absurd
 numbers; both become one MemcoreError naming the file.
 """
+import importlib
+import inspect
+import re
+import struct
+
 import tflite as _schema
 from tflite.BuiltinOperator import BuiltinOperator as _BuiltinOperator
+from tflite.BuiltinOptions import BuiltinOptions as _BuiltinOptions
 from tflite.TensorType import TensorType as _TensorType
 
 from memcore.errors import MemcoreError
@@ -15,7 +21,9 @@ from memcore.opcount import count_operations, is_supported
 
 _OP_NAMES = {v: k for k, v in vars(_BuiltinOperator).items() if not k.startswith("_")}
 _TYPE_NAMES = {v: k.lower() for k, v in vars(_TensorType).items() if not k.startswith("_")}
+_OPTION_NAMES = {v: k for k, v in vars(_BuiltinOptions).items() if not k.startswith("_")}
 _MAX_DIM = 2 ** 31 - 1  # TFLite dims are int32
+_MAX_OPTIONS = 8        # MC_OP_OPTIONS
 
 
 def load_tflite(path, data: bytes) -> Model:
@@ -98,7 +106,8 @@ def _tensor(path, model, t, i):
     return Tensor(index=i, name=name, shape=shape, dtype=type_name,
                   bytes=elements * DTYPE_BYTES[type_name], is_constant=bool(is_constant),
                   is_variable=bool(t.IsVariable()), quantization_channels=channels,
-                  has_zero_point=has_zero_point)
+                  has_zero_point=has_zero_point,
+                  quantized_dimension=int(q.QuantizedDimension()) if q is not None else 0)
 
 
 def _op_name(path, model, op, k):
@@ -116,6 +125,62 @@ def _op_name(path, model, op, k):
     if not is_supported(name):
         raise bad_model(path, "unsupported operator %d: %s" % (k, name))
     return name
+
+
+_FIELDS = {}
+
+
+def _scalar_accessors(table_name):
+    """The scalar fields of an options table in schema order: [(accessor, is_float)],
+    from the `tflite` package's generated accessors (vtable slot 4 + 2i is field i);
+    a vector or table field is None, kept so later fields keep their position."""
+    if table_name not in _FIELDS:
+        cls = getattr(importlib.import_module("tflite." + table_name), table_name)
+        slots = {}
+        for name, fn in vars(cls).items():
+            if name.startswith("_") or name.endswith(("AsNumpy", "Length", "IsNone")):
+                continue
+            try:
+                src = inspect.getsource(fn)
+            except (OSError, TypeError):
+                continue
+            m = re.search(r"self\._tab\.Offset\((\d+)\)", src)
+            if not m:
+                continue
+            t = re.search(r"number_types\.(\w+)Flags, o \+ self\._tab\.Pos\)", src)
+            scalar = t is not None and "Vector" not in src and "(self)" in src.split("\n")[0]
+            slots[int(m.group(1))] = (getattr(cls, name), t.group(1).startswith("Float")) if scalar else None
+        fields = [slots.get(4 + 2 * i) for i in range(max([(k - 4) // 2 + 1 for k in slots] or [0]))]
+        _FIELDS[table_name] = fields[:_MAX_OPTIONS]
+    return _FIELDS[table_name]
+
+
+def _raw_options(op):
+    """(options_type, scalar fields) of an operator, as mc_op_t holds them."""
+    code = op.BuiltinOptionsType()
+    table = op.BuiltinOptions()
+    name = _OPTION_NAMES.get(code)
+    if not code or name is None:
+        return 0, ()
+    try:
+        fields = _scalar_accessors(name)
+    except (ImportError, AttributeError):
+        return code, ()
+    if table is None:
+        return code, ()
+    obj = getattr(importlib.import_module("tflite." + name), name)()
+    obj.Init(table.Bytes, table.Pos)
+    values = []
+    for field in fields:
+        if field is None:
+            values.append(0)
+            continue
+        accessor, is_float = field
+        value = accessor(obj)  # the schema's default when the file omits the field
+        if is_float:
+            value = struct.unpack("<i", struct.pack("<f", float(value)))[0]
+        values.append(int(value))
+    return code, tuple(values)
 
 
 def _options(op, kind):
@@ -166,5 +231,7 @@ def _operator(path, k, kind, op, inputs, outputs, tensors):
         macs, other = count_operations(kind, first_in.shape if first_in else (),
                                        out.shape if out else (),
                                        filt.shape if filt is not None else (), attributes)
+    options_type, options = _raw_options(op)
     return Operator(index=k, kind=kind, inputs=inputs, outputs=outputs, macs=macs, other_ops=other,
-                    weight_bytes=sum(t.bytes for t in weights), attributes=attributes)
+                    weight_bytes=sum(t.bytes for t in weights), attributes=attributes,
+                    options=options, options_type=options_type)
