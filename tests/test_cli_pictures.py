@@ -73,7 +73,9 @@ def test_report_renders_in_headless_chromium(report_page, tmp_path):
     assert "Does not fit on esp32" in dom
     cards = dict(re.findall(r'data-device="([^"]+)" data-status="([^"]+)"', dom))
     assert cards["esp32"] == "will_not_fit" and cards["server"] == "runs" and cards["esp32-psram"] == "too_slow"
-    assert "will not fit: 1.84 times bigger than the memory available" in dom
+    # resnet8 float32 on the esp32 profile: TFLM's head 196,608 B + the esp32 tail 5,224 B,
+    # recommended 201,840 B against 110,000 B available.
+    assert "will not fit: 1.83 times bigger than the memory available" in dom
     shot = tmp_path / "report.png"
     subprocess.run(base + ["--window-size=1200,1600", "--screenshot=%s" % shot, report_page.as_uri()],
                    capture_output=True, timeout=120)

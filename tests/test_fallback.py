@@ -325,7 +325,7 @@ def test_export_round_trips(tmp_path, model):
         again = memcore.plan(b["sizes"], b["first_use"], b["last_use"], loaded["alignment"], strategy)
         assert again.arena_bytes == m.plan(strategy).arena_bytes
     assert loaded["weights"]["bytes"] == m.weight_bytes and loaded["operations"] == m.operations
-    arena = memcore.tflm_arena(m, pointer_bytes=4)
+    arena = memcore.tflm_arena(m, target="esp32")
     assert loaded["host"]["recommended_arena_bytes"] == arena.recommended_arena_bytes
 
 

@@ -145,7 +145,8 @@ def sibling_int8_path(path):
     return candidate if os.path.isfile(candidate) else None
 
 
-def check(model, profile, batch=1, kernels="optimised", weights_placement=None, suggest=True):
+def check(model, profile, batch=1, kernels="optimised", weights_placement=None, suggest=True,
+          allow_unknown_ops=False):
     """One deployment of `model` (a memcore Model) on `profile`, with suggestions when it
     does not fit (suggest=False skips them, as the suggestions' own checks do)."""
     placement = weights_placement or profile.default_weights_placement()
@@ -156,7 +157,8 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
 
     tflm_plan = model.plan("tflm")
     best_plan = model.plan("best")
-    arena = memcore.tflm_arena(model, pointer_bytes=profile.pointer_bytes)
+    arena = memcore.tflm_arena(model, target=profile.tflm_target, kernels=kernels_used,
+                               allow_unknown=allow_unknown_ops)
     # What TFLM needs beyond the planned activations: the persistent tail and the
     # allocation-time scratch (the gap between its reported total and the smallest
     # arena that works) — both per interpreter, not per example.

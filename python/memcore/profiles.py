@@ -22,6 +22,7 @@ from importlib import resources
 
 from memcore.devices import Device, devices as spec_devices
 from memcore.errors import MemcoreError
+from memcore.tflm import TARGETS as TFLM_TARGETS
 
 REGION_NAMES = ("ram", "psram", "flash", "memory")
 
@@ -48,6 +49,7 @@ class Profile:
     latency_budget_seconds: float   # must answer within
     pointer_bytes: int              # 4 on 32-bit microcontrollers, 8 on 64-bit hosts
     origin: str                     # "SPEC 4", "built-in" or the TOML file it came from
+    tflm_target: str = "esp32"      # whose TFLM build the arena is computed for (memcore.tflm.TARGETS)
 
     @property
     def has_flash(self):
@@ -86,7 +88,8 @@ def _from_spec_device(d):
     region = MemoryRegion("memory", d.memory_bytes, d.read_bytes_per_second)
     return Profile(_SPEC_RENAMES.get(d.name, d.name), d.description, {"memory": region}, "memory", "memory",
                    d.memory_bytes, d.memory_bytes, d.ops_per_second, d.ops_per_second, d.overhead_seconds,
-                   d.latency_budget_seconds, 4 if d.name == "esp32" else 8, "SPEC 4")
+                   d.latency_budget_seconds, 4 if d.name == "esp32" else 8, "SPEC 4",
+                   "esp32" if d.name == "esp32" else "host64")
 
 
 _REQUIRED = ("description", "available_bytes", "ops_per_second_reference", "ops_per_second_optimised",
@@ -142,10 +145,13 @@ def _profile_from_table(name, table, origin):
     if pointer_bytes not in (4, 8):
         raise MemcoreError("%s: pointer_bytes must be 4 or 8, got %d" % (where, pointer_bytes))
     overhead = _number(where, table, "overhead_seconds", positive=False) if "overhead_seconds" in table else 0.0
+    target = table.get("tflm_target", "host64" if pointer_bytes == 8 else "esp32")
+    if target not in TFLM_TARGETS:
+        raise MemcoreError("%s: tflm_target must be one of %s, got %r" % (where, ", ".join(TFLM_TARGETS), target))
     return Profile(name, str(table["description"]), regions, arena_region, weights_region, available, at_boot,
                    _number(where, table, "ops_per_second_reference"),
                    _number(where, table, "ops_per_second_optimised"), overhead,
-                   _number(where, table, "latency_budget_seconds"), pointer_bytes, origin)
+                   _number(where, table, "latency_budget_seconds"), pointer_bytes, origin, target)
 
 
 def profiles_from_toml(text, origin):

@@ -3,6 +3,7 @@ import sys
 
 import memcore
 from memcore import descriptor
+from memcore.tflm import TARGETS
 
 
 def register(sub):
@@ -12,8 +13,8 @@ def register(sub):
     p.add_argument("--weights", choices=descriptor.PLACEMENTS, default="ram",
                    help="where the weights live on the board: ram (the model file is read into the "
                         "heap, the default) or flash (frozen into firmware / memory-mapped)")
-    p.add_argument("--pointer-bytes", type=int, choices=(4, 8), default=4,
-                   help="the board's pointer width, for TFLM's runtime overhead (default 4: ESP32)")
+    p.add_argument("--target", choices=TARGETS, default="esp32",
+                   help="the board's TFLM build, for TFLM's runtime overhead (default: esp32)")
     p.add_argument("--available", type=int, metavar="BYTES",
                    help="memory the host should assume for its own verdict (cross-check only)")
     p.set_defaults(run=run)
@@ -21,7 +22,7 @@ def register(sub):
 
 def run(args):
     model = memcore.load(args.model)
-    text = descriptor.dumps(descriptor.describe(model, placement=args.weights, pointer_bytes=args.pointer_bytes,
+    text = descriptor.dumps(descriptor.describe(model, placement=args.weights, target=args.target,
                                                 available_bytes=args.available))
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
