@@ -29,52 +29,13 @@
 #include "memcore.h"
 #include "tflm_internal.h"
 
-/* ---- names of every builtin operator, in code order ----------------------------- */
-
-static const char names[] =
-    "ADD\0AVERAGE_POOL_2D\0CONCATENATION\0CONV_2D\0DEPTHWISE_CONV_2D\0DEPTH_TO_SPACE\0"
-    "DEQUANTIZE\0EMBEDDING_LOOKUP\0FLOOR\0FULLY_CONNECTED\0HASHTABLE_LOOKUP\0"
-    "L2_NORMALIZATION\0L2_POOL_2D\0LOCAL_RESPONSE_NORMALIZATION\0LOGISTIC\0LSH_PROJECTION\0"
-    "LSTM\0MAX_POOL_2D\0MUL\0RELU\0RELU_N1_TO_1\0RELU6\0RESHAPE\0RESIZE_BILINEAR\0RNN\0"
-    "SOFTMAX\0SPACE_TO_DEPTH\0SVDF\0TANH\0CONCAT_EMBEDDINGS\0SKIP_GRAM\0CALL\0CUSTOM\0"
-    "EMBEDDING_LOOKUP_SPARSE\0PAD\0UNIDIRECTIONAL_SEQUENCE_RNN\0GATHER\0BATCH_TO_SPACE_ND\0"
-    "SPACE_TO_BATCH_ND\0TRANSPOSE\0MEAN\0SUB\0DIV\0SQUEEZE\0UNIDIRECTIONAL_SEQUENCE_LSTM\0"
-    "STRIDED_SLICE\0BIDIRECTIONAL_SEQUENCE_RNN\0EXP\0TOPK_V2\0SPLIT\0LOG_SOFTMAX\0DELEGATE\0"
-    "BIDIRECTIONAL_SEQUENCE_LSTM\0CAST\0PRELU\0MAXIMUM\0ARG_MAX\0MINIMUM\0LESS\0NEG\0PADV2\0"
-    "GREATER\0GREATER_EQUAL\0LESS_EQUAL\0SELECT\0SLICE\0SIN\0TRANSPOSE_CONV\0"
-    "SPARSE_TO_DENSE\0TILE\0EXPAND_DIMS\0EQUAL\0NOT_EQUAL\0LOG\0SUM\0SQRT\0RSQRT\0SHAPE\0"
-    "POW\0ARG_MIN\0FAKE_QUANT\0REDUCE_PROD\0REDUCE_MAX\0PACK\0LOGICAL_OR\0ONE_HOT\0"
-    "LOGICAL_AND\0LOGICAL_NOT\0UNPACK\0REDUCE_MIN\0FLOOR_DIV\0REDUCE_ANY\0SQUARE\0"
-    "ZEROS_LIKE\0FILL\0FLOOR_MOD\0RANGE\0RESIZE_NEAREST_NEIGHBOR\0LEAKY_RELU\0"
-    "SQUARED_DIFFERENCE\0MIRROR_PAD\0ABS\0SPLIT_V\0UNIQUE\0CEIL\0REVERSE_V2\0ADD_N\0"
-    "GATHER_ND\0COS\0WHERE\0RANK\0ELU\0REVERSE_SEQUENCE\0MATRIX_DIAG\0QUANTIZE\0"
-    "MATRIX_SET_DIAG\0ROUND\0HARD_SWISH\0IF\0WHILE\0NON_MAX_SUPPRESSION_V4\0"
-    "NON_MAX_SUPPRESSION_V5\0SCATTER_ND\0SELECT_V2\0DENSIFY\0SEGMENT_SUM\0BATCH_MATMUL\0"
-    "PLACEHOLDER_FOR_GREATER_OP_CODES\0CUMSUM\0CALL_ONCE\0BROADCAST_TO\0RFFT2D\0CONV_3D\0"
-    "IMAG\0REAL\0COMPLEX_ABS\0HASHTABLE\0HASHTABLE_FIND\0HASHTABLE_IMPORT\0HASHTABLE_SIZE\0"
-    "REDUCE_ALL\0CONV_3D_TRANSPOSE\0VAR_HANDLE\0READ_VARIABLE\0ASSIGN_VARIABLE\0"
-    "BROADCAST_ARGS\0RANDOM_STANDARD_NORMAL\0BUCKETIZE\0RANDOM_UNIFORM\0MULTINOMIAL\0GELU\0"
-    "DYNAMIC_UPDATE_SLICE\0RELU_0_TO_1\0UNSORTED_SEGMENT_PROD\0UNSORTED_SEGMENT_MAX\0"
-    "UNSORTED_SEGMENT_SUM\0ATAN2\0UNSORTED_SEGMENT_MIN\0SIGN\0BITCAST\0BITWISE_XOR\0"
-    "RIGHT_SHIFT\0STABLEHLO_LOGISTIC\0STABLEHLO_ADD\0STABLEHLO_DIVIDE\0STABLEHLO_MULTIPLY\0"
-    "STABLEHLO_MAXIMUM\0STABLEHLO_RESHAPE\0STABLEHLO_CLAMP\0STABLEHLO_CONCATENATE\0"
-    "STABLEHLO_BROADCAST_IN_DIM\0STABLEHLO_CONVOLUTION\0STABLEHLO_SLICE\0"
-    "STABLEHLO_CUSTOM_CALL\0STABLEHLO_REDUCE\0STABLEHLO_ABS\0STABLEHLO_AND\0"
-    "STABLEHLO_COSINE\0STABLEHLO_EXPONENTIAL\0STABLEHLO_FLOOR\0STABLEHLO_LOG\0"
-    "STABLEHLO_MINIMUM\0STABLEHLO_NEGATE\0STABLEHLO_OR\0STABLEHLO_POWER\0"
-    "STABLEHLO_REMAINDER\0STABLEHLO_RSQRT\0STABLEHLO_SELECT\0STABLEHLO_SUBTRACT\0"
-    "STABLEHLO_TANH\0STABLEHLO_SCATTER\0STABLEHLO_COMPARE\0STABLEHLO_CONVERT\0"
-    "STABLEHLO_DYNAMIC_SLICE\0STABLEHLO_DYNAMIC_UPDATE_SLICE\0STABLEHLO_PAD\0"
-    "STABLEHLO_IOTA\0STABLEHLO_DOT_GENERAL\0STABLEHLO_REDUCE_WINDOW\0STABLEHLO_SORT\0"
-    "STABLEHLO_WHILE\0STABLEHLO_GATHER\0STABLEHLO_TRANSPOSE\0DILATE\0"
-    "STABLEHLO_RNG_BIT_GENERATOR\0REDUCE_WINDOW\0STABLEHLO_COMPOSITE\0STABLEHLO_SHIFT_LEFT\0"
-    "STABLEHLO_CBRT\0STABLEHLO_CASE\0";
-
 /* ---- operation-count class of every builtin code (see mc_tflm_op_counts) -------- */
 
 enum { C_NONE = 0, C_CONV, C_DW, C_FC, C_BMM, C_TCONV, C_POOL, C_REDUCE, C_ELEM, C_MOVE };
 
-static const uint8_t count_class[MC_TFLITE_BUILTIN_COUNT] = {
+#define N_BUILTINS 210  /* codes 0 .. STABLEHLO_CASE (209) */
+
+static const uint8_t count_class[N_BUILTINS] = {
     C_ELEM, C_POOL, C_MOVE, C_CONV, C_DW, C_MOVE, C_ELEM, C_MOVE, C_ELEM, C_FC, C_NONE,
     C_ELEM, C_POOL, C_NONE, C_ELEM, C_NONE, C_NONE, C_POOL, C_ELEM, C_ELEM, C_ELEM, C_ELEM,
     C_MOVE, C_ELEM, C_NONE, C_ELEM, C_MOVE, C_ELEM, C_ELEM, C_NONE, C_NONE, C_NONE, C_NONE,
@@ -551,36 +512,6 @@ bool mc__op_modelled(int32_t code)
     return row != NULL && (row->flags & F_NOT_MODELLED) == 0;
 }
 
-const char *mc_tflm_op_name(int32_t code)
-{
-    const char *p = names;
-    int32_t i;
-    if (code < 0 || code >= MC_TFLITE_BUILTIN_COUNT) {
-        return "";
-    }
-    for (i = 0; i < code; i++) {
-        p += strlen(p) + 1;
-    }
-    return p;
-}
-
-mc_status_t mc_tflm_op_code(const char *name, int32_t *code)
-{
-    const char *p = names;
-    int32_t i;
-    if (name == NULL || code == NULL) {
-        return MC_E_NULL;
-    }
-    for (i = 0; i < MC_TFLITE_BUILTIN_COUNT; i++) {
-        if (strcmp(p, name) == 0) {
-            *code = i;
-            return MC_OK;
-        }
-        p += strlen(p) + 1;
-    }
-    return MC_E_RANGE;
-}
-
 mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kernels,
                             mc_tflm_op_info_t *out)
 {
@@ -589,7 +520,7 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
     if (out == NULL) {
         return MC_E_NULL;
     }
-    if (code < 0 || code >= MC_TFLITE_BUILTIN_COUNT || (int)target < 0 ||
+    if (code < 0 || (int)target < 0 ||
         target >= MC_TARGET_COUNT || (kernels != MC_KERNELS_REFERENCE &&
                                       kernels != MC_KERNELS_OPTIMISED)) {
         return MC_E_RANGE;
@@ -597,7 +528,7 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
     row = find_row(code);
     memset(&r, 0, sizeof r);
     r.code = code;
-    r.name = mc_tflm_op_name(code);
+    r.name = mc_op_name(code);
     r.registered = row != NULL;
     r.vendor_kernel = false;
     r.options_alignment = 1;
@@ -962,7 +893,7 @@ mc_status_t mc_tflm_op_counts(const mc_graph_t *graph, int64_t op_index, int64_t
         return MC_E_RANGE;
     }
     op = &graph->ops[op_index];
-    if (op->kind < 0 || op->kind >= MC_TFLITE_BUILTIN_COUNT || op->n_inputs < 0 ||
+    if (op->kind < 0 || op->n_inputs < 0 ||
         op->n_outputs < 0 || op->first_input < 0 || op->first_output < 0 ||
         op->first_input + op->n_inputs > graph->n_op_tensors ||
         op->first_output + op->n_outputs > graph->n_op_tensors) {
@@ -985,7 +916,7 @@ mc_status_t mc_tflm_op_counts(const mc_graph_t *graph, int64_t op_index, int64_t
     if (o0 != NULL) {
         MC_TRY(elements(o0, &n_out));
     }
-    switch (count_class[op->kind]) {
+    switch (op->kind < N_BUILTINS ? count_class[op->kind] : C_NONE) {
     case C_CONV:
         if (f == NULL || f->rank != 4) {
             return MC_E_RANGE;

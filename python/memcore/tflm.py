@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
 from memcore import _lowlevel as ll
-from memcore._cgraph import CGraph, op_name
+from memcore import cgraph as _cgraph
 from memcore._memcore import ffi, lib
 from memcore.errors import MemcoreError
 from memcore.graph import Model
@@ -106,12 +106,15 @@ class TflmArena:
 
 def unknown_ops(model: Model) -> Tuple[str, ...]:
     """The operator kinds of `model` that TFLM does not run, in order of appearance."""
-    graph = CGraph(model)
+    return _unknown(_cgraph.from_model(model), model)
+
+
+def _unknown(graph, model):
     n = ffi.new("int64_t *")
     codes = ffi.new("int32_t[]", max(1, len(model.operators)))
-    ll._check(lib.mc_tflm_unknown_ops(graph.ptr, codes, len(model.operators), n),
+    ll._check(lib.mc_tflm_unknown_ops(graph.graph, codes, len(model.operators), n),
               "%s: unknown operators" % model.path)
-    return tuple(op_name(codes[i]) for i in range(n[0]))
+    return tuple(_cgraph.op_name(codes[i]) for i in range(min(n[0], len(model.operators))))
 
 
 def tflm_arena(model: Model, target: str = "host64", kernels: str = "reference",
@@ -125,18 +128,18 @@ def tflm_arena(model: Model, target: str = "host64", kernels: str = "reference",
     if model.subgraph_count != 1:
         raise MemcoreError("%s: TFLM's arena is modelled for one subgraph, the model has %d"
                            % (model.path, model.subgraph_count))
-    graph = CGraph(model)
-    unknown = unknown_ops(model)
+    graph = _cgraph.from_model(model)
+    unknown = _unknown(graph, model)
     if unknown and not allow_unknown:
         raise MemcoreError("%s: TFLM (%s) does not run %s: %s; allow unknown operators for an "
                            "upper bound" % (model.path, target, "this operator" if len(unknown) == 1
                                             else "these operators", ", ".join(unknown)))
     need = ffi.new("int64_t *")
-    ll._check(lib.mc_tflm_model_scratch_bytes(graph.ptr, need), "%s: TFLM arena scratch" % model.path)
+    ll._check(lib.mc_tflm_model_scratch_bytes(graph.graph, need), "%s: TFLM arena scratch" % model.path)
     scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
     out = ffi.new("mc_tflm_model_arena_t *")
     flags = lib.MC_TFLM_ALLOW_UNKNOWN if allow_unknown else 0
-    ll._check(lib.mc_tflm_model_arena(graph.ptr, code, KERNELS.index(kernels), flags, scratch,
+    ll._check(lib.mc_tflm_model_arena(graph.graph, code, KERNELS.index(kernels), flags, scratch,
                                       need[0], out),
               "%s: TFLM arena (%s, %s kernels)" % (model.path, target, kernels))
     categories = {}
