@@ -89,11 +89,12 @@ def test_unsupported_operator(tmp_path):
 def test_unsupported_builtin_operator(tmp_path):
     def edit(model):
         code = schema.OperatorCodeT()
-        code.builtinCode = schema.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM
-        code.deprecatedBuiltinCode = schema.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM
+        # Neither TFLM runs it nor has memcore a rule to count its operations.
+        code.builtinCode = schema.BuiltinOperator.NON_MAX_SUPPRESSION_V4
+        code.deprecatedBuiltinCode = schema.BuiltinOperator.NON_MAX_SUPPRESSION_V4
         model.operatorCodes.append(code)
         model.subgraphs[0].operators[1].opcodeIndex = len(model.operatorCodes) - 1
-    _raises(tmp_path, "lstm.tflite", _edited(edit), "unsupported operator 1: UNIDIRECTIONAL_SEQUENCE_LSTM")
+    _raises(tmp_path, "nms.tflite", _edited(edit), "unsupported operator 1: NON_MAX_SUPPRESSION_V4")
 
 
 def test_dynamic_shape(tmp_path):

@@ -59,6 +59,8 @@ typedef struct {
     int32_t vendor;                /* the vendor kernels in use (MC_VENDOR_*) */
     int64_t arena;
     int64_t head, temp, tail;
+    int64_t protect;               /* persistent buffers may not go below this: the
+                                      temporaries a kernel still reads */
     bool failed;                   /* a step TFLM checks did not fit */
     mc_status_t status;            /* an overflow or bad graph, which ends the replay */
     mc_tflm_usage_t usage[MC_TFLM_CATEGORY_COUNT];

@@ -7,9 +7,11 @@
  * Prepare, temporaries above it, the planned activations at the end), the tail grows
  * down from N.  Each step makes TFLM's own check:
  *   - a persistent allocation moves the tail to align_down(tail - bytes, align) and
- *     fails below the head (not below the temporaries: TFLM checks head_ only);
- *   - a temporary goes at align_up(temp, align) and fails past the tail (TFLM's size_t
- *     subtraction lets it pass when it already starts past the tail);
+ *     fails below the head or over the temporaries a kernel's Prepare holds (TFLM
+ *     checks only the head, but then writes the buffer over those temporaries and
+ *     fails or crashes: measured, e.g. a per-channel FULLY_CONNECTED needs 8 bytes
+ *     per channel more than head_-only checking predicts);
+ *   - a temporary goes at align_up(temp, align) and fails past the tail;
  *   - resizing the head (the scratch-request array, the final plan) fails past the
  *     tail; after each operator's Prepare that failure is ignored, as TFLM ignores
  *     FinishPrepareNodeAllocations' status;
@@ -69,7 +71,13 @@ void mc__sim_persistent(mc_sim_t *s, int64_t bytes, int64_t align, int32_t categ
         return;
     }
     at = align_down(s->tail - bytes, align);
-    if (at < s->head) {
+    /* TFLM checks only the head, but a persistent buffer laid over the temporaries a
+     * kernel still holds is written over them (per-channel multipliers over the
+     * output's TfLiteTensor): AllocateTensors() then fails or crashes.  What may be
+     * overwritten harmlessly is the end of the last temporary: its zero-point array and
+     * the quantization struct past its zero_point pointer (never read again; the
+     * pointer is, by DeallocateTempTfLiteTensor). */
+    if (at < s->head || at < s->protect) {
         s->failed = true;
         return;
     }
@@ -86,11 +94,14 @@ void mc__sim_temp(mc_sim_t *s, int64_t bytes, int64_t align)
         return;
     }
     at = align_up(s->temp, align);
-    if (bytes < 0 || (at <= s->tail && s->tail - at < bytes)) {
+    /* TFLM's size_t subtraction would let a temporary that starts past the tail pass,
+     * but it is then written over the tail's allocator objects: a failure too. */
+    if (bytes < 0 || at > s->tail || s->tail - at < bytes) {
         s->failed = true;
         return;
     }
     s->temp = at + bytes;
+    s->protect = s->temp;
 }
 
 void mc__sim_temp_tensor(mc_sim_t *s, int32_t tensor)
@@ -98,8 +109,13 @@ void mc__sim_temp_tensor(mc_sim_t *s, int32_t tensor)
     const mc_tensor_t *t = &s->graph->tensors[tensor];
     mc__sim_temp(s, MC_SZ_BYTES(s->abi->tensor), MC_SZ_ALIGN(s->abi->tensor));
     if (t->quant_channels > 0 && (t->flags & MC_TENSOR_ZERO_POINT) != 0) {
+        int64_t quantization;
         mc__sim_temp(s, MC_SZ_BYTES(s->abi->quantization), MC_SZ_ALIGN(s->abi->quantization));
+        /* TfLiteAffineQuantization {scale, zero_point, quantized_dimension}: what follows
+         * its zero_point pointer is not needed again. */
+        quantization = s->temp - MC_SZ_BYTES(s->abi->quantization);
         mc__sim_temp(s, 4 + 4 * (int64_t)t->quant_channels, 4); /* TfLiteIntArray */
+        s->protect = quantization + 2 * (int64_t)s->abi->pointer_bytes;
     }
 }
 
@@ -133,6 +149,7 @@ static bool resize_head(mc_sim_t *s, int64_t bytes)
     }
     s->head = bytes;
     s->temp = bytes;
+    s->protect = bytes;
     return true;
 }
 
@@ -212,6 +229,7 @@ static void replay_prepare(const model_t *m, mc_sim_t *s)
         }
         /* FinishPrepareNodeAllocations: its status is ignored by TFLM. */
         s->temp = s->head;
+        s->protect = s->head;
         (void)resize_head(s, MC_SZ_BYTES(abi->scratch_request) *
                                  (s->n_requests + MAX_REQUESTS_PER_OP));
     }
@@ -245,6 +263,7 @@ static void replay_finish(const model_t *m, mc_sim_t *s)
         return;
     }
     s->temp = s->head;
+    s->protect = s->head;
     if (!resize_head(s, 0) || !resize_head(s, m->head_bytes)) {
         s->failed = true;
         return;

@@ -7,10 +7,10 @@ are written, ...).  This module only turns the C graph into memcore's Python Mod
 names from the file, operator names from the C table, and the facts the runtime
 model and operation counts read.
 """
+from memcore._memcore import ffi, lib
 from memcore.cgraph import DTYPE_NAMES, read_tflite
 from memcore.errors import MemcoreError
 from memcore.graph import Model, Operator, Tensor, bad_model
-from memcore.opcount import count_operations, is_supported
 
 # Builtin options (mc_op_t.options, schema order) the operation counts read.
 _CONV_STRIDE = (2, 1)     # Conv2DOptions / DepthwiseConv2DOptions / TransposeConvOptions: stride_h, stride_w
@@ -53,7 +53,11 @@ def _operator(path, graph, k, tensors):
     options = tuple(op.options[0:8])
     if op.custom_name_offset >= 0:
         raise bad_model(path, "unsupported operator %d: %s" % (k, kind))
-    if not is_supported(kind):
+    # Operation counts come from the C core's op table (mc_tflm_op_counts); a kind it
+    # has no counting rule for is refused here, so no count is ever a silent zero.
+    macs, other = ffi.new("int64_t *"), ffi.new("int64_t *")
+    rc = lib.mc_tflm_op_counts(graph.graph, k, macs, other)
+    if rc == lib.MC_E_UNKNOWN_OP:
         raise bad_model(path, "unsupported operator %d: %s" % (k, kind))
     attributes = {}
     if kind in ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV"):
@@ -79,16 +83,12 @@ def _operator(path, graph, k, tensors):
         attributes["per_channel"] = filt.quantization_channels > 1
         if kind != "FULLY_CONNECTED":
             attributes["kernel_hw"] = (filt.shape[1], filt.shape[2])
-    if kind == "TRANSPOSE_CONV":
-        if len(inputs) < 3 or inputs[2] < 0:
-            raise bad_model(path, "operator %d (%s) has no data input" % (k, kind))
-        data_in = tensors[inputs[2]]
-        macs, other = data_in.elements * filt.shape[1] * filt.shape[2] * filt.shape[0], 0
-    else:
-        first_in = present[0] if present else None
-        out = tensors[outputs[0]]
-        macs, other = count_operations(kind, first_in.shape if first_in else (), out.shape,
-                                       filt.shape if filt is not None else (), attributes)
+    if kind == "TRANSPOSE_CONV" and (len(inputs) < 3 or inputs[2] < 0):
+        raise bad_model(path, "operator %d (%s) has no data input" % (k, kind))
+    if rc != lib.MC_OK:
+        raise bad_model(path, "operator %d (%s): cannot count its operations (%s)"
+                        % (k, kind, ffi.string(lib.mc_strerror(rc)).decode()))
+    macs, other = macs[0], other[0]
     return Operator(index=k, kind=kind, inputs=inputs, outputs=outputs, macs=macs, other_ops=other,
                     weight_bytes=sum(t.bytes for t in weights), attributes=attributes, code=op.kind,
                     version=op.version, options_type=op.options_type, options=options,
