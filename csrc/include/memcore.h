@@ -798,11 +798,13 @@ mc_status_t mc_tflm_model_arena(const mc_graph_t *graph, mc_target_t target,
                                 mc_kernels_t kernels, uint32_t flags, void *scratch,
                                 int64_t scratch_bytes, mc_tflm_model_arena_t *out);
 
-/* The distinct builtin codes of a graph's operators that TFLM does not run, in order
- * of first appearance; *n_unknown is their number (codes beyond `capacity` are
- * counted, not written).  [in] graph  [out] codes  [in] capacity  [out] n_unknown */
-mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, int32_t *codes, int64_t capacity,
-                                int64_t *n_unknown);
+/* The distinct builtin codes of a graph's operators that TFLM does not run on this
+ * target with these kernels, or whose kernel's allocations the op table does not hold,
+ * in order of first appearance; *n_unknown is their number (codes beyond `capacity`
+ * are counted, not written).
+ * [in] graph  [in] target  [in] kernels  [out] codes  [in] capacity  [out] n_unknown */
+mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
+                                int32_t *codes, int64_t capacity, int64_t *n_unknown);
 
 #ifdef __cplusplus
 }

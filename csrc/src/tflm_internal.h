@@ -82,9 +82,9 @@ void mc__sim_scratch(mc_sim_t *s, int64_t bytes);
 
 /* ---- the op table ------------------------------------------------------------- */
 
-/* Whether the op table models operator kind `code` (a row that TFLM registers and
- * whose allocations memcore reproduces). */
-bool mc__op_modelled(int32_t code);
+/* Whether the op table models operator kind `code` with these vendor kernels (a row
+ * that TFLM registers and whose allocations memcore reproduces). */
+bool mc__op_modelled(int32_t code, int32_t vendor);
 /* The op's builtin-options parse (into the tail), Init and Prepare, through the replay. */
 void mc__op_parse(mc_sim_t *s, const mc_op_t *op);
 void mc__op_init(mc_sim_t *s, const mc_op_t *op);

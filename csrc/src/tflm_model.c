@@ -206,7 +206,7 @@ static void replay_prepare(const model_t *m, mc_sim_t *s)
         for (k = 0; k < g->n_ops; k++) {
             const mc_op_t *op = &g->ops[k];
             s->op = k;
-            if (!mc__op_modelled(op->kind)) {
+            if (!mc__op_modelled(op->kind, s->vendor)) {
                 mc__op_unknown_bound(s, op, phase);
             } else if (phase == 0) {
                 mc__op_parse(s, op);
@@ -218,7 +218,7 @@ static void replay_prepare(const model_t *m, mc_sim_t *s)
     for (k = 0; k < g->n_ops && !s->failed && s->status == MC_OK; k++) {
         const mc_op_t *op = &g->ops[k];
         s->op = k;
-        if (!mc__op_modelled(op->kind)) {
+        if (!mc__op_modelled(op->kind, s->vendor)) {
             int32_t i;
             mc__op_unknown_bound(s, op, 2);
             for (i = 1; i < MAX_REQUESTS_PER_OP; i++) {
@@ -381,21 +381,32 @@ mc_status_t mc_tflm_model_scratch_bytes(const mc_graph_t *graph, int64_t *scratc
     return MC_OK;
 }
 
-mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, int32_t *codes, int64_t capacity,
-                                int64_t *n_unknown)
+static int32_t vendor_for(mc_target_t target, mc_kernels_t kernels)
+{
+    return kernels == MC_KERNELS_OPTIMISED ? mc__target_abi(target)->vendor : MC_VENDOR_NONE;
+}
+
+mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
+                                int32_t *codes, int64_t capacity, int64_t *n_unknown)
 {
     int64_t k, j, n = 0;
+    int32_t vendor;
     if (graph == NULL || n_unknown == NULL || (capacity > 0 && codes == NULL)) {
         return MC_E_NULL;
     }
     if (capacity < 0) {
         return MC_E_NEGATIVE;
     }
+    if ((int)target < 0 || target >= MC_TARGET_COUNT ||
+        (kernels != MC_KERNELS_REFERENCE && kernels != MC_KERNELS_OPTIMISED)) {
+        return MC_E_RANGE;
+    }
     MC_TRY(check_graph(graph));
+    vendor = vendor_for(target, kernels);
     for (k = 0; k < graph->n_ops; k++) {
         int32_t code = graph->ops[k].kind;
         bool seen = false;
-        if (mc__op_modelled(code)) {
+        if (mc__op_modelled(code, vendor)) {
             continue;
         }
         for (j = 0; j < k; j++) {
@@ -446,7 +457,7 @@ mc_status_t mc_tflm_model_arena(const mc_graph_t *graph, mc_target_t target,
     if (scratch_bytes < need || ((uintptr_t)scratch % 8) != 0) {
         return MC_E_SCRATCH;
     }
-    MC_TRY(mc_tflm_unknown_ops(graph, NULL, 0, &n_unknown));
+    MC_TRY(mc_tflm_unknown_ops(graph, target, kernels, NULL, 0, &n_unknown));
     if (n_unknown > 0 && (flags & MC_TFLM_ALLOW_UNKNOWN) == 0) {
         return MC_E_UNKNOWN_OP;
     }
@@ -472,7 +483,7 @@ mc_status_t mc_tflm_model_arena(const mc_graph_t *graph, mc_target_t target,
     memset(&m, 0, sizeof m);
     m.graph = graph;
     m.target = target;
-    m.vendor = kernels == MC_KERNELS_OPTIMISED ? mc__target_abi(target)->vendor : MC_VENDOR_NONE;
+    m.vendor = vendor_for(target, kernels);
     m.allow_unknown = n_unknown > 0;
 
     /* The planned tensors, in tensor order (AllocationInfo order). */
@@ -568,7 +579,7 @@ mc_status_t mc_tflm_model_arena(const mc_graph_t *graph, mc_target_t target,
     r.buffers = buffers;
     r.n_unknown_ops = 0;
     for (i = 0; i < graph->n_ops; i++) {
-        if (!mc__op_modelled(graph->ops[i].kind)) {
+        if (!mc__op_modelled(graph->ops[i].kind, m.vendor)) {
             r.n_unknown_ops++;
         }
     }

@@ -146,6 +146,15 @@ enum {
     MC_S_O_UNPACK,
     MC_S_O_VAR_HANDLE,
     MC_S_O_WHILE,
+    /* vendor kernels' OpData (the other columns repeat the reference sizes) */
+    MC_S_V_CMSIS_CONV,
+    MC_S_V_CMSIS_FULLY_CONNECTED,
+    MC_S_V_CMSIS_POOL,
+    MC_S_V_CMSIS_ADD,
+    MC_S_V_CMSIS_MUL,
+    MC_S_V_CMSIS_SOFTMAX,
+    MC_S_V_ESP_CONV,
+    MC_S_V_ESP_SOFTMAX,
     MC_S_COUNT
 };
 
@@ -160,15 +169,15 @@ static const mc_size_t structs[MC_S_COUNT][MC_TARGET_COUNT] = {
     /* K_EVAL_TENSOR          */ {MC_SZ(24, 8), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(12, 4)},  /* core.cc TfLiteEvalTensor */
     /* K_CALL_ONCE            */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* call_once.cc OpData */
     /* K_COMPARISONS          */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4)},  /* comparisons.cc OpData */
-    /* K_CONCATENATION        */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(64, 4)},  /* concatenation.cc OpData */
-    /* K_CONV                 */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(64, 4)},  /* conv.cc OpDataConv */
+    /* K_CONCATENATION        */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(24, 4)},  /* concatenation.cc OpData */
+    /* K_CONV                 */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(56, 4)},  /* conv.cc OpDataConv */
     /* K_CUMSUM               */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* cumsum.cc OpData */
     /* K_DEQUANTIZE           */ {MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8)},  /* dequantize.cc DequantizeOpData */
     /* K_DIV                  */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* div.cc OpDataDiv */
     /* K_ABS_RSQRT            */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* elementwise.cc OpDataAbsRsqrt */
     /* K_ELU                  */ {MC_SZ(256, 1), MC_SZ(256, 1), MC_SZ(256, 1), MC_SZ(256, 1), MC_SZ(256, 1)},  /* elu.cc OpData */
     /* K_EMBEDDING_LOOKUP     */ {MC_SZ(16, 8), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* embedding_lookup.cc OpData */
-    /* K_FULLY_CONNECTED      */ {MC_SZ(72, 8), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(56, 4)},  /* fully_connected.cc OpDataFullyConnected */
+    /* K_FULLY_CONNECTED      */ {MC_SZ(72, 8), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(48, 4)},  /* fully_connected.cc OpDataFullyConnected */
     /* K_HARD_SWISH           */ {MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4)},  /* hard_swish.cc HardSwishParams */
     /* K_IF                   */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* if.cc OpData */
     /* K_L2NORM               */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* l2norm.cc L2NormalizationParams */
@@ -190,7 +199,7 @@ static const mc_size_t structs[MC_S_COUNT][MC_TARGET_COUNT] = {
     /* K_SUB                  */ {MC_SZ(52, 4), MC_SZ(52, 4), MC_SZ(52, 4), MC_SZ(52, 4), MC_SZ(52, 4)},  /* sub.cc OpDataSub */
     /* K_SVDF                 */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* svdf.cc OpDataSvdf */
     /* K_TANH                 */ {MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* tanh.cc OpData */
-    /* K_TRANSPOSE_CONV       */ {MC_SZ(88, 8), MC_SZ(80, 4), MC_SZ(80, 4), MC_SZ(80, 4), MC_SZ(80, 4)},  /* transpose_conv.cc OpData */
+    /* K_TRANSPOSE_CONV       */ {MC_SZ(88, 8), MC_SZ(80, 4), MC_SZ(80, 4), MC_SZ(80, 4), MC_SZ(72, 4)},  /* transpose_conv.cc OpData */
     /* K_LSTM                 */ {MC_SZ(688, 8), MC_SZ(688, 8), MC_SZ(688, 8), MC_SZ(688, 8), MC_SZ(688, 8)},  /* unidirectional_sequence_lstm.cc OpDataLSTM */
     /* K_VAR_HANDLE           */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* var_handle.cc OpData */
     /* K_WHILE                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* while.cc OpData */
@@ -233,6 +242,16 @@ static const mc_size_t structs[MC_S_COUNT][MC_TARGET_COUNT] = {
     /* O_UNPACK               */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteUnpackParams */
     /* O_VAR_HANDLE           */ {MC_SZ(16, 8), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteVarHandleParams */
     /* O_WHILE                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteWhileParams */
+    /* CMSIS-NN glue (kernels/cmsis_nn/), cortex-m column measured */
+    /* V_CMSIS_CONV           */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(68, 4), MC_SZ(64, 4), MC_SZ(56, 4)},  /* OpData {OpDataConv; int buffer_idx} */
+    /* V_CMSIS_FULLY_CONNECTED*/ {MC_SZ(72, 8), MC_SZ(56, 4), MC_SZ(80, 4), MC_SZ(56, 4), MC_SZ(48, 4)},  /* OpData {OpDataFullyConnected; ...} */
+    /* V_CMSIS_POOL           */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(36, 4), MC_SZ(32, 4), MC_SZ(32, 4)},  /* OpData {OpDataPooling; int buffer_idx} */
+    /* V_CMSIS_ADD            */ {MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4)},  /* OpData */
+    /* V_CMSIS_MUL            */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* OpData */
+    /* V_CMSIS_SOFTMAX        */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(64, 8), MC_SZ(56, 8), MC_SZ(56, 8)},  /* CMSISNNSoftmaxParams {SoftmaxParams; int32 num_rows, row_size} */
+    /* ESP-NN glue (esp-tflite-micro kernels/esp_nn/), esp32 column derived */
+    /* V_ESP_CONV             */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(60, 4)},  /* NodeData {OpDataConv; int buffer_idx} */
+    /* V_ESP_SOFTMAX          */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(56, 8), MC_SZ(56, 8), MC_SZ(64, 8)},  /* NodeData {SoftmaxParams; int buffer_idx} */
 };
 
 /* ---- Prepare scripts ------------------------------------------------------------- */
@@ -253,7 +272,8 @@ enum {
 enum {
     Q_IN0_INT8 = 1,   /* input 0 is int8 */
     Q_IN2_QUANT,      /* input 2 is not float32 (TRANSPOSE_CONV's data input) */
-    Q_OUT0_QUANT      /* output 0 is int8 or int16 */
+    Q_OUT0_QUANT,     /* output 0 is int8 or int16 */
+    Q_IN0_QUANT       /* input 0 is int8 or int16 */
 };
 
 /* Size rules; each returns the bytes, or -1 for "no allocation". */
@@ -283,7 +303,14 @@ enum {
     R_ADD_N_POINTERS,    /* ADD_N float32/int8: one pointer per input */
     R_SVDF_FILTERS,      /* SVDF: batch x filters, 4 bytes each */
     R_SVDF_UNITS,        /* SVDF int8: batch x units, 4 bytes each */
-    R_LSTM_STATE         /* UNIDIRECTIONAL_SEQUENCE_LSTM: batch x state x cell type size */
+    R_LSTM_STATE,        /* UNIDIRECTIONAL_SEQUENCE_LSTM: batch x state x cell type size */
+    /* CMSIS-NN for a Cortex-M with the DSP extension (M4, M7, M33), built with GCC */
+    R_CMSIS_CONV,        /* arm_convolve_wrapper_s8_get_buffer_size (int8) */
+    R_CMSIS_DEPTHWISE,   /* arm_depthwise_conv_wrapper_s8_get_buffer_size (int8) */
+    R_CMSIS_FC_1X1,      /* int8 per-tensor FC with a 3-D/4-D output: per-channel copies */
+    R_CMSIS_AVGPOOL,     /* arm_avgpool_s8/s16_get_buffer_size: 4 x channels */
+    /* ESP-NN, the plain ESP32's "generic optimised" functions */
+    R_ESP_SOFTMAX        /* esp_nn_get_softmax_scratch_size_opt: 4 x input dims[1] */
 };
 
 #define IN(i) (X_IN + (i))
@@ -342,6 +369,20 @@ static const uint8_t p_lstm[] = {IN(0), IN(1), IN(2), IN(3), IN(4), IN(5), IN(6)
                                  IN(17), IN(18), IN(19), IN(20), IN(21), IN(22), IN(23), OUT(0),
                                  S(R_LSTM_STATE), S(R_LSTM_STATE), S(R_LSTM_STATE), S(R_LSTM_STATE),
                                  X_END};
+/* CMSIS-NN's ConvPrepare: input, filter, output (its bias lookup asks for an output
+ * that does not exist); the per-channel arrays only when quantized; then
+ * CalculateOpDataConv's temporaries and the im2col buffer. */
+static const uint8_t p_cmsis_conv[] = {IN(0), IN(1), OUT(0), X_IF, Q_IN0_QUANT, 4, P(R_CHANNELS_F0),
+                                       P(R_CHANNELS_F0), IN(0), IN(1), IN(2), OUT(0),
+                                       S(R_CMSIS_CONV), X_END};
+static const uint8_t p_cmsis_depthwise[] = {IN(0), IN(1), OUT(0), X_IF, Q_IN0_QUANT, 4,
+                                            P(R_CHANNELS_F3), P(R_CHANNELS_F3), IN(0), IN(1),
+                                            IN(2), OUT(0), S(R_CMSIS_DEPTHWISE), X_END};
+static const uint8_t p_cmsis_fully_connected[] = {IN(0), IN(1), IN(2), OUT(0), P(R_FC_CHANNELS),
+                                                  P(R_FC_CHANNELS), S(R_CMSIS_FC_1X1), X_END};
+static const uint8_t p_cmsis_avgpool[] = {IN(0), OUT(0), IN(0), OUT(0), S(R_CMSIS_AVGPOOL), X_END};
+static const uint8_t p_esp_softmax[] = {IN(0), OUT(0), P(R_SOFTMAX_LUT), P(R_SOFTMAX_LUT),
+                                        S(R_ESP_SOFTMAX), X_END};
 /* TanhPrepare: the input, then CalculateArithmeticOpData's input and output. */
 static const uint8_t p_tanh[] = {IN(0), IN(0), OUT(0), X_END};
 
@@ -350,7 +391,9 @@ enum {
     SC_IN0123_OUT0, SC_IN0_OUT0_DIMS, SC_IN01_OUT0_DIMS, SC_OUT0_IN0_DIMS, SC_ADD_N,
     SC_CONCATENATION, SC_CONV, SC_DEPTHWISE, SC_FULLY_CONNECTED, SC_CUMSUM, SC_EMBEDDING,
     SC_LOG_SOFTMAX, SC_SOFTMAX, SC_BATCH_MATMUL, SC_MEAN_SUM, SC_REDUCE_MIN_MAX,
-    SC_REDUCE_ALL, SC_MIRROR_PAD, SC_SVDF, SC_TRANSPOSE_CONV, SC_LSTM, SC_TANH, SC_COUNT
+    SC_REDUCE_ALL, SC_MIRROR_PAD, SC_SVDF, SC_TRANSPOSE_CONV, SC_LSTM, SC_TANH,
+    SC_CMSIS_CONV, SC_CMSIS_DEPTHWISE, SC_CMSIS_FULLY_CONNECTED, SC_CMSIS_AVGPOOL,
+    SC_ESP_SOFTMAX, SC_COUNT
 };
 
 static const uint8_t *const scripts[SC_COUNT] = {
@@ -359,6 +402,8 @@ static const uint8_t *const scripts[SC_COUNT] = {
     p_concatenation, p_conv, p_depthwise, p_fully_connected, p_cumsum, p_embedding,
     p_log_softmax, p_softmax, p_batch_matmul, p_mean_sum, p_reduce_min_max,
     p_reduce_all, p_mirror_pad, p_svdf, p_transpose_conv, p_lstm, p_tanh,
+    p_cmsis_conv, p_cmsis_depthwise, p_cmsis_fully_connected, p_cmsis_avgpool,
+    p_esp_softmax,
 };
 
 /* ---- the rows ---------------------------------------------------------------------- */
@@ -369,36 +414,68 @@ typedef struct {
     uint8_t opdata;    /* MC_S_K_* its Init allocates; 0: none */
     uint8_t prepare;   /* SC_* */
     uint8_t flags;     /* F_* */
+    uint8_t vendor[2]; /* its CMSIS-NN and ESP-NN kernel (V_*); 0: the reference kernel */
 } op_row_t;
+
+/* A vendor library's kernel for one operator kind: its OpData and Prepare. */
+typedef struct {
+    uint8_t opdata;
+    uint8_t prepare;
+    uint8_t flags;     /* F_NOT_MODELLED: the vendor kernel's allocations are not in the table */
+} vendor_row_t;
+
+enum {
+    V_NONE = 0, V_CMSIS_CONV, V_CMSIS_DEPTHWISE, V_CMSIS_FULLY_CONNECTED, V_CMSIS_AVGPOOL,
+    V_CMSIS_MAXPOOL, V_CMSIS_ADD, V_CMSIS_MUL, V_CMSIS_SOFTMAX, V_CMSIS_NOT_MODELLED,
+    V_ESP_CONV, V_ESP_DEPTHWISE, V_ESP_SOFTMAX, V_COUNT
+};
 
 /* Registered, but not modelled: control flow needs subgraphs, resource variables need
  * MicroResourceVariables, which memcore does not plan (they count as unknown). */
 #define F_NOT_MODELLED 1u
 
-#define ROW(code, options, opdata, prepare) {code, MC_S_##options, MC_S_##opdata, SC_##prepare, 0}
+#define ROW(code, options, opdata, prepare) {code, MC_S_##options, MC_S_##opdata, SC_##prepare, 0, {0, 0}}
+#define VROW(code, options, opdata, prepare, cmsis, esp) \
+    {code, MC_S_##options, MC_S_##opdata, SC_##prepare, 0, {V_##cmsis, V_##esp}}
+
+static const vendor_row_t vendors[V_COUNT] = {
+    {0, 0, 0},
+    {MC_S_V_CMSIS_CONV, SC_CMSIS_CONV, 0},
+    {MC_S_V_CMSIS_CONV, SC_CMSIS_DEPTHWISE, 0},
+    {MC_S_V_CMSIS_FULLY_CONNECTED, SC_CMSIS_FULLY_CONNECTED, 0},
+    {MC_S_V_CMSIS_POOL, SC_CMSIS_AVGPOOL, 0},
+    {MC_S_V_CMSIS_POOL, SC_IN0_OUT0, 0},
+    {MC_S_V_CMSIS_ADD, SC_IN01_OUT0, 0},
+    {MC_S_V_CMSIS_MUL, SC_IN01_OUT0, 0},
+    {MC_S_V_CMSIS_SOFTMAX, SC_SOFTMAX, 0},
+    {0, 0, F_NOT_MODELLED},       /* CMSIS-NN's TRANSPOSE_CONV, BATCH_MATMUL, SVDF, LSTM */
+    {MC_S_V_ESP_CONV, SC_CONV, 0},
+    {MC_S_V_ESP_CONV, SC_DEPTHWISE, 0},
+    {MC_S_V_ESP_SOFTMAX, SC_ESP_SOFTMAX, 0},
+};
 #define NONE_ NONE
 
 static const op_row_t ops[] = {
     ROW(101, NONE, K_ABS_RSQRT, IN0_OUT0),          /* ABS */
-    ROW(0, O_ADD, K_ADD, IN01_OUT0),                /* ADD */
+    VROW(0, O_ADD, K_ADD, IN01_OUT0, CMSIS_ADD, NONE), /* ADD */
     ROW(106, NONE, NONE, ADD_N),                    /* ADD_N */
     ROW(56, O_ARG_MAX, NONE, NONE),                 /* ARG_MAX */
     ROW(79, O_ARG_MIN, NONE, NONE),                 /* ARG_MIN */
-    {144, MC_S_NONE, MC_S_K_ASSIGN_VARIABLE, SC_NONE, F_NOT_MODELLED}, /* ASSIGN_VARIABLE */
-    ROW(1, O_POOL, K_POOL, IN0_OUT0),               /* AVERAGE_POOL_2D */
-    ROW(126, O_BATCH_MAT_MUL, K_BATCH_MATMUL, BATCH_MATMUL), /* BATCH_MATMUL */
+    {144, MC_S_NONE, MC_S_K_ASSIGN_VARIABLE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* ASSIGN_VARIABLE */
+    VROW(1, O_POOL, K_POOL, IN0_OUT0, CMSIS_AVGPOOL, NONE), /* AVERAGE_POOL_2D */
+    VROW(126, O_BATCH_MAT_MUL, K_BATCH_MATMUL, BATCH_MATMUL, CMSIS_NOT_MODELLED, NONE), /* BATCH_MATMUL */
     ROW(37, NONE, NONE, IN0_OUT0),                  /* BATCH_TO_SPACE_ND */
     ROW(145, NONE, NONE, IN01_OUT0),                /* BROADCAST_ARGS */
     ROW(130, NONE, NONE, IN01_OUT0),                /* BROADCAST_TO */
-    {129, MC_S_O_CALL_ONCE, MC_S_K_CALL_ONCE, SC_NONE, F_NOT_MODELLED}, /* CALL_ONCE */
+    {129, MC_S_O_CALL_ONCE, MC_S_K_CALL_ONCE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* CALL_ONCE */
     ROW(53, O_CAST, NONE, IN0_OUT0),                /* CAST */
     ROW(104, NONE, NONE, IN0_OUT0),                 /* CEIL */
     ROW(2, O_CONCATENATION, K_CONCATENATION, CONCATENATION), /* CONCATENATION */
-    ROW(3, O_CONV, K_CONV, CONV),                   /* CONV_2D */
+    VROW(3, O_CONV, K_CONV, CONV, CMSIS_CONV, ESP_CONV), /* CONV_2D */
     ROW(108, NONE, NONE, IN0_OUT0),                 /* COS */
     ROW(128, O_CUMSUM, NONE, CUMSUM),               /* CUMSUM */
     ROW(5, O_DEPTH_TO_SPACE, NONE, IN0_OUT0_DIMS),  /* DEPTH_TO_SPACE */
-    ROW(4, O_DEPTHWISE_CONV, K_CONV, DEPTHWISE),    /* DEPTHWISE_CONV_2D */
+    VROW(4, O_DEPTHWISE_CONV, K_CONV, DEPTHWISE, CMSIS_DEPTHWISE, ESP_DEPTHWISE), /* DEPTHWISE_CONV_2D */
     ROW(6, NONE, K_DEQUANTIZE, IN0_OUT0),           /* DEQUANTIZE */
     ROW(42, O_DIV, K_DIV, IN01_OUT0),               /* DIV */
     ROW(151, NONE, NONE, IN012_OUT0),               /* DYNAMIC_UPDATE_SLICE */
@@ -411,13 +488,13 @@ static const op_row_t ops[] = {
     ROW(8, NONE, NONE, NONE),                       /* FLOOR */
     ROW(90, NONE, NONE, IN01_OUT0),                 /* FLOOR_DIV */
     ROW(95, NONE, NONE, IN01_OUT0),                 /* FLOOR_MOD */
-    ROW(9, O_FULLY_CONNECTED, K_FULLY_CONNECTED, FULLY_CONNECTED), /* FULLY_CONNECTED */
+    VROW(9, O_FULLY_CONNECTED, K_FULLY_CONNECTED, FULLY_CONNECTED, CMSIS_FULLY_CONNECTED, NONE), /* FULLY_CONNECTED */
     ROW(36, O_GATHER, NONE, IN01_OUT0_DIMS),        /* GATHER */
     ROW(107, NONE, NONE, IN01_OUT0_DIMS),           /* GATHER_ND */
     ROW(61, NONE, K_COMPARISONS, IN01),             /* GREATER */
     ROW(62, NONE, K_COMPARISONS, IN01),             /* GREATER_EQUAL */
     ROW(117, NONE, K_HARD_SWISH, IN0_OUT0),         /* HARD_SWISH */
-    {118, MC_S_O_IF, MC_S_K_IF, SC_NONE, F_NOT_MODELLED}, /* IF */
+    {118, MC_S_O_IF, MC_S_K_IF, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* IF */
     ROW(11, O_L2_NORM, K_L2NORM, IN0_OUT0),         /* L2_NORMALIZATION */
     ROW(12, O_POOL, NONE, OUT0_IN0_DIMS),           /* L2_POOL_2D */
     ROW(98, O_LEAKY_RELU, K_LEAKY_RELU, IN0_OUT0),  /* LEAKY_RELU */
@@ -430,11 +507,11 @@ static const op_row_t ops[] = {
     ROW(14, NONE, K_LOGISTIC, IN0_OUT0),            /* LOGISTIC */
     ROW(50, NONE, NONE, LOG_SOFTMAX),               /* LOG_SOFTMAX */
     ROW(55, NONE, NONE, NONE),                      /* MAXIMUM */
-    ROW(17, O_POOL, K_POOL, IN0_OUT0),              /* MAX_POOL_2D */
+    VROW(17, O_POOL, K_POOL, IN0_OUT0, CMSIS_MAXPOOL, NONE), /* MAX_POOL_2D */
     ROW(40, O_REDUCER, K_REDUCE, MEAN_SUM),         /* MEAN */
     ROW(57, NONE, NONE, NONE),                      /* MINIMUM */
     ROW(100, O_MIRROR_PADDING, K_MIRROR_PAD, MIRROR_PAD), /* MIRROR_PAD */
-    ROW(18, O_MUL, K_MUL, IN01_OUT0),               /* MUL */
+    VROW(18, O_MUL, K_MUL, IN01_OUT0, CMSIS_MUL, NONE), /* MUL */
     ROW(59, NONE, NONE, NONE),                      /* NEG */
     ROW(72, NONE, K_COMPARISONS, IN01),             /* NOT_EQUAL */
     ROW(83, O_PACK, NONE, NONE),                    /* PACK */
@@ -442,7 +519,7 @@ static const op_row_t ops[] = {
     ROW(60, NONE, K_PAD, IN012_OUT0),               /* PADV2 */
     ROW(54, NONE, K_PRELU, IN01_OUT0),              /* PRELU */
     ROW(114, NONE, K_QUANTIZE, IN0_OUT0),           /* QUANTIZE */
-    {143, MC_S_NONE, MC_S_NONE, SC_NONE, F_NOT_MODELLED}, /* READ_VARIABLE */
+    {143, MC_S_NONE, MC_S_NONE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* READ_VARIABLE */
     ROW(140, O_REDUCER, K_REDUCE, REDUCE_ALL),      /* REDUCE_ALL */
     ROW(82, O_REDUCER, K_REDUCE, REDUCE_MIN_MAX),   /* REDUCE_MAX */
     ROW(89, O_REDUCER, K_REDUCE, REDUCE_MIN_MAX),   /* REDUCE_MIN */
@@ -458,7 +535,7 @@ static const op_row_t ops[] = {
     ROW(77, O_SHAPE, NONE, NONE),                   /* SHAPE */
     ROW(66, NONE, NONE, IN0_OUT0),                  /* SIN */
     ROW(65, NONE, NONE, IN012_OUT0),                /* SLICE */
-    ROW(25, O_SOFTMAX, K_SOFTMAX, SOFTMAX),         /* SOFTMAX */
+    VROW(25, O_SOFTMAX, K_SOFTMAX, SOFTMAX, CMSIS_SOFTMAX, ESP_SOFTMAX), /* SOFTMAX */
     ROW(38, NONE, K_SPACE_TO_BATCH, IN0_OUT0),      /* SPACE_TO_BATCH_ND */
     ROW(26, O_SPACE_TO_DEPTH, NONE, IN0_OUT0_DIMS), /* SPACE_TO_DEPTH */
     ROW(49, O_SPLIT, NONE, IN0),                    /* SPLIT (the axis tensor) */
@@ -470,14 +547,14 @@ static const op_row_t ops[] = {
     ROW(45, O_STRIDED_SLICE, K_STRIDED_SLICE, IN0123_OUT0), /* STRIDED_SLICE */
     ROW(41, O_SUB, K_SUB, IN01_OUT0),               /* SUB */
     ROW(74, O_REDUCER, K_REDUCE, MEAN_SUM),         /* SUM */
-    ROW(27, O_SVDF, K_SVDF, SVDF),                  /* SVDF */
+    VROW(27, O_SVDF, K_SVDF, SVDF, CMSIS_NOT_MODELLED, NONE), /* SVDF */
     ROW(28, NONE, K_TANH, TANH),                    /* TANH */
     ROW(39, NONE, NONE, IN01_OUT0),                 /* TRANSPOSE */
-    ROW(67, O_TRANSPOSE_CONV, K_TRANSPOSE_CONV, TRANSPOSE_CONV), /* TRANSPOSE_CONV */
-    ROW(44, O_UNIDIRECTIONAL_SEQUENCE_LSTM, K_LSTM, LSTM), /* UNIDIRECTIONAL_SEQUENCE_LSTM */
+    VROW(67, O_TRANSPOSE_CONV, K_TRANSPOSE_CONV, TRANSPOSE_CONV, CMSIS_NOT_MODELLED, NONE), /* TRANSPOSE_CONV */
+    VROW(44, O_UNIDIRECTIONAL_SEQUENCE_LSTM, K_LSTM, LSTM, CMSIS_NOT_MODELLED, NONE), /* UNIDIRECTIONAL_SEQUENCE_LSTM */
     ROW(88, O_UNPACK, NONE, NONE),                  /* UNPACK */
-    {142, MC_S_O_VAR_HANDLE, MC_S_K_VAR_HANDLE, SC_NONE, F_NOT_MODELLED}, /* VAR_HANDLE */
-    {119, MC_S_O_WHILE, MC_S_K_WHILE, SC_NONE, F_NOT_MODELLED}, /* WHILE */
+    {142, MC_S_O_VAR_HANDLE, MC_S_K_VAR_HANDLE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* VAR_HANDLE */
+    {119, MC_S_O_WHILE, MC_S_K_WHILE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* WHILE */
     ROW(93, NONE, NONE, IN0_OUT0),                  /* ZEROS_LIKE */
 };
 
@@ -506,10 +583,22 @@ static int64_t struct_align(int32_t id, mc_target_t target)
     return MC_SZ_ALIGN(structs[id][target]);
 }
 
-bool mc__op_modelled(int32_t code)
+/* The vendor kernel the replay uses for a row, or NULL for the reference kernel. */
+static const vendor_row_t *vendor_of(const op_row_t *row, int32_t vendor)
+{
+    if (row == NULL || vendor <= MC_VENDOR_NONE || vendor > MC_VENDOR_ESP_NN ||
+        row->vendor[vendor - 1] == V_NONE) {
+        return NULL;
+    }
+    return &vendors[row->vendor[vendor - 1]];
+}
+
+bool mc__op_modelled(int32_t code, int32_t vendor)
 {
     const op_row_t *row = find_row(code);
-    return row != NULL && (row->flags & F_NOT_MODELLED) == 0;
+    const vendor_row_t *v = vendor_of(row, vendor);
+    return row != NULL && (row->flags & F_NOT_MODELLED) == 0 &&
+           (v == NULL || (v->flags & F_NOT_MODELLED) == 0);
 }
 
 mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kernels,
@@ -530,12 +619,15 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
     r.code = code;
     r.name = mc_op_name(code);
     r.registered = row != NULL;
-    r.vendor_kernel = false;
     r.options_alignment = 1;
     if (row != NULL) {
+        const vendor_row_t *v = vendor_of(row, kernels == MC_KERNELS_OPTIMISED
+                                                   ? mc__target_abi(target)->vendor
+                                                   : MC_VENDOR_NONE);
+        r.vendor_kernel = v != NULL;
         r.options_bytes = (int32_t)struct_bytes(row->options, target);
         r.options_alignment = (int32_t)struct_align(row->options, target);
-        r.opdata_bytes = (int32_t)struct_bytes(row->opdata, target);
+        r.opdata_bytes = (int32_t)struct_bytes(v != NULL ? v->opdata : row->opdata, target);
     }
     *out = r;
     return MC_OK;
@@ -617,6 +709,8 @@ static bool condition(const mc_sim_t *s, const mc_op_t *op, int32_t q)
         return in(s, op, 2) != NULL && dtype(in(s, op, 2)) != MC_DTYPE_FLOAT32;
     case Q_OUT0_QUANT:
         return quantized_type(dtype(out(s, op, 0)));
+    case Q_IN0_QUANT:
+        return quantized_type(dtype(in(s, op, 0)));
     default:
         return false;
     }
@@ -631,6 +725,71 @@ static int64_t product(int64_t x, int64_t y, int64_t z)
         return -2;
     }
     return r;
+}
+
+/* TFLM's ComputePaddingHeightWidth for one dimension: the padding before the data
+ * (SAME = 0 in TFLite's Padding enum pads, VALID does not). */
+static int64_t padding(int32_t same, int64_t in_size, int64_t filter, int64_t stride,
+                       int64_t dilation)
+{
+    int64_t effective = (filter - 1) * dilation + 1, out_size, total;
+    if (stride <= 0 || dilation <= 0 || filter <= 0) {
+        return 0;
+    }
+    out_size = same == 0 ? (in_size + stride - 1) / stride : (in_size - effective + stride) / stride;
+    total = (out_size - 1) * stride + effective - in_size;
+    return total > 0 ? total / 2 : 0;
+}
+
+/* CMSIS-NN's convolution buffers (Cortex-M with DSP, GCC: the 1x1 fast kernel needs
+ * none, the 1xN and generic kernels 2 x im2col columns of int16). */
+static int64_t cmsis_conv(const mc_sim_t *s, const mc_op_t *op)
+{
+    const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1);
+    int64_t pad_h, pad_w, cols;
+    int32_t in_c, fh, fw;
+    if (dtype(i0) != MC_DTYPE_INT8) {
+        return -1;
+    }
+    if (i0 == NULL || f == NULL || i0->rank != 4 || f->rank != 4) {
+        return -3;
+    }
+    in_c = i0->dims[3];
+    fh = f->dims[1];
+    fw = f->dims[2];
+    /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h */
+    pad_h = padding(op->options[0], i0->dims[1], fh, op->options[2], op->options[5]);
+    pad_w = padding(op->options[0], i0->dims[2], fw, op->options[1], op->options[4]);
+    if (pad_w == 0 && pad_h == 0 && fw == 1 && fh == 1 && op->options[4] == 1 &&
+        op->options[5] == 1 && in_c == f->dims[3]) {
+        return -1; /* 1x1: arm_convolve_1x1_s8_fast needs no buffer outside Arm Compiler */
+    }
+    cols = (int64_t)fw * fh * in_c;
+    cols += (4 - cols % 4) % 4;
+    return product(2 * cols, 2, 1);
+}
+
+static int64_t cmsis_depthwise(const mc_sim_t *s, const mc_op_t *op)
+{
+    const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1), *o0 = out(s, op, 0);
+    int64_t pad_h, pad_w;
+    if (dtype(i0) != MC_DTYPE_INT8 || dtype(f) != MC_DTYPE_INT8) {
+        return -1;
+    }
+    if (i0 == NULL || f == NULL || o0 == NULL || i0->rank != 4 || f->rank != 4 || o0->rank != 4) {
+        return -3;
+    }
+    /* DepthwiseConv2DOptions: padding, stride_w, stride_h, depth_multiplier, activation,
+     * dilation_w, dilation_h */
+    if (i0->dims[3] != o0->dims[3] || i0->dims[0] != 1 || op->options[5] != 1 || op->options[6] != 1) {
+        return -1;
+    }
+    pad_h = padding(op->options[0], i0->dims[1], f->dims[1], op->options[2], op->options[6]);
+    pad_w = padding(op->options[0], i0->dims[2], f->dims[2], op->options[1], op->options[5]);
+    if (f->dims[1] == 3 && f->dims[2] == 3 && pad_h <= 1 && pad_w <= 1) {
+        return -1; /* the 3x3 kernel works without a buffer */
+    }
+    return product(i0->dims[3], (int64_t)f->dims[1] * f->dims[2], 2);
 }
 
 static int64_t dims_copy_bytes(const mc_tensor_t *t)
@@ -749,6 +908,30 @@ static int64_t rule(const mc_sim_t *s, const mc_op_t *op, int32_t r)
         return product(op->options[3] != 0 ? dim(i0, 1) : dim(i0, 0), dim(hidden, 1),
                        type_bytes(cell->dtype));
     }
+    case R_CMSIS_CONV:
+        return cmsis_conv(s, op);
+    case R_CMSIS_DEPTHWISE:
+        return cmsis_depthwise(s, op);
+    case R_CMSIS_FC_1X1:
+        /* int8, per-tensor, an output of rank > 2 and an accumulation depth that is a
+         * multiple of 4: the kernel fakes per-channel quantization (2 int32 per output
+         * channel); arm_convolve_1x1_s8_fast itself needs no buffer with GCC. */
+        if (dtype(i0) != MC_DTYPE_INT8 || dtype(i1) != MC_DTYPE_INT8 || o0 == NULL ||
+            o0->rank <= 2 || i1->rank < 1 || i1->dims[i1->rank - 1] % 4 != 0 ||
+            i1->quant_channels > 1) {
+            return -1;
+        }
+        return product(o0->dims[o0->rank - 1], 8, 1);
+    case R_CMSIS_AVGPOOL:
+        if (!quantized_type(dtype(i0))) {
+            return -1;
+        }
+        return i0 == NULL || i0->rank != 4 ? -3 : 4 * (int64_t)i0->dims[3];
+    case R_ESP_SOFTMAX:
+        if (dtype(i0) != MC_DTYPE_INT8 || dtype(o0) != MC_DTYPE_INT8) {
+            return -1;
+        }
+        return 4 * (int64_t)dim(i0, 1);
     default:
         return -3;
     }
@@ -814,17 +997,19 @@ void mc__op_parse(mc_sim_t *s, const mc_op_t *op)
 void mc__op_init(mc_sim_t *s, const mc_op_t *op)
 {
     const op_row_t *row = find_row(op->kind);
-    if (row != NULL && row->opdata != MC_S_NONE) {
-        mc__sim_persistent(s, struct_bytes(row->opdata, s->target), 16,
-                           MC_TFLM_PERSISTENT_BUFFERS);
+    const vendor_row_t *v = vendor_of(row, s->vendor);
+    int32_t opdata = v != NULL ? v->opdata : row != NULL ? row->opdata : MC_S_NONE;
+    if (opdata != MC_S_NONE) {
+        mc__sim_persistent(s, struct_bytes(opdata, s->target), 16, MC_TFLM_PERSISTENT_BUFFERS);
     }
 }
 
 void mc__op_prepare(mc_sim_t *s, const mc_op_t *op)
 {
     const op_row_t *row = find_row(op->kind);
+    const vendor_row_t *v = vendor_of(row, s->vendor);
     if (row != NULL) {
-        run_script(s, op, scripts[row->prepare]);
+        run_script(s, op, scripts[v != NULL ? v->prepare : row->prepare]);
     }
 }
 

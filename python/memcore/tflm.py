@@ -104,15 +104,16 @@ class TflmArena:
         return tuple(b for b in self.buffers if b.tensor is None)
 
 
-def unknown_ops(model: Model) -> Tuple[str, ...]:
-    """The operator kinds of `model` that TFLM does not run, in order of appearance."""
-    return _unknown(_cgraph.from_model(model), model)
+def unknown_ops(model: Model, target: str = "host64", kernels: str = "reference") -> Tuple[str, ...]:
+    """The operator kinds of `model` that TFLM does not run on `target` with `kernels`
+    (or whose kernel memcore does not model), in order of appearance."""
+    return _unknown(_cgraph.from_model(model), model, _target_code(target), KERNELS.index(kernels))
 
 
-def _unknown(graph, model):
+def _unknown(graph, model, code, kernels):
     n = ffi.new("int64_t *")
     codes = ffi.new("int32_t[]", max(1, len(model.operators)))
-    ll._check(lib.mc_tflm_unknown_ops(graph.graph, codes, len(model.operators), n),
+    ll._check(lib.mc_tflm_unknown_ops(graph.graph, code, kernels, codes, len(model.operators), n),
               "%s: unknown operators" % model.path)
     return tuple(_cgraph.op_name(codes[i]) for i in range(min(n[0], len(model.operators))))
 
@@ -129,7 +130,7 @@ def tflm_arena(model: Model, target: str = "host64", kernels: str = "reference",
         raise MemcoreError("%s: TFLM's arena is modelled for one subgraph, the model has %d"
                            % (model.path, model.subgraph_count))
     graph = _cgraph.from_model(model)
-    unknown = _unknown(graph, model)
+    unknown = _unknown(graph, model, code, KERNELS.index(kernels))
     if unknown and not allow_unknown:
         raise MemcoreError("%s: TFLM (%s) does not run %s: %s; allow unknown operators for an "
                            "upper bound" % (model.path, target, "this operator" if len(unknown) == 1
