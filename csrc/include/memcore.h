@@ -358,53 +358,6 @@ mc_status_t mc_tflm_lifetimes(int64_t n_tensors, int64_t n_ops,
                               const int32_t *graph_outputs, int64_t n_graph_outputs,
                               int32_t *first_use, int32_t *last_use);
 
-/* ---- 7c. TensorFlow Lite Micro's persistent "tail" and recommended arena ------- */
-
-/* One allocation from a bump allocator: `bytes` requested, then the running offset is
- * rounded up to `alignment` (TFLM's SingleArenaBufferAllocator tail grows down from a
- * 16-aligned arena end, so each allocation's padding is charged to that allocation). */
-typedef struct {
-    int64_t bytes;      /* >= 0 */
-    int64_t alignment;  /* >= 1 */
-} mc_alloc_t;
-
-/*
- * Runs a sequence of allocations through the bump allocator:
- * offset = align_up(offset + bytes, alignment), starting from 0.
- * [in] allocs       n_allocs requests in allocation order
- * [in] n_allocs     (>= 0)
- * [out] used_bytes  n_allocs entries, what each allocation really took (padding
- *                   included); may be NULL
- * [out] total_bytes the final offset
- */
-mc_status_t mc_bump_allocate(const mc_alloc_t *allocs, int64_t n_allocs, int64_t *used_bytes,
-                             int64_t *total_bytes);
-
-typedef struct {
-    int64_t head_bytes;               /* the planned activation arena, as given */
-    int64_t tail_bytes;               /* persistent allocations */
-    int64_t total_bytes;              /* head + tail: what TFLM reports after allocation */
-    int64_t planning_bytes;           /* peak while TFLM plans: tail so far + temporaries */
-    int64_t recommended_arena_bytes;  /* max(total, planning): the arena to give TFLM */
-} mc_tflm_arena_t;
-
-/*
- * TFLM's arena from its parts.  TFLM allocates the first n_tail_before_planning tail
- * requests, then plans the head using temporary memory (planning_allocs: scratch-request
- * buffer, subgraph offsets, AllocationInfo array, planner scratch), frees it, then makes
- * the remaining tail requests (the input/output TfLiteTensors).
- * [in] head_bytes               planned activation arena (>= 0)
- * [in] tail_allocs              n_tail persistent requests in allocation order
- * [in] n_tail                   (>= 0)
- * [in] n_tail_before_planning   in [0, n_tail]
- * [in] planning_allocs          n_planning temporary requests
- * [in] n_planning               (>= 0)
- * [out] out
- */
-mc_status_t mc_tflm_arena(int64_t head_bytes, const mc_alloc_t *tail_allocs, int64_t n_tail,
-                          int64_t n_tail_before_planning, const mc_alloc_t *planning_allocs,
-                          int64_t n_planning, mc_tflm_arena_t *out);
-
 /* ---- 8. The neutral graph: what every importer produces ---------------------- */
 
 /*

@@ -291,19 +291,18 @@ static void sim_start(const model_t *m, mc_sim_t *s, int64_t arena)
     s->status = MC_OK;
 }
 
-/* Whether AllocateTensors() succeeds in an arena of `arena` bytes. */
-static mc_status_t fits(const model_t *m, int64_t arena, bool *ok)
+/* Whether AllocateTensors() succeeds in an arena of `arena` bytes (s: workspace). */
+static mc_status_t fits(const model_t *m, mc_sim_t *s, int64_t arena, bool *ok)
 {
-    mc_sim_t s;
-    sim_start(m, &s, arena);
-    replay_prepare(m, &s);
-    if (!s.failed && s.status == MC_OK) {
-        replay_finish(m, &s);
+    sim_start(m, s, arena);
+    replay_prepare(m, s);
+    if (!s->failed && s->status == MC_OK) {
+        replay_finish(m, s);
     }
-    if (s.status != MC_OK) {
-        return s.status;
+    if (s->status != MC_OK) {
+        return s->status;
     }
-    *ok = !s.failed;
+    *ok = !s->failed;
     return MC_OK;
 }
 
@@ -350,6 +349,14 @@ static mc_status_t check_graph(const mc_graph_t *g)
     return MC_OK; /* indices are checked by mc_tflm_graph_lifetimes */
 }
 
+typedef struct {
+    mc_sim_t sim;
+    model_t model;
+    mc_tflm_model_arena_t result;
+} state_t;
+
+#define STATE_BYTES ((int64_t)((sizeof(state_t) + 7) / 8 * 8))
+
 static int64_t max_buffers(const mc_graph_t *g)
 {
     return g->n_tensors + MAX_REQUESTS_PER_OP * g->n_ops;
@@ -377,6 +384,8 @@ mc_status_t mc_tflm_model_scratch_bytes(const mc_graph_t *graph, int64_t *scratc
     MC_TRY(mc_checked_mul(n, 2 * (int64_t)sizeof(int64_t) + 2 * (int64_t)sizeof(int32_t), &part));
     MC_TRY(mc_checked_add(total, round8(part), &total));
     MC_TRY(mc_checked_add(total, round8(plan), &total));
+    /* The replay's state and the result, kept off the stack (1 KB on a board). */
+    MC_TRY(mc_checked_add(total, STATE_BYTES, &total));
     *scratch_bytes = total;
     return MC_OK;
 }
@@ -397,7 +406,7 @@ mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_
     if (capacity < 0) {
         return MC_E_NEGATIVE;
     }
-    if ((int)target < 0 || target >= MC_TARGET_COUNT ||
+    if ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT ||
         (kernels != MC_KERNELS_REFERENCE && kernels != MC_KERNELS_OPTIMISED)) {
         return MC_E_RANGE;
     }
@@ -428,27 +437,29 @@ mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_
 
 /* ---- the whole arena ------------------------------------------------------------------------ */
 
+static mc_status_t plan_and_replay(state_t *st, const int32_t *first, const int32_t *last,
+                                   mc_tflm_buffer_t *buffers, int64_t *sizes, int64_t *offsets,
+                                   int32_t *pfirst, int32_t *plast, int64_t n_max,
+                                   void *plan_scratch, int64_t plan_bytes,
+                                   mc_tflm_model_arena_t *out);
+
 mc_status_t mc_tflm_model_arena(const mc_graph_t *graph, mc_target_t target,
                                 mc_kernels_t kernels, uint32_t flags, void *scratch,
                                 int64_t scratch_bytes, mc_tflm_model_arena_t *out)
 {
-    mc_tflm_model_arena_t r;
-    model_t m;
-    mc_sim_t s;
-    int64_t need = 0, n_max, i, n_unknown = 0, n, lo, hi;
+    state_t *st;
+    int64_t need = 0, n_max, n_unknown = 0;
     int32_t *first, *last, *pfirst, *plast;
     int64_t *sizes, *offsets;
     mc_tflm_buffer_t *buffers;
     unsigned char *p;
     void *plan_scratch;
     int64_t plan_bytes = 0;
-    mc_plan_t plan;
-    bool ok = false;
 
     if (graph == NULL || out == NULL || scratch == NULL) {
         return MC_E_NULL;
     }
-    if ((int)target < 0 || target >= MC_TARGET_COUNT ||
+    if ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT ||
         (kernels != MC_KERNELS_REFERENCE && kernels != MC_KERNELS_OPTIMISED) ||
         (flags & ~MC_TFLM_ALLOW_UNKNOWN) != 0) {
         return MC_E_RANGE;
@@ -464,7 +475,8 @@ mc_status_t mc_tflm_model_arena(const mc_graph_t *graph, mc_target_t target,
 
     /* Carve the scratch as mc_tflm_model_scratch_bytes sized it. */
     n_max = max_buffers(graph);
-    p = (unsigned char *)scratch;
+    st = (state_t *)scratch;
+    p = (unsigned char *)scratch + STATE_BYTES;
     first = (int32_t *)(void *)p;
     last = first + graph->n_tensors;
     p += round8(graph->n_tensors * 2 * (int64_t)sizeof(int32_t));
@@ -480,11 +492,29 @@ mc_status_t mc_tflm_model_arena(const mc_graph_t *graph, mc_target_t target,
 
     MC_TRY(mc_tflm_graph_lifetimes(graph, first, last));
 
-    memset(&m, 0, sizeof m);
-    m.graph = graph;
-    m.target = target;
-    m.vendor = vendor_for(target, kernels);
-    m.allow_unknown = n_unknown > 0;
+    memset(st, 0, sizeof *st);
+    st->model.graph = graph;
+    st->model.target = target;
+    st->model.vendor = vendor_for(target, kernels);
+    st->model.allow_unknown = n_unknown > 0;
+    return plan_and_replay(st, first, last, buffers, sizes, offsets, pfirst, plast, n_max,
+                           plan_scratch, plan_bytes, out);
+}
+
+/* The rest of mc_tflm_model_arena, with its state in the scratch. */
+static mc_status_t plan_and_replay(state_t *st, const int32_t *first, const int32_t *last,
+                                   mc_tflm_buffer_t *buffers, int64_t *sizes, int64_t *offsets,
+                                   int32_t *pfirst, int32_t *plast, int64_t n_max,
+                                   void *plan_scratch, int64_t plan_bytes,
+                                   mc_tflm_model_arena_t *out)
+{
+    model_t *mp = &st->model;
+    mc_sim_t *sp = &st->sim;
+    mc_tflm_model_arena_t *rp = &st->result;
+    const mc_graph_t *graph = mp->graph;
+    int64_t i, n, lo, hi;
+    mc_plan_t plan;
+    bool ok = false;
 
     /* The planned tensors, in tensor order (AllocationInfo order). */
     n = 0;
@@ -503,87 +533,87 @@ mc_status_t mc_tflm_model_arena(const mc_graph_t *graph, mc_target_t target,
     }
 
     /* Everything up to planning, on an unbounded arena: the scratch requests follow. */
-    sim_start(&m, &s, UNBOUNDED_ARENA);
-    s.requests = buffers + n;
-    s.max_requests = n_max - n;
-    replay_prepare(&m, &s);
-    if (s.status != MC_OK) {
-        return s.status;
+    sim_start(mp, sp, UNBOUNDED_ARENA);
+    sp->requests = buffers + n;
+    sp->max_requests = n_max - n;
+    replay_prepare(mp, sp);
+    if (sp->status != MC_OK) {
+        return sp->status;
     }
-    if (s.failed) {
+    if (sp->failed) {
         return MC_E_OVERFLOW; /* nothing fits even 2^50 bytes */
     }
-    r.n_scratch_buffers = s.n_requests;
-    r.n_buffers = n + s.n_requests;
-    for (i = 0; i < r.n_buffers; i++) {
+    rp->n_scratch_buffers = sp->n_requests;
+    rp->n_buffers = n + sp->n_requests;
+    for (i = 0; i < rp->n_buffers; i++) {
         /* TFLM's planner rounds sizes to 16; its scopes start at -1 for untouched
          * tensors, so shift all by one (overlaps, hence placements, are unchanged). */
         sizes[i] = buffers[i].bytes;
         pfirst[i] = buffers[i].first_use + 1;
         plast[i] = buffers[i].last_use + 1;
     }
-    MC_TRY(mc_plan(MC_PLAN_TFLM, sizes, pfirst, plast, r.n_buffers, 16, plan_scratch,
+    MC_TRY(mc_plan(MC_PLAN_TFLM, sizes, pfirst, plast, rp->n_buffers, 16, plan_scratch,
                    plan_bytes, offsets, &plan));
-    for (i = 0; i < r.n_buffers; i++) {
+    for (i = 0; i < rp->n_buffers; i++) {
         buffers[i].offset = offsets[i];
     }
-    r.head_bytes = plan.arena_bytes;
-    r.lower_bound_bytes = plan.lower_bound_bytes;
-    if (n_unknown > 0) {
+    rp->head_bytes = plan.arena_bytes;
+    rp->lower_bound_bytes = plan.lower_bound_bytes;
+    if (mp->allow_unknown) {
         /* The greedy placement is not monotone in the sizes, so with a bound on an
          * unknown kernel's scratch its plan bounds nothing; the sum of every aligned
          * buffer does (each buffer's offset is at most the sizes placed before it). */
         int64_t sum = 0;
-        for (i = 0; i < r.n_buffers; i++) {
+        for (i = 0; i < rp->n_buffers; i++) {
             MC_TRY(mc_checked_add(sum, align_up(sizes[i], 16), &sum));
         }
-        r.head_bytes = sum;
+        rp->head_bytes = sum;
     }
-    m.head_bytes = r.head_bytes;
-    m.n_planned = r.n_buffers;
+    mp->head_bytes = rp->head_bytes;
+    mp->n_planned = rp->n_buffers;
 
-    replay_finish(&m, &s);
-    if (s.status != MC_OK) {
-        return s.status;
+    replay_finish(mp, sp);
+    if (sp->status != MC_OK) {
+        return sp->status;
     }
-    if (s.failed) {
+    if (sp->failed) {
         return MC_E_OVERFLOW;
     }
-    r.tail_bytes = UNBOUNDED_ARENA - s.tail;
-    MC_TRY(mc_checked_add(r.head_bytes, r.tail_bytes, &r.total_bytes));
-    memcpy(r.categories, s.usage, sizeof r.categories);
+    rp->tail_bytes = UNBOUNDED_ARENA - sp->tail;
+    MC_TRY(mc_checked_add(rp->head_bytes, rp->tail_bytes, &rp->total_bytes));
+    memcpy(rp->categories, sp->usage, sizeof rp->categories);
 
     /* The smallest arena that fits: bisection on a monotone predicate. */
     lo = 0;
-    hi = r.total_bytes;
-    MC_TRY(fits(&m, hi, &ok));
+    hi = rp->total_bytes;
+    MC_TRY(fits(mp, sp, hi, &ok));
     while (!ok) {
         lo = hi;
         MC_TRY(mc_checked_add(hi, hi / 2 + 16, &hi));
         if (hi > UNBOUNDED_ARENA) {
             return MC_E_OVERFLOW;
         }
-        MC_TRY(fits(&m, hi, &ok));
+        MC_TRY(fits(mp, sp, hi, &ok));
     }
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
-        MC_TRY(fits(&m, mid, &ok));
+        MC_TRY(fits(mp, sp, mid, &ok));
         if (ok) {
             hi = mid;
         } else {
             lo = mid;
         }
     }
-    r.minimum_arena_bytes = hi;
-    r.recommended_arena_bytes = align_up(hi, 16);
-    r.buffers = buffers;
-    r.n_unknown_ops = 0;
+    rp->minimum_arena_bytes = hi;
+    rp->recommended_arena_bytes = align_up(hi, 16);
+    rp->buffers = buffers;
+    rp->n_unknown_ops = 0;
     for (i = 0; i < graph->n_ops; i++) {
-        if (!mc__op_modelled(graph->ops[i].kind, m.vendor)) {
-            r.n_unknown_ops++;
+        if (!mc__op_modelled(graph->ops[i].kind, mp->vendor)) {
+            rp->n_unknown_ops++;
         }
     }
-    r.upper_bound = r.n_unknown_ops > 0;
-    *out = r;
+    rp->upper_bound = rp->n_unknown_ops > 0;
+    *out = *rp;
     return MC_OK;
 }

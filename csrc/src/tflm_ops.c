@@ -59,8 +59,13 @@ static const uint8_t count_class[N_BUILTINS] = {
 };
 
 /* ---- struct sizes per target ----------------------------------------------------
- * K_*: kernel data (OpData), O_*: builtin options (TfLite*Params).  Columns: host64,
- * armhf, cortex-m, riscv32, esp32 (mc_target_t order). */
+ * K_*: kernel data (OpData), O_*: builtin options (TfLite*Params), V_*: vendor kernels'
+ * data.  Columns: host64 (the PyPI wheel), armhf and cortex-m (TFLM 90b983c2 with
+ * compression), and 32-bit 4-byte-enum ABI without compression (esp32).  riscv32 reads
+ * the armhf column: its tables are derived from armhf (tflm_targets.c). */
+
+#define N_COLUMNS 4
+static const uint8_t column_of[MC_TARGET_COUNT] = {0, 1, 2, 1, 3};
 
 enum {
     MC_S_NONE = 0,
@@ -158,100 +163,100 @@ enum {
     MC_S_COUNT
 };
 
-static const mc_size_t structs[MC_S_COUNT][MC_TARGET_COUNT] = {
-    /* MC_S_NONE */ {0, 0, 0, 0, 0},
-    /* K_RELU                 */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* activations.cc ReluOpData */
-    /* K_RELU6                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* activations.cc Relu6OpData */
-    /* K_ADD                  */ {MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4)},  /* add.cc OpDataAdd */
-    /* K_ADD_N                */ {MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4)},  /* add_n.cc OpData */
-    /* K_ASSIGN_VARIABLE      */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(0, 1)},  /* assign_variable.cc OpData */
-    /* K_BATCH_MATMUL         */ {MC_SZ(32, 8), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* batch_matmul.cc OpDataBatchMatmul */
-    /* K_EVAL_TENSOR          */ {MC_SZ(24, 8), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(12, 4)},  /* core.cc TfLiteEvalTensor */
-    /* K_CALL_ONCE            */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* call_once.cc OpData */
-    /* K_COMPARISONS          */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4)},  /* comparisons.cc OpData */
-    /* K_CONCATENATION        */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(24, 4)},  /* concatenation.cc OpData */
-    /* K_CONV                 */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(56, 4)},  /* conv.cc OpDataConv */
-    /* K_CUMSUM               */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* cumsum.cc OpData */
-    /* K_DEQUANTIZE           */ {MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8)},  /* dequantize.cc DequantizeOpData */
-    /* K_DIV                  */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* div.cc OpDataDiv */
-    /* K_ABS_RSQRT            */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* elementwise.cc OpDataAbsRsqrt */
-    /* K_ELU                  */ {MC_SZ(256, 1), MC_SZ(256, 1), MC_SZ(256, 1), MC_SZ(256, 1), MC_SZ(256, 1)},  /* elu.cc OpData */
-    /* K_EMBEDDING_LOOKUP     */ {MC_SZ(16, 8), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* embedding_lookup.cc OpData */
-    /* K_FULLY_CONNECTED      */ {MC_SZ(72, 8), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(48, 4)},  /* fully_connected.cc OpDataFullyConnected */
-    /* K_HARD_SWISH           */ {MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4)},  /* hard_swish.cc HardSwishParams */
-    /* K_IF                   */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* if.cc OpData */
-    /* K_L2NORM               */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* l2norm.cc L2NormalizationParams */
-    /* K_LEAKY_RELU           */ {MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4)},  /* leaky_relu.cc LeakyReluOpData */
-    /* K_LOG_SOFTMAX          */ {MC_SZ(40, 8), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* log_softmax.cc LogSoftmaxOpData */
-    /* K_LOGISTIC             */ {MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* logistic.cc OpDataLogistic */
-    /* K_MIRROR_PAD           */ {MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4)},  /* mirror_pad.cc OpDataMirrorPad */
-    /* K_MUL                  */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* mul.cc OpDataMul */
-    /* K_PAD                  */ {MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(56, 4)},  /* pad.cc OpData */
-    /* K_POOL                 */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4)},  /* pooling.cc OpDataPooling */
-    /* K_PRELU                */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* prelu.cc PreluParams */
-    /* K_QUANTIZE             */ {MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8)},  /* quantize.cc OpDataQuantizeReference */
-    /* K_REDUCE               */ {MC_SZ(44, 4), MC_SZ(44, 4), MC_SZ(44, 4), MC_SZ(44, 4), MC_SZ(44, 4)},  /* reduce.cc OpDataReduce */
-    /* K_SELECT               */ {MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1)},  /* select.cc OpData */
-    /* K_SOFTMAX              */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(56, 8), MC_SZ(56, 8), MC_SZ(56, 8)},  /* softmax.cc SoftmaxParams */
-    /* K_SPACE_TO_BATCH       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* space_to_batch_nd.cc SpaceToBatchParams */
-    /* K_SQUARED_DIFFERENCE   */ {MC_SZ(112, 8), MC_SZ(112, 8), MC_SZ(112, 8), MC_SZ(112, 8), MC_SZ(112, 8)},  /* squared_difference.cc OpData */
-    /* K_STRIDED_SLICE        */ {MC_SZ(84, 4), MC_SZ(84, 4), MC_SZ(84, 4), MC_SZ(84, 4), MC_SZ(84, 4)},  /* strided_slice.cc StridedSliceParams */
-    /* K_SUB                  */ {MC_SZ(52, 4), MC_SZ(52, 4), MC_SZ(52, 4), MC_SZ(52, 4), MC_SZ(52, 4)},  /* sub.cc OpDataSub */
-    /* K_SVDF                 */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* svdf.cc OpDataSvdf */
-    /* K_TANH                 */ {MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* tanh.cc OpData */
-    /* K_TRANSPOSE_CONV       */ {MC_SZ(88, 8), MC_SZ(80, 4), MC_SZ(80, 4), MC_SZ(80, 4), MC_SZ(72, 4)},  /* transpose_conv.cc OpData */
-    /* K_LSTM                 */ {MC_SZ(688, 8), MC_SZ(688, 8), MC_SZ(688, 8), MC_SZ(688, 8), MC_SZ(688, 8)},  /* unidirectional_sequence_lstm.cc OpDataLSTM */
-    /* K_VAR_HANDLE           */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* var_handle.cc OpData */
-    /* K_WHILE                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* while.cc OpData */
-    /* O_ADD                  */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(2, 1), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteAddParams */
-    /* O_ARG_MAX              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteArgMaxParams */
-    /* O_ARG_MIN              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteArgMinParams */
-    /* O_BATCH_MAT_MUL        */ {MC_SZ(3, 1), MC_SZ(3, 1), MC_SZ(3, 1), MC_SZ(3, 1), MC_SZ(3, 1)},  /* core.cc TfLiteBatchMatMulParams */
-    /* O_CALL_ONCE            */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteCallOnceParams */
-    /* O_CAST                 */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(2, 1), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteCastParams */
-    /* O_CONCATENATION        */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteConcatenationParams */
-    /* O_CONV                 */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* core.cc TfLiteConvParams */
-    /* O_CUMSUM               */ {MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1)},  /* core.cc TfLiteCumsumParams */
-    /* O_DEPTH_TO_SPACE       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteDepthToSpaceParams */
-    /* O_DEPTHWISE_CONV       */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* core.cc TfLiteDepthwiseConvParams */
-    /* O_DIV                  */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteDivParams */
-    /* O_FULLY_CONNECTED      */ {MC_SZ(32, 8), MC_SZ(16, 4), MC_SZ(5, 1), MC_SZ(16, 4), MC_SZ(16, 4)},  /* core.cc TfLiteFullyConnectedParams */
-    /* O_GATHER               */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteGatherParams */
-    /* O_IF                   */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteIfParams */
-    /* O_L2_NORM              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteL2NormParams */
-    /* O_LEAKY_RELU           */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteLeakyReluParams */
-    /* O_MIRROR_PADDING       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteMirrorPaddingParams */
-    /* O_MUL                  */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteMulParams */
-    /* O_PACK                 */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLitePackParams */
-    /* O_POOL                 */ {MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4)},  /* core.cc TfLitePoolParams */
-    /* O_REDUCER              */ {MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1)},  /* core.cc TfLiteReducerParams */
-    /* O_RESHAPE              */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* core.cc TfLiteReshapeParams */
-    /* O_RESIZE_BILINEAR      */ {MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1)},  /* core.cc TfLiteResizeBilinearParams */
-    /* O_RESIZE_NEAREST_NEIGHBOR */ {MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1)},  /* core.cc TfLiteResizeNearestNeighborParams */
-    /* O_SHAPE                */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteShapeParams */
-    /* O_SOFTMAX              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSoftmaxParams */
-    /* O_SPACE_TO_DEPTH       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSpaceToDepthParams */
-    /* O_SPLIT                */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSplitParams */
-    /* O_SPLIT_V              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSplitVParams */
-    /* O_SQUEEZE              */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* core.cc TfLiteSqueezeParams */
-    /* O_STRIDED_SLICE        */ {MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4)},  /* core.cc TfLiteStridedSliceParams */
-    /* O_SUB                  */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(2, 1), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteSubParams */
-    /* O_SVDF                 */ {MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(8, 4), MC_SZ(12, 4), MC_SZ(12, 4)},  /* core.cc TfLiteSVDFParams */
-    /* O_TRANSPOSE_CONV       */ {MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(16, 4), MC_SZ(20, 4), MC_SZ(20, 4)},  /* core.cc TfLiteTransposeConvParams */
-    /* O_UNIDIRECTIONAL_SEQUENCE_LSTM */ {MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* core.cc TfLiteUnidirectionalSequenceLSTMParams */
-    /* O_UNPACK               */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteUnpackParams */
-    /* O_VAR_HANDLE           */ {MC_SZ(16, 8), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteVarHandleParams */
-    /* O_WHILE                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteWhileParams */
+static const mc_size_t structs[MC_S_COUNT][N_COLUMNS] = {
+    /* MC_S_NONE */ {0, 0, 0, 0},
+    /* K_RELU                 */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* activations.cc ReluOpData */
+    /* K_RELU6                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* activations.cc Relu6OpData */
+    /* K_ADD                  */ {MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4)},  /* add.cc OpDataAdd */
+    /* K_ADD_N                */ {MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4)},  /* add_n.cc OpData */
+    /* K_ASSIGN_VARIABLE      */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(0, 1)},  /* assign_variable.cc OpData */
+    /* K_BATCH_MATMUL         */ {MC_SZ(32, 8), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* batch_matmul.cc OpDataBatchMatmul */
+    /* K_EVAL_TENSOR          */ {MC_SZ(24, 8), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(12, 4)},  /* core.cc TfLiteEvalTensor */
+    /* K_CALL_ONCE            */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* call_once.cc OpData */
+    /* K_COMPARISONS          */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4)},  /* comparisons.cc OpData */
+    /* K_CONCATENATION        */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(24, 4)},  /* concatenation.cc OpData */
+    /* K_CONV                 */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(56, 4)},  /* conv.cc OpDataConv */
+    /* K_CUMSUM               */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* cumsum.cc OpData */
+    /* K_DEQUANTIZE           */ {MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8)},  /* dequantize.cc DequantizeOpData */
+    /* K_DIV                  */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* div.cc OpDataDiv */
+    /* K_ABS_RSQRT            */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* elementwise.cc OpDataAbsRsqrt */
+    /* K_ELU                  */ {MC_SZ(256, 1), MC_SZ(256, 1), MC_SZ(256, 1), MC_SZ(256, 1)},  /* elu.cc OpData */
+    /* K_EMBEDDING_LOOKUP     */ {MC_SZ(16, 8), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* embedding_lookup.cc OpData */
+    /* K_FULLY_CONNECTED      */ {MC_SZ(72, 8), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(48, 4)},  /* fully_connected.cc OpDataFullyConnected */
+    /* K_HARD_SWISH           */ {MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4)},  /* hard_swish.cc HardSwishParams */
+    /* K_IF                   */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* if.cc OpData */
+    /* K_L2NORM               */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* l2norm.cc L2NormalizationParams */
+    /* K_LEAKY_RELU           */ {MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4)},  /* leaky_relu.cc LeakyReluOpData */
+    /* K_LOG_SOFTMAX          */ {MC_SZ(40, 8), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* log_softmax.cc LogSoftmaxOpData */
+    /* K_LOGISTIC             */ {MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* logistic.cc OpDataLogistic */
+    /* K_MIRROR_PAD           */ {MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4)},  /* mirror_pad.cc OpDataMirrorPad */
+    /* K_MUL                  */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* mul.cc OpDataMul */
+    /* K_PAD                  */ {MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(56, 4)},  /* pad.cc OpData */
+    /* K_POOL                 */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4)},  /* pooling.cc OpDataPooling */
+    /* K_PRELU                */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* prelu.cc PreluParams */
+    /* K_QUANTIZE             */ {MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8)},  /* quantize.cc OpDataQuantizeReference */
+    /* K_REDUCE               */ {MC_SZ(44, 4), MC_SZ(44, 4), MC_SZ(44, 4), MC_SZ(44, 4)},  /* reduce.cc OpDataReduce */
+    /* K_SELECT               */ {MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1)},  /* select.cc OpData */
+    /* K_SOFTMAX              */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(56, 8), MC_SZ(56, 8)},  /* softmax.cc SoftmaxParams */
+    /* K_SPACE_TO_BATCH       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* space_to_batch_nd.cc SpaceToBatchParams */
+    /* K_SQUARED_DIFFERENCE   */ {MC_SZ(112, 8), MC_SZ(112, 8), MC_SZ(112, 8), MC_SZ(112, 8)},  /* squared_difference.cc OpData */
+    /* K_STRIDED_SLICE        */ {MC_SZ(84, 4), MC_SZ(84, 4), MC_SZ(84, 4), MC_SZ(84, 4)},  /* strided_slice.cc StridedSliceParams */
+    /* K_SUB                  */ {MC_SZ(52, 4), MC_SZ(52, 4), MC_SZ(52, 4), MC_SZ(52, 4)},  /* sub.cc OpDataSub */
+    /* K_SVDF                 */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* svdf.cc OpDataSvdf */
+    /* K_TANH                 */ {MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* tanh.cc OpData */
+    /* K_TRANSPOSE_CONV       */ {MC_SZ(88, 8), MC_SZ(80, 4), MC_SZ(80, 4), MC_SZ(72, 4)},  /* transpose_conv.cc OpData */
+    /* K_LSTM                 */ {MC_SZ(688, 8), MC_SZ(688, 8), MC_SZ(688, 8), MC_SZ(688, 8)},  /* unidirectional_sequence_lstm.cc OpDataLSTM */
+    /* K_VAR_HANDLE           */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* var_handle.cc OpData */
+    /* K_WHILE                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* while.cc OpData */
+    /* O_ADD                  */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(2, 1), MC_SZ(8, 4)},  /* core.cc TfLiteAddParams */
+    /* O_ARG_MAX              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteArgMaxParams */
+    /* O_ARG_MIN              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteArgMinParams */
+    /* O_BATCH_MAT_MUL        */ {MC_SZ(3, 1), MC_SZ(3, 1), MC_SZ(3, 1), MC_SZ(3, 1)},  /* core.cc TfLiteBatchMatMulParams */
+    /* O_CALL_ONCE            */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteCallOnceParams */
+    /* O_CAST                 */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(2, 1), MC_SZ(8, 4)},  /* core.cc TfLiteCastParams */
+    /* O_CONCATENATION        */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteConcatenationParams */
+    /* O_CONV                 */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* core.cc TfLiteConvParams */
+    /* O_CUMSUM               */ {MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1)},  /* core.cc TfLiteCumsumParams */
+    /* O_DEPTH_TO_SPACE       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteDepthToSpaceParams */
+    /* O_DEPTHWISE_CONV       */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* core.cc TfLiteDepthwiseConvParams */
+    /* O_DIV                  */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteDivParams */
+    /* O_FULLY_CONNECTED      */ {MC_SZ(32, 8), MC_SZ(16, 4), MC_SZ(5, 1), MC_SZ(16, 4)},  /* core.cc TfLiteFullyConnectedParams */
+    /* O_GATHER               */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteGatherParams */
+    /* O_IF                   */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteIfParams */
+    /* O_L2_NORM              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteL2NormParams */
+    /* O_LEAKY_RELU           */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteLeakyReluParams */
+    /* O_MIRROR_PADDING       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteMirrorPaddingParams */
+    /* O_MUL                  */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteMulParams */
+    /* O_PACK                 */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLitePackParams */
+    /* O_POOL                 */ {MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4)},  /* core.cc TfLitePoolParams */
+    /* O_REDUCER              */ {MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1)},  /* core.cc TfLiteReducerParams */
+    /* O_RESHAPE              */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* core.cc TfLiteReshapeParams */
+    /* O_RESIZE_BILINEAR      */ {MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1)},  /* core.cc TfLiteResizeBilinearParams */
+    /* O_RESIZE_NEAREST_NEIGHBOR */ {MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1)},  /* core.cc TfLiteResizeNearestNeighborParams */
+    /* O_SHAPE                */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteShapeParams */
+    /* O_SOFTMAX              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSoftmaxParams */
+    /* O_SPACE_TO_DEPTH       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSpaceToDepthParams */
+    /* O_SPLIT                */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSplitParams */
+    /* O_SPLIT_V              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSplitVParams */
+    /* O_SQUEEZE              */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* core.cc TfLiteSqueezeParams */
+    /* O_STRIDED_SLICE        */ {MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4)},  /* core.cc TfLiteStridedSliceParams */
+    /* O_SUB                  */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(2, 1), MC_SZ(8, 4)},  /* core.cc TfLiteSubParams */
+    /* O_SVDF                 */ {MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(8, 4), MC_SZ(12, 4)},  /* core.cc TfLiteSVDFParams */
+    /* O_TRANSPOSE_CONV       */ {MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(16, 4), MC_SZ(20, 4)},  /* core.cc TfLiteTransposeConvParams */
+    /* O_UNIDIRECTIONAL_SEQUENCE_LSTM */ {MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* core.cc TfLiteUnidirectionalSequenceLSTMParams */
+    /* O_UNPACK               */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteUnpackParams */
+    /* O_VAR_HANDLE           */ {MC_SZ(16, 8), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteVarHandleParams */
+    /* O_WHILE                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteWhileParams */
     /* CMSIS-NN glue (kernels/cmsis_nn/), cortex-m column measured */
-    /* V_CMSIS_CONV           */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(68, 4), MC_SZ(64, 4), MC_SZ(56, 4)},  /* OpData {OpDataConv; int buffer_idx} */
-    /* V_CMSIS_FULLY_CONNECTED*/ {MC_SZ(72, 8), MC_SZ(56, 4), MC_SZ(80, 4), MC_SZ(56, 4), MC_SZ(48, 4)},  /* OpData {OpDataFullyConnected; ...} */
-    /* V_CMSIS_POOL           */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(36, 4), MC_SZ(32, 4), MC_SZ(32, 4)},  /* OpData {OpDataPooling; int buffer_idx} */
-    /* V_CMSIS_ADD            */ {MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4)},  /* OpData */
-    /* V_CMSIS_MUL            */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* OpData */
-    /* V_CMSIS_SOFTMAX        */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(64, 8), MC_SZ(56, 8), MC_SZ(56, 8)},  /* CMSISNNSoftmaxParams {SoftmaxParams; int32 num_rows, row_size} */
+    /* V_CMSIS_CONV           */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(68, 4), MC_SZ(56, 4)},  /* OpData {OpDataConv; int buffer_idx} */
+    /* V_CMSIS_FULLY_CONNECTED*/ {MC_SZ(72, 8), MC_SZ(56, 4), MC_SZ(80, 4), MC_SZ(48, 4)},  /* OpData {OpDataFullyConnected; ...} */
+    /* V_CMSIS_POOL           */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(36, 4), MC_SZ(32, 4)},  /* OpData {OpDataPooling; int buffer_idx} */
+    /* V_CMSIS_ADD            */ {MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4)},  /* OpData */
+    /* V_CMSIS_MUL            */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* OpData */
+    /* V_CMSIS_SOFTMAX        */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(64, 8), MC_SZ(56, 8)},  /* CMSISNNSoftmaxParams {SoftmaxParams; int32 num_rows, row_size} */
     /* ESP-NN glue (esp-tflite-micro kernels/esp_nn/), esp32 column derived */
-    /* V_ESP_CONV             */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(60, 4)},  /* NodeData {OpDataConv; int buffer_idx} */
-    /* V_ESP_SOFTMAX          */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(56, 8), MC_SZ(56, 8), MC_SZ(64, 8)},  /* NodeData {SoftmaxParams; int buffer_idx} */
+    /* V_ESP_CONV             */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(60, 4)},  /* NodeData {OpDataConv; int buffer_idx} */
+    /* V_ESP_SOFTMAX          */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(56, 8), MC_SZ(64, 8)},  /* NodeData {SoftmaxParams; int buffer_idx} */
 };
 
 /* ---- Prepare scripts ------------------------------------------------------------- */
@@ -575,12 +580,12 @@ static const op_row_t *find_row(int32_t code)
 
 static int64_t struct_bytes(int32_t id, mc_target_t target)
 {
-    return MC_SZ_BYTES(structs[id][target]);
+    return MC_SZ_BYTES(structs[id][column_of[target]]);
 }
 
 static int64_t struct_align(int32_t id, mc_target_t target)
 {
-    return MC_SZ_ALIGN(structs[id][target]);
+    return MC_SZ_ALIGN(structs[id][column_of[target]]);
 }
 
 /* The vendor kernel the replay uses for a row, or NULL for the reference kernel. */
@@ -609,9 +614,8 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
     if (out == NULL) {
         return MC_E_NULL;
     }
-    if (code < 0 || (int)target < 0 ||
-        target >= MC_TARGET_COUNT || (kernels != MC_KERNELS_REFERENCE &&
-                                      kernels != MC_KERNELS_OPTIMISED)) {
+    if (code < 0 || (uint32_t)target >= (uint32_t)MC_TARGET_COUNT ||
+        (kernels != MC_KERNELS_REFERENCE && kernels != MC_KERNELS_OPTIMISED)) {
         return MC_E_RANGE;
     }
     row = find_row(code);
@@ -635,24 +639,29 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
 
 /* ---- tensors of an operator -------------------------------------------------------- */
 
-static const mc_tensor_t *op_tensor(const mc_sim_t *s, int64_t first, int32_t n, int32_t i)
+static const mc_tensor_t *op_tensor(const mc_graph_t *g, int64_t first, int32_t n, int32_t i)
 {
     int32_t t;
     if (i < 0 || i >= n) {
         return NULL;
     }
-    t = s->graph->op_tensors[first + i];
-    return t < 0 ? NULL : &s->graph->tensors[t];
+    t = g->op_tensors[first + i];
+    return t < 0 ? NULL : &g->tensors[t];
+}
+
+static const mc_tensor_t *in_g(const mc_graph_t *g, const mc_op_t *op, int32_t i)
+{
+    return op_tensor(g, op->first_input, op->n_inputs, i);
 }
 
 static const mc_tensor_t *in(const mc_sim_t *s, const mc_op_t *op, int32_t i)
 {
-    return op_tensor(s, op->first_input, op->n_inputs, i);
+    return in_g(s->graph, op, i);
 }
 
 static const mc_tensor_t *out(const mc_sim_t *s, const mc_op_t *op, int32_t i)
 {
-    return op_tensor(s, op->first_output, op->n_outputs, i);
+    return op_tensor(s->graph, op->first_output, op->n_outputs, i);
 }
 
 static int32_t dtype(const mc_tensor_t *t)
@@ -1067,7 +1076,6 @@ mc_status_t mc_tflm_op_counts(const mc_graph_t *graph, int64_t op_index, int64_t
 {
     const mc_op_t *op;
     const mc_tensor_t *first = NULL, *o0 = NULL, *f = NULL;
-    mc_sim_t s;
     int64_t n_out = 0, m = 0, o = 0, n = 0;
     int32_t i;
     if (graph == NULL || macs == NULL || other_ops == NULL) {
@@ -1091,13 +1099,11 @@ mc_status_t mc_tflm_op_counts(const mc_graph_t *graph, int64_t op_index, int64_t
             return MC_E_RANGE;
         }
     }
-    memset(&s, 0, sizeof s);
-    s.graph = graph;
     for (i = 0; i < op->n_inputs && first == NULL; i++) {
-        first = in(&s, op, i);
+        first = in_g(graph, op, i);
     }
-    o0 = out(&s, op, 0);
-    f = in(&s, op, 1);
+    o0 = op_tensor(graph, op->first_output, op->n_outputs, 0);
+    f = in_g(graph, op, 1);
     if (o0 != NULL) {
         MC_TRY(elements(o0, &n_out));
     }
@@ -1125,7 +1131,7 @@ mc_status_t mc_tflm_op_counts(const mc_graph_t *graph, int64_t op_index, int64_t
         MC_TRY(mc_checked_mul(n_out, first != NULL && first->rank > 0 ? first->dims[first->rank - 1] : 1, &m));
         break;
     case C_TCONV: {
-        const mc_tensor_t *data = in(&s, op, 2);
+        const mc_tensor_t *data = in_g(graph, op, 2);
         if (f == NULL || f->rank != 4 || data == NULL) {
             return MC_E_RANGE;
         }

@@ -39,28 +39,22 @@ typedef struct {
 } target_facts_t;
 
 static const target_facts_t facts[MC_TARGET_COUNT] = {
-    {"host64", "64-bit Linux host (LP64), the PyPI tflite-micro interpreter",
-     "tflite-micro 0.dev20261023182759 (PyPI wheel)", "", 4, 8, true, true, -1,
-     "measured with the PyPI tflite-micro interpreter's RecordingMicroAllocator"},
-    {"armhf", "32-bit Arm Linux (ILP32, AAPCS, 4-byte enums)",
-     "tflite-micro 90b983c2", "", 4, 8, true, true, -1,
-     "structure sizes of TFLM 90b983c2 compiled with arm-linux-gnueabihf-g++, "
-     "with USE_TFLM_COMPRESSION"},
-    {"cortex-m", "Arm Cortex-M bare metal (arm-none-eabi: 1-byte enums)",
-     "tflite-micro 90b983c2", "CMSIS-NN", 1, 8, true, true, -1,
-     "structure sizes of TFLM 90b983c2 compiled with arm-none-eabi-g++ "
-     "(-mcpu=cortex-m4), with USE_TFLM_COMPRESSION"},
-    {"riscv32", "RV32 ILP32 (the ESP32-C3/C6 core family)",
-     "tflite-micro 90b983c2", "", 4, 8, true, false, MC_TARGET_ARMHF,
-     "derived from armhf: RV32 ILP32 lays out TFLM's structs as 32-bit Arm Linux does "
-     "(4-byte pointers and enums, 8-byte alignment of 8-byte members); no RV32 TFLM "
-     "build was measured"},
-    {"esp32", "Xtensa ESP32 / ESP32-S3 with esp-tflite-micro",
-     "tflite-micro 90b983c2 (esp-tflite-micro syncs it)", "ESP-NN", 4, 8, false, false,
-     MC_TARGET_ARMHF,
-     "derived from armhf without compression: esp-tflite-micro's CMakeLists.txt builds "
-     "TFLM without USE_TFLM_COMPRESSION and without -fshort-enums, and Xtensa GCC uses "
-     "4-byte enums and aligns 8-byte types to 8; Xtensa cannot be built here"},
+    {"host64", "64-bit Linux (LP64): the PyPI tflite-micro interpreter",
+     "PyPI tflite-micro 0.dev20261023182759", "", 4, 8, true, true, -1,
+     "measured with the interpreter's RecordingMicroAllocator"},
+    {"armhf", "32-bit Arm Linux (ILP32, 4-byte enums)", "tflite-micro 90b983c2", "", 4, 8, true,
+     true, -1, "TFLM compiled with arm-linux-gnueabihf-g++, compression on"},
+    {"cortex-m", "Arm Cortex-M, arm-none-eabi (1-byte enums)", "tflite-micro 90b983c2",
+     "CMSIS-NN (DSP cores)", 1, 8, true, true, -1,
+     "TFLM compiled with arm-none-eabi-g++ -mcpu=cortex-m4, compression on"},
+    {"riscv32", "RV32 ILP32", "tflite-micro 90b983c2", "", 4, 8, true, false, MC_TARGET_ARMHF,
+     "derived from armhf: RV32 ILP32 lays structs out as armhf does (4-byte pointers and "
+     "enums, 8-aligned 8-byte types)"},
+    {"esp32", "Xtensa ESP32, esp-tflite-micro", "tflite-micro 90b983c2 (esp-tflite-micro)",
+     "ESP-NN (plain ESP32)", 4, 8, false, false, MC_TARGET_ARMHF,
+     "derived from armhf without compression: esp-tflite-micro builds TFLM without "
+     "USE_TFLM_COMPRESSION or -fshort-enums, and Xtensa GCC has 4-byte enums and "
+     "8-aligned 8-byte types; Xtensa is not built here"},
 };
 
 static const mc_target_abi_t abis[MC_TARGET_COUNT] = {
@@ -89,7 +83,7 @@ static const mc_target_abi_t abis[MC_TARGET_COUNT] = {
 
 const mc_target_abi_t *mc__target_abi(mc_target_t target)
 {
-    return ((int)target < 0 || target >= MC_TARGET_COUNT) ? NULL : &abis[target];
+    return ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT) ? NULL : &abis[target];
 }
 
 mc_status_t mc_target_info(mc_target_t target, mc_target_info_t *out)
@@ -98,7 +92,7 @@ mc_status_t mc_target_info(mc_target_t target, mc_target_info_t *out)
     if (out == NULL) {
         return MC_E_NULL;
     }
-    if ((int)target < 0 || target >= MC_TARGET_COUNT) {
+    if ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT) {
         return MC_E_RANGE;
     }
     f = &facts[target];

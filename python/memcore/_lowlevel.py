@@ -176,31 +176,3 @@ def tflm_lifetimes(n_tensors, op_inputs, op_outputs, graph_inputs, graph_outputs
                                c_gin, len(graph_inputs), c_gout, len(graph_outputs), first, last)
     _check(rc, "tflm_lifetimes(%d tensors, %d operators)" % (n_tensors, len(op_inputs)))
     return list(first[0:n_tensors]), list(last[0:n_tensors])
-
-
-def _allocs(requests):
-    cells = ffi.new("mc_alloc_t[]", max(1, len(requests)))
-    for i, (nbytes, alignment) in enumerate(requests):
-        cells[i].bytes = count("allocation %d bytes" % i, nbytes)
-        cells[i].alignment = count("allocation %d alignment" % i, alignment, 1)
-    return cells
-
-
-def bump_allocate(requests):
-    """requests: (bytes, alignment) pairs.  Returns (used bytes per request, total)."""
-    cells = _allocs(requests)
-    used = ffi.new("int64_t[]", max(1, len(requests)))
-    total = ffi.new("int64_t *")
-    _check(lib.mc_bump_allocate(cells, len(requests), used, total),
-           "bump_allocate(%d allocations)" % len(requests))
-    return list(used[0:len(requests)]), total[0]
-
-
-def tflm_arena(head_bytes, tail_requests, n_tail_before_planning, planning_requests):
-    tail = _allocs(tail_requests)
-    planning = _allocs(planning_requests)
-    out = ffi.new("mc_tflm_arena_t *")
-    rc = lib.mc_tflm_arena(count("head_bytes", head_bytes), tail, len(tail_requests),
-                           n_tail_before_planning, planning, len(planning_requests), out)
-    _check(rc, "tflm_arena(head_bytes=%d, %d tail allocations)" % (head_bytes, len(tail_requests)))
-    return out

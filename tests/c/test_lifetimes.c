@@ -1,5 +1,4 @@
-/* SPEC 7: TFLM's lifetime rules (mc_tflm_lifetimes) and its arena arithmetic
- * (mc_bump_allocate, mc_tflm_arena), on hand-checked graphs. */
+/* SPEC 7: TFLM's lifetime rules (mc_tflm_lifetimes), on hand-checked graphs. */
 #include <stdint.h>
 
 #include "check.h"
@@ -97,60 +96,11 @@ static void test_lifetime_errors(void)
     CHECK_EQ_I64(mc_tflm_lifetimes(0, 0, in_start, NULL, out_start, NULL, NULL, 0, NULL, 0, NULL, NULL), MC_OK);
 }
 
-static void test_bump(void)
-{
-    /* 28 B at align 4 leaves the tail at 4 mod 8, so a 32 B / 8-aligned request costs 36:
-     * the FULLY_CONNECTED options case measured on TFLM. */
-    const mc_alloc_t allocs[] = {{28, 4}, {32, 8}, {80, 16}, {0, 16}, {5, 1}};
-    int64_t used[5], total = -1;
-    CHECK_EQ_I64(mc_bump_allocate(allocs, 5, used, &total), MC_OK);
-    CHECK_EQ_I64(used[0], 28);
-    CHECK_EQ_I64(used[1], 36);
-    CHECK_EQ_I64(used[2], 80);
-    CHECK_EQ_I64(used[3], 0);
-    CHECK_EQ_I64(used[4], 5);
-    CHECK_EQ_I64(total, 149);
-    CHECK_EQ_I64(mc_bump_allocate(allocs, 5, NULL, &total), MC_OK);
-    CHECK_EQ_I64(total, 149);
-    {
-        const mc_alloc_t zero_align[] = {{1, 0}}, negative[] = {{-1, 4}}, huge[] = {{INT64_MAX - 3, 1}, {8, 8}};
-        CHECK_EQ_I64(mc_bump_allocate(zero_align, 1, NULL, &total), MC_E_RANGE);
-        CHECK_EQ_I64(mc_bump_allocate(negative, 1, NULL, &total), MC_E_NEGATIVE);
-        CHECK_EQ_I64(mc_bump_allocate(huge, 2, NULL, &total), MC_E_OVERFLOW);
-        CHECK_EQ_I64(mc_bump_allocate(NULL, 1, NULL, &total), MC_E_NULL);
-        CHECK_EQ_I64(mc_bump_allocate(allocs, 1, NULL, NULL), MC_E_NULL);
-    }
-}
-
-/* tiny_mlp_int8, measured on TFLM: head 32, tail 1392, total 1424, but the smallest
- * arena that allocates is 1792 because planning needs tail-so-far + temporaries. */
-static void test_tflm_arena(void)
-{
-    const mc_alloc_t tail[] = {{1168, 8}, {16, 16}, {208, 16}};
-    const mc_alloc_t planning[] = {{192, 8}, {8, 8}, {256, 16}, {160, 1}};
-    mc_tflm_arena_t out;
-    CHECK_EQ_I64(mc_tflm_arena(32, tail, 3, 1, planning, 4, &out), MC_OK);
-    CHECK_EQ_I64(out.head_bytes, 32);
-    CHECK_EQ_I64(out.tail_bytes, 1392);
-    CHECK_EQ_I64(out.total_bytes, 1424);
-    CHECK_EQ_I64(out.planning_bytes, 1168 + 624); /* 192, +8 = 200, +256 -> 464, +160 */
-    CHECK_EQ_I64(out.recommended_arena_bytes, 1792);
-    /* a large head dominates */
-    CHECK_EQ_I64(mc_tflm_arena(100000, tail, 3, 1, planning, 4, &out), MC_OK);
-    CHECK_EQ_I64(out.recommended_arena_bytes, 101392);
-    CHECK_EQ_I64(mc_tflm_arena(32, tail, 3, 4, planning, 4, &out), MC_E_RANGE);
-    CHECK_EQ_I64(mc_tflm_arena(-1, tail, 3, 1, planning, 4, &out), MC_E_NEGATIVE);
-    CHECK_EQ_I64(mc_tflm_arena(INT64_MAX, tail, 3, 1, planning, 4, &out), MC_E_OVERFLOW);
-    CHECK_EQ_I64(mc_tflm_arena(32, tail, 3, 1, planning, 4, NULL), MC_E_NULL);
-}
-
 int main(void)
 {
     test_chain();
     test_branch_and_untouched();
     test_passthrough_output();
     test_lifetime_errors();
-    test_bump();
-    test_tflm_arena();
     return check_report("test_lifetimes");
 }
