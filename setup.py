@@ -44,6 +44,7 @@ setup(
         "pyserial",
         "rich",
         "matplotlib",
+        "argcomplete",
         "tomli; python_version < '3.11'",
     ],
     extras_require={

@@ -63,7 +63,8 @@ def test_empty_and_missing_files(here):
     (here / "empty.tflite").write_bytes(b"")
     assert error_line("check", "empty.tflite") == (2, "memcore check: error: empty.tflite: the file is empty")
     assert error_line("check", "missing.tflite") == (
-        2, "memcore check: error: missing.tflite: cannot read the file: No such file or directory")
+        2, "memcore check: error: missing.tflite: cannot read the file: No such file or directory "
+           "(hint: check the path; ls shows what is there)")
 
 
 def test_wrong_format_png(here):

@@ -19,7 +19,6 @@ const char *mc_strerror(mc_status_t status)
         [-MC_E_READ] = "reading the model file failed",
         [-MC_E_UNSUPPORTED] = "the model uses something memcore does not model",
         [-MC_E_LIMIT] = "past a documented limit of memcore",
-        [-MC_E_UNKNOWN_OP] = "the graph has operators the target's TFLM does not run",
     };
     int index = -(int)status;
     if (index < 0 || index >= (int)(sizeof texts / sizeof texts[0]) || texts[index] == 0) {

@@ -24,6 +24,10 @@ typedef uint16_t mc_size_t;
 
 enum { MC_VENDOR_NONE = 0, MC_VENDOR_CMSIS_NN = 1, MC_VENDOR_ESP_NN = 2 };
 
+/* Tail RecordingMicroAllocator does not categorise: allocator objects, builtin
+ * options, scratch handles. */
+#define MC_TFLM_UNRECORDED MC_TFLM_CATEGORY_COUNT
+
 /* The runtime structures TFLM allocates whatever the model, on one target. */
 typedef struct {
     /* Constructed in the tail by RecordingMicroAllocator::Create, in this order, then
@@ -63,10 +67,13 @@ typedef struct {
                                       temporaries a kernel still reads */
     bool failed;                   /* a step TFLM checks did not fit */
     mc_status_t status;            /* an overflow or bad graph, which ends the replay */
-    mc_tflm_usage_t usage[MC_TFLM_CATEGORY_COUNT];
+    mc_tflm_usage_t usage[MC_TFLM_CATEGORY_COUNT + 1]; /* + MC_TFLM_UNRECORDED */
     int64_t n_requests;            /* scratch buffer requests so far */
+    int64_t scratch_sum;           /* their sizes, each rounded up to 16 */
     int64_t op;                    /* the operator being initialised or prepared */
-    mc_tflm_buffer_t *requests;    /* where request i is recorded; NULL: count only */
+    /* Where request i is recorded (mc_tflm_buffers' arrays); NULL: count only. */
+    int64_t *req_sizes;
+    int32_t *req_first, *req_last, *req_owner;
     int64_t max_requests;
 } mc_sim_t;
 
@@ -85,6 +92,8 @@ void mc__sim_scratch(mc_sim_t *s, int64_t bytes);
 /* Whether the op table models operator kind `code` with these vendor kernels (a row
  * that TFLM registers and whose allocations memcore reproduces). */
 bool mc__op_modelled(int32_t code, int32_t vendor);
+/* Whether TFLM registers a kernel for it at all. */
+bool mc__op_registered(int32_t code);
 /* The op's builtin-options parse (into the tail), Init and Prepare, through the replay. */
 void mc__op_parse(mc_sim_t *s, const mc_op_t *op);
 void mc__op_init(mc_sim_t *s, const mc_op_t *op);

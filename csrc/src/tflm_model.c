@@ -124,19 +124,20 @@ void mc__sim_scratch(mc_sim_t *s, int64_t bytes)
     if (s->failed || s->status != MC_OK) {
         return;
     }
-    if (s->requests != NULL) {
-        mc_tflm_buffer_t *b;
+    if (s->req_sizes != NULL) {
         if (s->n_requests >= s->max_requests) {
-            s->status = MC_E_SCRATCH;
+            s->status = MC_E_RANGE;
             return;
         }
-        b = &s->requests[s->n_requests];
-        b->bytes = bytes;
-        b->offset = 0;
-        b->first_use = (int32_t)(s->op + 1); /* the operator's scope */
-        b->last_use = (int32_t)(s->op + 1);
-        b->tensor = -1;
-        b->op = (int32_t)s->op;
+        s->req_sizes[s->n_requests] = bytes;
+        /* The operator's scope, + 1 as mc_tflm_buffers shifts every lifetime. */
+        s->req_first[s->n_requests] = (int32_t)(s->op + 2);
+        s->req_last[s->n_requests] = (int32_t)(s->op + 2);
+        s->req_owner[s->n_requests] = (int32_t)(-1 - s->op);
+    }
+    if (mc_checked_add(s->scratch_sum, align_up(bytes, 16), &s->scratch_sum) != MC_OK) {
+        s->status = MC_E_OVERFLOW;
+        return;
     }
     s->n_requests++;
 }
@@ -164,7 +165,7 @@ typedef struct {
     const mc_graph_t *graph;
     mc_target_t target;
     int32_t vendor;
-    bool allow_unknown;
+    int64_t unknown;           /* operators costed with the unknown-operator bound */
     int64_t head_bytes;        /* the plan, once known */
     int64_t n_planned;         /* buffers the planner places */
 } model_t;
@@ -306,11 +307,33 @@ static mc_status_t fits(const model_t *m, mc_sim_t *s, int64_t arena, bool *ok)
     return MC_OK;
 }
 
-/* ---- validation and scratch --------------------------------------------------------------- */
+/* ---- the public calls (memcore.h section 11) ------------------------------------------------ */
 
-static mc_status_t check_graph(const mc_graph_t *g)
+static int32_t vendor_for(mc_target_t target, mc_kernels_t kernels)
+{
+    return kernels == MC_KERNELS_OPTIMISED ? mc__target_abi(target)->vendor : MC_VENDOR_NONE;
+}
+
+static bool planned(const mc_tensor_t *t)
+{
+    /* TFLM's needs_allocating: no data in the file, not a variable, not empty. */
+    return (t->flags & (MC_TENSOR_CONSTANT | MC_TENSOR_VARIABLE)) == 0 && t->bytes != 0;
+}
+
+/* The checks every call makes; the graph is also walked by mc_tflm_graph_lifetimes,
+ * which checks every index.  Fills *m. */
+static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels,
+                         uint32_t flags, model_t *m, mc_problem_t *problem)
 {
     int64_t i, k;
+    if (g == NULL) {
+        return MC_E_NULL;
+    }
+    if ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT ||
+        (kernels != MC_KERNELS_REFERENCE && kernels != MC_KERNELS_OPTIMISED) ||
+        (flags & ~MC_TFLM_ALLOW_UNKNOWN) != 0) {
+        return MC_E_RANGE;
+    }
     if (g->n_tensors < 0 || g->n_ops < 0 || g->n_op_tensors < 0 || g->n_inputs < 0 ||
         g->n_outputs < 0) {
         return MC_E_NEGATIVE;
@@ -320,7 +343,7 @@ static mc_status_t check_graph(const mc_graph_t *g)
         (g->n_inputs > 0 && g->inputs == NULL) || (g->n_outputs > 0 && g->outputs == NULL)) {
         return MC_E_NULL;
     }
-    /* Lifetimes and plans are int32 scopes and indices; one subgraph is modelled. */
+    /* Scopes and buffer counts are int32; one subgraph is modelled. */
     if (g->n_tensors > INT32_MAX / 2 || g->n_ops > INT32_MAX / (2 * MAX_REQUESTS_PER_OP) ||
         g->n_subgraphs > 1) {
         return MC_E_RANGE;
@@ -340,89 +363,225 @@ static mc_status_t check_graph(const mc_graph_t *g)
             }
         }
     }
+    memset(m, 0, sizeof *m);
+    m->graph = g;
+    m->target = target;
+    m->vendor = vendor_for(target, kernels);
     for (k = 0; k < g->n_ops; k++) {
         const mc_op_t *op = &g->ops[k];
-        if (op->kind < 0) {
+        if (op->kind < 0 || op->n_inputs < 0 || op->n_outputs < 0 || op->first_input < 0 ||
+            op->first_output < 0 || op->first_input > g->n_op_tensors - op->n_inputs ||
+            op->first_output > g->n_op_tensors - op->n_outputs) {
+            return MC_E_RANGE;
+        }
+        for (i = 0; i < (int64_t)op->n_inputs + op->n_outputs; i++) {
+            int32_t t = g->op_tensors[i < op->n_inputs ? op->first_input + i
+                                                       : op->first_output + i - op->n_inputs];
+            if (t < (i < op->n_inputs ? -1 : 0) || t >= g->n_tensors) {
+                return MC_E_RANGE;
+            }
+        }
+        if (mc__op_modelled(op->kind, m->vendor)) {
+            continue;
+        }
+        if ((flags & MC_TFLM_ALLOW_UNKNOWN) == 0) {
+            if (problem != NULL) {
+                problem->kind = MC_PROBLEM_UNKNOWN_OP;
+                problem->op = k;
+                problem->tensor = problem->other = problem->at = -1;
+                problem->value = op->kind;
+            }
+            return MC_E_UNSUPPORTED;
+        }
+        m->unknown++;
+    }
+    for (i = 0; i < g->n_inputs + g->n_outputs; i++) {
+        int32_t t = i < g->n_inputs ? g->inputs[i] : g->outputs[i - g->n_inputs];
+        if (t < 0 || t >= g->n_tensors) {
             return MC_E_RANGE;
         }
     }
-    return MC_OK; /* indices are checked by mc_tflm_graph_lifetimes */
-}
-
-typedef struct {
-    mc_sim_t sim;
-    model_t model;
-    mc_tflm_model_arena_t result;
-} state_t;
-
-#define STATE_BYTES ((int64_t)((sizeof(state_t) + 7) / 8 * 8))
-
-static int64_t max_buffers(const mc_graph_t *g)
-{
-    return g->n_tensors + MAX_REQUESTS_PER_OP * g->n_ops;
-}
-
-static int64_t round8(int64_t v)
-{
-    return align_up(v, 8);
-}
-
-mc_status_t mc_tflm_model_scratch_bytes(const mc_graph_t *graph, int64_t *scratch_bytes)
-{
-    int64_t n, plan = 0, total = 0, part = 0;
-    if (graph == NULL || scratch_bytes == NULL) {
-        return MC_E_NULL;
-    }
-    MC_TRY(check_graph(graph));
-    n = max_buffers(graph);
-    MC_TRY(mc_plan_scratch_bytes(n, &plan));
-    /* first/last per tensor, the buffers, then mc_plan's arrays and scratch */
-    MC_TRY(mc_checked_mul(graph->n_tensors, 2 * (int64_t)sizeof(int32_t), &total));
-    total = round8(total);
-    MC_TRY(mc_checked_mul(n, (int64_t)sizeof(mc_tflm_buffer_t), &part));
-    MC_TRY(mc_checked_add(total, part, &total));
-    MC_TRY(mc_checked_mul(n, 2 * (int64_t)sizeof(int64_t) + 2 * (int64_t)sizeof(int32_t), &part));
-    MC_TRY(mc_checked_add(total, round8(part), &total));
-    MC_TRY(mc_checked_add(total, round8(plan), &total));
-    /* The replay's state and the result, kept off the stack (1 KB on a board). */
-    MC_TRY(mc_checked_add(total, STATE_BYTES, &total));
-    *scratch_bytes = total;
     return MC_OK;
 }
 
-static int32_t vendor_for(mc_target_t target, mc_kernels_t kernels)
+/* Runs every Prepare on an unbounded arena; the requests go where s says. */
+static mc_status_t count_requests(const model_t *m, mc_sim_t *s)
 {
-    return kernels == MC_KERNELS_OPTIMISED ? mc__target_abi(target)->vendor : MC_VENDOR_NONE;
+    replay_prepare(m, s);
+    if (s->status != MC_OK) {
+        return s->status;
+    }
+    return s->failed ? MC_E_OVERFLOW : MC_OK; /* nothing fits 2^50 bytes */
+}
+
+mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
+                                 uint32_t flags, int64_t *n_buffers, int64_t *scratch_bytes,
+                                 mc_problem_t *problem)
+{
+    model_t m;
+    mc_sim_t s;
+    int64_t i, n = 0;
+    if (n_buffers == NULL || scratch_bytes == NULL) {
+        return MC_E_NULL;
+    }
+    MC_TRY(start(graph, target, kernels, flags, &m, problem));
+    for (i = 0; i < graph->n_tensors; i++) {
+        n += planned(&graph->tensors[i]);
+    }
+    sim_start(&m, &s, UNBOUNDED_ARENA);
+    MC_TRY(count_requests(&m, &s));
+    *n_buffers = n + s.n_requests;
+    *scratch_bytes = 2 * (int64_t)sizeof(int32_t) * graph->n_tensors;
+    return MC_OK;
+}
+
+mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
+                            void *scratch, int64_t scratch_bytes, int64_t *sizes, int32_t *first_use,
+                            int32_t *last_use, int32_t *owner, int64_t n_buffers, mc_problem_t *problem)
+{
+    model_t m;
+    mc_sim_t s;
+    int32_t *first = (int32_t *)scratch, *last;
+    int64_t i, n = 0;
+    MC_TRY(start(graph, target, kernels, flags, &m, problem));
+    if (graph->n_tensors > 0 && (scratch == NULL || ((uintptr_t)scratch & 7u) != 0 ||
+                                 scratch_bytes < 2 * (int64_t)sizeof(int32_t) * graph->n_tensors)) {
+        return MC_E_SCRATCH;
+    }
+    if (n_buffers > 0 && (sizes == NULL || first_use == NULL || last_use == NULL || owner == NULL)) {
+        return MC_E_NULL;
+    }
+    last = first + graph->n_tensors;
+    MC_TRY(mc_tflm_graph_lifetimes(graph, first, last));
+    /* The planned tensors in tensor order (TFLM's AllocationInfo order), then the
+     * scratch buffers in request order: the order decides the planner's ties.  Scopes
+     * + 1: TFLM's "never touched" (-1) becomes the valid scope 0; a uniform shift
+     * changes no overlap, hence no placement. */
+    for (i = 0; i < graph->n_tensors; i++) {
+        if (!planned(&graph->tensors[i])) {
+            continue;
+        }
+        if (n >= n_buffers) {
+            return MC_E_RANGE;
+        }
+        sizes[n] = graph->tensors[i].bytes;
+        first_use[n] = first[i] + 1;
+        last_use[n] = last[i] + 1;
+        owner[n] = (int32_t)i;
+        n++;
+    }
+    sim_start(&m, &s, UNBOUNDED_ARENA);
+    s.req_sizes = sizes + n;
+    s.req_first = first_use + n;
+    s.req_last = last_use + n;
+    s.req_owner = owner + n;
+    s.max_requests = n_buffers - n;
+    MC_TRY(count_requests(&m, &s));
+    return n + s.n_requests == n_buffers ? MC_OK : MC_E_RANGE;
+}
+
+mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
+                          int64_t head_bytes, int64_t n_buffers, mc_tflm_t *out, mc_problem_t *problem)
+{
+    model_t m;
+    mc_sim_t s;
+    int64_t i, lo, hi, sum = 0;
+    bool ok = false;
+
+    if (out == NULL) {
+        return MC_E_NULL;
+    }
+    if (head_bytes < 0 || n_buffers < 0) {
+        return MC_E_NEGATIVE;
+    }
+    MC_TRY(start(g, target, kernels, flags, &m, problem));
+    if (m.unknown > 0) {
+        /* The greedy placement is not monotone in the sizes, so with a bound on an
+         * unknown kernel's scratch its plan bounds nothing; the sum of every aligned
+         * buffer does (a buffer is never placed past the buffers placed before it). */
+        sim_start(&m, &s, UNBOUNDED_ARENA);
+        MC_TRY(count_requests(&m, &s));
+        sum = s.scratch_sum;
+        for (i = 0; i < g->n_tensors; i++) {
+            if (planned(&g->tensors[i])) {
+                MC_TRY(mc_checked_add(sum, align_up(g->tensors[i].bytes, 16), &sum));
+            }
+        }
+        head_bytes = sum > head_bytes ? sum : head_bytes;
+    }
+    m.head_bytes = head_bytes;
+    m.n_planned = n_buffers;
+
+    /* The smallest arena that fits: bisection on a monotone predicate, from 0 (never
+     * enough: the allocator objects alone do not fit) to a size that fits. */
+    lo = 0;
+    MC_TRY(mc_checked_add(head_bytes, 4096, &hi));
+    MC_TRY(fits(&m, &s, hi, &ok));
+    while (!ok) {
+        lo = hi;
+        MC_TRY(mc_checked_add(hi, hi, &hi));
+        if (hi > UNBOUNDED_ARENA) {
+            return MC_E_OVERFLOW;
+        }
+        MC_TRY(fits(&m, &s, hi, &ok));
+    }
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        MC_TRY(fits(&m, &s, mid, &ok));
+        if (ok) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    /* Last, on an unbounded arena (its end 16-aligned, as TFLM reports it): the tail
+     * and its categories. */
+    MC_TRY(fits(&m, &s, UNBOUNDED_ARENA, &ok));
+    if (!ok) {
+        return MC_E_OVERFLOW;
+    }
+    memset(out, 0, sizeof *out);
+    out->head_bytes = head_bytes;
+    out->tail_bytes = UNBOUNDED_ARENA - s.tail;
+    MC_TRY(mc_checked_add(head_bytes, out->tail_bytes, &out->total_bytes));
+    out->minimum_arena_bytes = hi;
+    out->recommended_arena_bytes = align_up(hi, 16);
+    out->categories[MC_TFLM_EVAL_TENSORS] = s.usage[MC_TFLM_EVAL_TENSORS];
+    out->categories[MC_TFLM_NODES] = s.usage[MC_TFLM_NODES];
+    out->categories[MC_TFLM_PERSISTENT_BUFFERS] = s.usage[MC_TFLM_PERSISTENT_BUFFERS];
+    out->categories[MC_TFLM_PERSISTENT_TENSORS] = s.usage[MC_TFLM_PERSISTENT_TENSORS];
+    out->categories[MC_TFLM_QUANTIZATION] = s.usage[MC_TFLM_QUANTIZATION];
+    out->categories[MC_TFLM_VARIABLES] = s.usage[MC_TFLM_VARIABLES];
+    out->unknown_ops = m.unknown;
+    out->upper_bound = m.unknown > 0;
+    return MC_OK;
+}
+
+bool mc_tflm_supports(int32_t kind)
+{
+    return mc__op_registered(kind);
 }
 
 mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
                                 int32_t *codes, int64_t capacity, int64_t *n_unknown)
 {
+    model_t m;
     int64_t k, j, n = 0;
-    int32_t vendor;
-    if (graph == NULL || n_unknown == NULL || (capacity > 0 && codes == NULL)) {
+    if (n_unknown == NULL || (capacity > 0 && codes == NULL)) {
         return MC_E_NULL;
     }
     if (capacity < 0) {
         return MC_E_NEGATIVE;
     }
-    if ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT ||
-        (kernels != MC_KERNELS_REFERENCE && kernels != MC_KERNELS_OPTIMISED)) {
-        return MC_E_RANGE;
-    }
-    MC_TRY(check_graph(graph));
-    vendor = vendor_for(target, kernels);
+    MC_TRY(start(graph, target, kernels, MC_TFLM_ALLOW_UNKNOWN, &m, NULL));
     for (k = 0; k < graph->n_ops; k++) {
         int32_t code = graph->ops[k].kind;
         bool seen = false;
-        if (mc__op_modelled(code, vendor)) {
+        if (mc__op_modelled(code, m.vendor)) {
             continue;
         }
-        for (j = 0; j < k; j++) {
-            if (graph->ops[j].kind == code) {
-                seen = true;
-                break;
-            }
+        for (j = 0; j < k && !seen; j++) {
+            seen = graph->ops[j].kind == code;
         }
         if (!seen) {
             if (n < capacity) {
@@ -432,188 +591,5 @@ mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_
         }
     }
     *n_unknown = n;
-    return MC_OK;
-}
-
-/* ---- the whole arena ------------------------------------------------------------------------ */
-
-static mc_status_t plan_and_replay(state_t *st, const int32_t *first, const int32_t *last,
-                                   mc_tflm_buffer_t *buffers, int64_t *sizes, int64_t *offsets,
-                                   int32_t *pfirst, int32_t *plast, int64_t n_max,
-                                   void *plan_scratch, int64_t plan_bytes,
-                                   mc_tflm_model_arena_t *out);
-
-mc_status_t mc_tflm_model_arena(const mc_graph_t *graph, mc_target_t target,
-                                mc_kernels_t kernels, uint32_t flags, void *scratch,
-                                int64_t scratch_bytes, mc_tflm_model_arena_t *out)
-{
-    state_t *st;
-    int64_t need = 0, n_max, n_unknown = 0;
-    int32_t *first, *last, *pfirst, *plast;
-    int64_t *sizes, *offsets;
-    mc_tflm_buffer_t *buffers;
-    unsigned char *p;
-    void *plan_scratch;
-    int64_t plan_bytes = 0;
-
-    if (graph == NULL || out == NULL || scratch == NULL) {
-        return MC_E_NULL;
-    }
-    if ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT ||
-        (kernels != MC_KERNELS_REFERENCE && kernels != MC_KERNELS_OPTIMISED) ||
-        (flags & ~MC_TFLM_ALLOW_UNKNOWN) != 0) {
-        return MC_E_RANGE;
-    }
-    MC_TRY(mc_tflm_model_scratch_bytes(graph, &need));
-    if (scratch_bytes < need || ((uintptr_t)scratch % 8) != 0) {
-        return MC_E_SCRATCH;
-    }
-    MC_TRY(mc_tflm_unknown_ops(graph, target, kernels, NULL, 0, &n_unknown));
-    if (n_unknown > 0 && (flags & MC_TFLM_ALLOW_UNKNOWN) == 0) {
-        return MC_E_UNKNOWN_OP;
-    }
-
-    /* Carve the scratch as mc_tflm_model_scratch_bytes sized it. */
-    n_max = max_buffers(graph);
-    st = (state_t *)scratch;
-    p = (unsigned char *)scratch + STATE_BYTES;
-    first = (int32_t *)(void *)p;
-    last = first + graph->n_tensors;
-    p += round8(graph->n_tensors * 2 * (int64_t)sizeof(int32_t));
-    buffers = (mc_tflm_buffer_t *)(void *)p;
-    p += n_max * (int64_t)sizeof(mc_tflm_buffer_t);
-    sizes = (int64_t *)(void *)p;
-    offsets = sizes + n_max;
-    pfirst = (int32_t *)(void *)(offsets + n_max);
-    plast = pfirst + n_max;
-    p += round8(n_max * (2 * (int64_t)sizeof(int64_t) + 2 * (int64_t)sizeof(int32_t)));
-    plan_scratch = p;
-    MC_TRY(mc_plan_scratch_bytes(n_max, &plan_bytes));
-
-    MC_TRY(mc_tflm_graph_lifetimes(graph, first, last));
-
-    memset(st, 0, sizeof *st);
-    st->model.graph = graph;
-    st->model.target = target;
-    st->model.vendor = vendor_for(target, kernels);
-    st->model.allow_unknown = n_unknown > 0;
-    return plan_and_replay(st, first, last, buffers, sizes, offsets, pfirst, plast, n_max,
-                           plan_scratch, plan_bytes, out);
-}
-
-/* The rest of mc_tflm_model_arena, with its state in the scratch. */
-static mc_status_t plan_and_replay(state_t *st, const int32_t *first, const int32_t *last,
-                                   mc_tflm_buffer_t *buffers, int64_t *sizes, int64_t *offsets,
-                                   int32_t *pfirst, int32_t *plast, int64_t n_max,
-                                   void *plan_scratch, int64_t plan_bytes,
-                                   mc_tflm_model_arena_t *out)
-{
-    model_t *mp = &st->model;
-    mc_sim_t *sp = &st->sim;
-    mc_tflm_model_arena_t *rp = &st->result;
-    const mc_graph_t *graph = mp->graph;
-    int64_t i, n, lo, hi;
-    mc_plan_t plan;
-    bool ok = false;
-
-    /* The planned tensors, in tensor order (AllocationInfo order). */
-    n = 0;
-    for (i = 0; i < graph->n_tensors; i++) {
-        const mc_tensor_t *t = &graph->tensors[i];
-        if ((t->flags & (MC_TENSOR_CONSTANT | MC_TENSOR_VARIABLE)) != 0 || t->bytes == 0) {
-            continue;
-        }
-        buffers[n].bytes = t->bytes;
-        buffers[n].offset = 0;
-        buffers[n].first_use = first[i];
-        buffers[n].last_use = last[i];
-        buffers[n].tensor = (int32_t)i;
-        buffers[n].op = -1;
-        n++;
-    }
-
-    /* Everything up to planning, on an unbounded arena: the scratch requests follow. */
-    sim_start(mp, sp, UNBOUNDED_ARENA);
-    sp->requests = buffers + n;
-    sp->max_requests = n_max - n;
-    replay_prepare(mp, sp);
-    if (sp->status != MC_OK) {
-        return sp->status;
-    }
-    if (sp->failed) {
-        return MC_E_OVERFLOW; /* nothing fits even 2^50 bytes */
-    }
-    rp->n_scratch_buffers = sp->n_requests;
-    rp->n_buffers = n + sp->n_requests;
-    for (i = 0; i < rp->n_buffers; i++) {
-        /* TFLM's planner rounds sizes to 16; its scopes start at -1 for untouched
-         * tensors, so shift all by one (overlaps, hence placements, are unchanged). */
-        sizes[i] = buffers[i].bytes;
-        pfirst[i] = buffers[i].first_use + 1;
-        plast[i] = buffers[i].last_use + 1;
-    }
-    MC_TRY(mc_plan(MC_PLAN_TFLM, sizes, pfirst, plast, rp->n_buffers, 16, plan_scratch,
-                   plan_bytes, offsets, &plan));
-    for (i = 0; i < rp->n_buffers; i++) {
-        buffers[i].offset = offsets[i];
-    }
-    rp->head_bytes = plan.arena_bytes;
-    rp->lower_bound_bytes = plan.lower_bound_bytes;
-    if (mp->allow_unknown) {
-        /* The greedy placement is not monotone in the sizes, so with a bound on an
-         * unknown kernel's scratch its plan bounds nothing; the sum of every aligned
-         * buffer does (each buffer's offset is at most the sizes placed before it). */
-        int64_t sum = 0;
-        for (i = 0; i < rp->n_buffers; i++) {
-            MC_TRY(mc_checked_add(sum, align_up(sizes[i], 16), &sum));
-        }
-        rp->head_bytes = sum;
-    }
-    mp->head_bytes = rp->head_bytes;
-    mp->n_planned = rp->n_buffers;
-
-    replay_finish(mp, sp);
-    if (sp->status != MC_OK) {
-        return sp->status;
-    }
-    if (sp->failed) {
-        return MC_E_OVERFLOW;
-    }
-    rp->tail_bytes = UNBOUNDED_ARENA - sp->tail;
-    MC_TRY(mc_checked_add(rp->head_bytes, rp->tail_bytes, &rp->total_bytes));
-    memcpy(rp->categories, sp->usage, sizeof rp->categories);
-
-    /* The smallest arena that fits: bisection on a monotone predicate. */
-    lo = 0;
-    hi = rp->total_bytes;
-    MC_TRY(fits(mp, sp, hi, &ok));
-    while (!ok) {
-        lo = hi;
-        MC_TRY(mc_checked_add(hi, hi / 2 + 16, &hi));
-        if (hi > UNBOUNDED_ARENA) {
-            return MC_E_OVERFLOW;
-        }
-        MC_TRY(fits(mp, sp, hi, &ok));
-    }
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        MC_TRY(fits(mp, sp, mid, &ok));
-        if (ok) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    rp->minimum_arena_bytes = hi;
-    rp->recommended_arena_bytes = align_up(hi, 16);
-    rp->buffers = buffers;
-    rp->n_unknown_ops = 0;
-    for (i = 0; i < graph->n_ops; i++) {
-        if (!mc__op_modelled(graph->ops[i].kind, mp->vendor)) {
-            rp->n_unknown_ops++;
-        }
-    }
-    rp->upper_bound = rp->n_unknown_ops > 0;
-    *out = *rp;
     return MC_OK;
 }

@@ -29,35 +29,6 @@
 #include "memcore.h"
 #include "tflm_internal.h"
 
-/* ---- operation-count class of every builtin code (see mc_tflm_op_counts) -------- */
-
-enum { C_NONE = 0, C_CONV, C_DW, C_FC, C_BMM, C_TCONV, C_POOL, C_REDUCE, C_ELEM, C_MOVE };
-
-#define N_BUILTINS 210  /* codes 0 .. STABLEHLO_CASE (209) */
-
-static const uint8_t count_class[N_BUILTINS] = {
-    C_ELEM, C_POOL, C_MOVE, C_CONV, C_DW, C_MOVE, C_ELEM, C_MOVE, C_ELEM, C_FC, C_NONE,
-    C_ELEM, C_POOL, C_NONE, C_ELEM, C_NONE, C_NONE, C_POOL, C_ELEM, C_ELEM, C_ELEM, C_ELEM,
-    C_MOVE, C_ELEM, C_NONE, C_ELEM, C_MOVE, C_ELEM, C_ELEM, C_NONE, C_NONE, C_NONE, C_NONE,
-    C_NONE, C_MOVE, C_NONE, C_MOVE, C_MOVE, C_MOVE, C_MOVE, C_REDUCE, C_ELEM, C_ELEM,
-    C_MOVE, C_ELEM, C_MOVE, C_NONE, C_ELEM, C_NONE, C_MOVE, C_ELEM, C_NONE, C_NONE, C_ELEM,
-    C_ELEM, C_ELEM, C_REDUCE, C_ELEM, C_ELEM, C_ELEM, C_MOVE, C_ELEM, C_ELEM, C_ELEM,
-    C_NONE, C_MOVE, C_ELEM, C_TCONV, C_NONE, C_MOVE, C_MOVE, C_ELEM, C_ELEM, C_ELEM,
-    C_REDUCE, C_ELEM, C_ELEM, C_MOVE, C_ELEM, C_REDUCE, C_NONE, C_REDUCE, C_REDUCE, C_MOVE,
-    C_ELEM, C_NONE, C_ELEM, C_ELEM, C_MOVE, C_REDUCE, C_ELEM, C_REDUCE, C_ELEM, C_MOVE,
-    C_MOVE, C_ELEM, C_NONE, C_MOVE, C_ELEM, C_ELEM, C_MOVE, C_ELEM, C_MOVE, C_NONE, C_ELEM,
-    C_MOVE, C_ELEM, C_MOVE, C_ELEM, C_NONE, C_NONE, C_ELEM, C_NONE, C_NONE, C_ELEM, C_NONE,
-    C_ELEM, C_ELEM, C_MOVE, C_MOVE, C_NONE, C_NONE, C_NONE, C_ELEM, C_NONE, C_NONE, C_BMM,
-    C_NONE, C_ELEM, C_MOVE, C_MOVE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE,
-    C_NONE, C_NONE, C_REDUCE, C_NONE, C_MOVE, C_MOVE, C_MOVE, C_MOVE, C_NONE, C_NONE,
-    C_NONE, C_NONE, C_ELEM, C_MOVE, C_ELEM, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE,
-    C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE,
-    C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE,
-    C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE,
-    C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE,
-    C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE, C_NONE
-};
-
 /* ---- struct sizes per target ----------------------------------------------------
  * K_*: kernel data (OpData), O_*: builtin options (TfLite*Params), V_*: vendor kernels'
  * data.  Columns: host64 (the PyPI wheel), armhf and cortex-m (TFLM 90b983c2 with
@@ -598,6 +569,11 @@ static const vendor_row_t *vendor_of(const op_row_t *row, int32_t vendor)
     return &vendors[row->vendor[vendor - 1]];
 }
 
+bool mc__op_registered(int32_t code)
+{
+    return find_row(code) != NULL;
+}
+
 bool mc__op_modelled(int32_t code, int32_t vendor)
 {
     const op_row_t *row = find_row(code);
@@ -629,6 +605,9 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
                                                    ? mc__target_abi(target)->vendor
                                                    : MC_VENDOR_NONE);
         r.vendor_kernel = v != NULL;
+        r.modelled = mc__op_modelled(code, kernels == MC_KERNELS_OPTIMISED
+                                               ? mc__target_abi(target)->vendor
+                                               : MC_VENDOR_NONE);
         r.options_bytes = (int32_t)struct_bytes(row->options, target);
         r.options_alignment = (int32_t)struct_align(row->options, target);
         r.opdata_bytes = (int32_t)struct_bytes(v != NULL ? v->opdata : row->opdata, target);
@@ -1067,100 +1046,4 @@ void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase)
     }
     mc__sim_persistent(s, n, 16, MC_TFLM_PERSISTENT_BUFFERS);
     mc__sim_scratch(s, n);
-}
-
-/* ---- operation counts ------------------------------------------------------------------ */
-
-mc_status_t mc_tflm_op_counts(const mc_graph_t *graph, int64_t op_index, int64_t *macs,
-                              int64_t *other_ops)
-{
-    const mc_op_t *op;
-    const mc_tensor_t *first = NULL, *o0 = NULL, *f = NULL;
-    int64_t n_out = 0, m = 0, o = 0, n = 0;
-    int32_t i;
-    if (graph == NULL || macs == NULL || other_ops == NULL) {
-        return MC_E_NULL;
-    }
-    if (op_index < 0 || op_index >= graph->n_ops || graph->ops == NULL ||
-        graph->tensors == NULL || graph->op_tensors == NULL) {
-        return MC_E_RANGE;
-    }
-    op = &graph->ops[op_index];
-    if (op->kind < 0 || op->n_inputs < 0 ||
-        op->n_outputs < 0 || op->first_input < 0 || op->first_output < 0 ||
-        op->first_input + op->n_inputs > graph->n_op_tensors ||
-        op->first_output + op->n_outputs > graph->n_op_tensors) {
-        return MC_E_RANGE;
-    }
-    for (i = 0; i < op->n_inputs + op->n_outputs; i++) {
-        int32_t t = graph->op_tensors[i < op->n_inputs ? op->first_input + i
-                                                       : op->first_output + (i - op->n_inputs)];
-        if (t < -1 || t >= graph->n_tensors) {
-            return MC_E_RANGE;
-        }
-    }
-    for (i = 0; i < op->n_inputs && first == NULL; i++) {
-        first = in_g(graph, op, i);
-    }
-    o0 = op_tensor(graph, op->first_output, op->n_outputs, 0);
-    f = in_g(graph, op, 1);
-    if (o0 != NULL) {
-        MC_TRY(elements(o0, &n_out));
-    }
-    switch (op->kind < N_BUILTINS ? count_class[op->kind] : C_NONE) {
-    case C_CONV:
-        if (f == NULL || f->rank != 4) {
-            return MC_E_RANGE;
-        }
-        MC_TRY(mc_checked_mul(n_out, (int64_t)f->dims[1] * f->dims[2], &m));
-        MC_TRY(mc_checked_mul(m, f->dims[3], &m));
-        break;
-    case C_DW:
-        if (f == NULL || f->rank != 4) {
-            return MC_E_RANGE;
-        }
-        MC_TRY(mc_checked_mul(n_out, (int64_t)f->dims[1] * f->dims[2], &m));
-        break;
-    case C_FC:
-        if (f == NULL || f->rank < 1) {
-            return MC_E_RANGE;
-        }
-        MC_TRY(mc_checked_mul(n_out, f->dims[f->rank - 1], &m));
-        break;
-    case C_BMM:
-        MC_TRY(mc_checked_mul(n_out, first != NULL && first->rank > 0 ? first->dims[first->rank - 1] : 1, &m));
-        break;
-    case C_TCONV: {
-        const mc_tensor_t *data = in_g(graph, op, 2);
-        if (f == NULL || f->rank != 4 || data == NULL) {
-            return MC_E_RANGE;
-        }
-        MC_TRY(elements(data, &n));
-        MC_TRY(mc_checked_mul(n, (int64_t)f->dims[1] * f->dims[2], &m));
-        MC_TRY(mc_checked_mul(m, f->dims[0], &m));
-        break;
-    }
-    case C_POOL:
-        /* Pool2DOptions: padding, stride_w, stride_h, filter_width, filter_height */
-        if (op->options[3] < 0 || op->options[4] < 0) {
-            return MC_E_RANGE;
-        }
-        MC_TRY(mc_checked_mul(n_out, (int64_t)op->options[3] * op->options[4], &o));
-        break;
-    case C_REDUCE:
-        if (first != NULL) {
-            MC_TRY(elements(first, &o));
-        }
-        break;
-    case C_ELEM:
-        o = n_out;
-        break;
-    case C_MOVE:
-        break;
-    default:
-        return MC_E_UNKNOWN_OP;
-    }
-    *macs = m;
-    *other_ops = o;
-    return MC_OK;
 }

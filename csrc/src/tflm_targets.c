@@ -26,7 +26,6 @@
 #include "tflm_internal.h"
 
 typedef struct {
-    const char *name;
     const char *description;
     const char *tflm_version;
     const char *optimised_kernels;
@@ -39,18 +38,18 @@ typedef struct {
 } target_facts_t;
 
 static const target_facts_t facts[MC_TARGET_COUNT] = {
-    {"host64", "64-bit Linux (LP64): the PyPI tflite-micro interpreter",
+    {"64-bit Linux (LP64): the PyPI tflite-micro interpreter",
      "PyPI tflite-micro 0.dev20261023182759", "", 4, 8, true, true, -1,
      "measured with the interpreter's RecordingMicroAllocator"},
-    {"armhf", "32-bit Arm Linux (ILP32, 4-byte enums)", "tflite-micro 90b983c2", "", 4, 8, true,
+    {"32-bit Arm Linux (ILP32, 4-byte enums)", "tflite-micro 90b983c2", "", 4, 8, true,
      true, -1, "TFLM compiled with arm-linux-gnueabihf-g++, compression on"},
-    {"cortex-m", "Arm Cortex-M, arm-none-eabi (1-byte enums)", "tflite-micro 90b983c2",
+    {"Arm Cortex-M, arm-none-eabi (1-byte enums)", "tflite-micro 90b983c2",
      "CMSIS-NN (DSP cores)", 1, 8, true, true, -1,
      "TFLM compiled with arm-none-eabi-g++ -mcpu=cortex-m4, compression on"},
-    {"riscv32", "RV32 ILP32", "tflite-micro 90b983c2", "", 4, 8, true, false, MC_TARGET_ARMHF,
+    {"RV32 ILP32", "tflite-micro 90b983c2", "", 4, 8, true, false, MC_TARGET_ARMHF,
      "derived from armhf: RV32 ILP32 lays structs out as armhf does (4-byte pointers and "
      "enums, 8-aligned 8-byte types)"},
-    {"esp32", "Xtensa ESP32, esp-tflite-micro", "tflite-micro 90b983c2 (esp-tflite-micro)",
+    {"Xtensa ESP32, esp-tflite-micro", "tflite-micro 90b983c2 (esp-tflite-micro)",
      "ESP-NN (plain ESP32)", 4, 8, false, false, MC_TARGET_ARMHF,
      "derived from armhf without compression: esp-tflite-micro builds TFLM without "
      "USE_TFLM_COMPRESSION or -fshort-enums, and Xtensa GCC has 4-byte enums and "
@@ -96,7 +95,6 @@ mc_status_t mc_target_info(mc_target_t target, mc_target_info_t *out)
         return MC_E_RANGE;
     }
     f = &facts[target];
-    out->name = f->name;
     out->description = f->description;
     out->tflm_version = f->tflm_version;
     out->optimised_kernels = f->optimised_kernels;
@@ -108,19 +106,4 @@ mc_status_t mc_target_info(mc_target_t target, mc_target_info_t *out)
     out->derived_from = f->derived_from;
     out->note = f->note;
     return MC_OK;
-}
-
-mc_status_t mc_target_by_name(const char *name, mc_target_t *target)
-{
-    int32_t i;
-    if (name == NULL || target == NULL) {
-        return MC_E_NULL;
-    }
-    for (i = 0; i < MC_TARGET_COUNT; i++) {
-        if (strcmp(facts[i].name, name) == 0) {
-            *target = (mc_target_t)i;
-            return MC_OK;
-        }
-    }
-    return MC_E_RANGE;
 }

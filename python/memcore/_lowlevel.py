@@ -154,6 +154,23 @@ def plan(strategy, sizes, first_use, last_use, alignment):
     return list(offsets[0:n]), out
 
 
+def live_bytes(sizes, first_use, last_use, alignment, n_steps):
+    """Returns (bytes per step, buffers per step, mc_live_t)."""
+    n = len(sizes)
+    c_sizes = ffi.new("int64_t[]", max(1, n))
+    c_sizes[0:n] = sizes
+    c_first = ffi.new("int32_t[]", max(1, n))
+    c_first[0:n] = first_use
+    c_last = ffi.new("int32_t[]", max(1, n))
+    c_last[0:n] = last_use
+    c_bytes = ffi.new("int64_t[]", max(1, n_steps))
+    c_buffers = ffi.new("int64_t[]", max(1, n_steps))
+    out = ffi.new("mc_live_t *")
+    rc = lib.mc_live_bytes(c_sizes, c_first, c_last, n, alignment, n_steps, c_bytes, c_buffers, out)
+    _check(rc, "live_bytes(%d buffers, %d steps, alignment=%d)" % (n, n_steps, alignment))
+    return list(c_bytes[0:n_steps]), list(c_buffers[0:n_steps]), out
+
+
 def tflm_lifetimes(n_tensors, op_inputs, op_outputs, graph_inputs, graph_outputs):
     """op_inputs / op_outputs: one sequence of tensor indices per operator.
     Returns (first_use list, last_use list) in TFLM scopes."""
@@ -176,3 +193,79 @@ def tflm_lifetimes(n_tensors, op_inputs, op_outputs, graph_inputs, graph_outputs
                                c_gin, len(graph_inputs), c_gout, len(graph_outputs), first, last)
     _check(rc, "tflm_lifetimes(%d tensors, %d operators)" % (n_tensors, len(op_inputs)))
     return list(first[0:n_tensors]), list(last[0:n_tensors])
+
+
+def problem_error(rc, problem, graph, source):
+    """MemcoreError for a failed call that filled an mc_problem_t, worded by cgraph."""
+    from memcore.cgraph import describe
+    return MemcoreError("%s: %s" % (source, describe(rc, problem, graph)))
+
+
+def tflm_buffers(graph, target, kernels, flags, source):
+    """The head's buffers of a CGraph: (sizes, first_use, last_use, owner) lists."""
+    g = graph.graph
+    problem = ffi.new("mc_problem_t *")
+    n = ffi.new("int64_t *")
+    need = ffi.new("int64_t *")
+    rc = lib.mc_tflm_buffer_count(g, target, kernels, flags, n, need, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    count_ = n[0]
+    scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
+    sizes = ffi.new("int64_t[]", max(1, count_))
+    first = ffi.new("int32_t[]", max(1, count_))
+    last = ffi.new("int32_t[]", max(1, count_))
+    owner = ffi.new("int32_t[]", max(1, count_))
+    rc = lib.mc_tflm_buffers(g, target, kernels, flags, scratch, need[0], sizes, first, last, owner, count_,
+                             problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    return list(sizes[0:count_]), list(first[0:count_]), list(last[0:count_]), list(owner[0:count_])
+
+
+def tflm_model(graph, target, kernels, flags, head_bytes, n_buffers, source):
+    out = ffi.new("mc_tflm_t *")
+    problem = ffi.new("mc_problem_t *")
+    rc = lib.mc_tflm_model(graph.graph, target, kernels, flags, head_bytes, n_buffers, out, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    return out
+
+
+def check_graph(graph, board_fields, config_fields, source, rows=False):
+    """mc_check_graph on a CGraph: (mc_check_t, list of mc_check_op_t or None)."""
+    g = graph.graph
+    board = ffi.new("mc_board_t *", board_fields)
+    config = ffi.new("mc_check_config_t *", config_fields)
+    problem = ffi.new("mc_problem_t *")
+    need = ffi.new("int64_t *")
+    rc = lib.mc_check_scratch_bytes(g, board, config, need, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
+    out = ffi.new("mc_check_t *")
+    c_rows = ffi.new("mc_check_op_t[]", max(1, g.n_ops)) if rows else ffi.NULL
+    rc = lib.mc_check_graph(g, board, config, scratch, need[0], out, c_rows, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    # The array itself, not a list of its items: they point into it, and it must live.
+    return out, (c_rows if rows else None)
+
+
+def check_fields(raw):
+    """The report fields of an mc_check_t, in the C core's order and with its names
+    (mc_check_field): what the board's report line carries too."""
+    field = ffi.new("mc_field_t *")
+    out = {}
+    for i in range(lib.mc_check_field_count()):
+        _check(lib.mc_check_field(raw, i, field), "check_field(%d)" % i)
+        name = ffi.string(field.name).decode()
+        if field.kind == lib.MC_FIELD_INTEGER:
+            out[name] = field.integer
+        elif field.kind == lib.MC_FIELD_REAL:
+            out[name] = field.real
+        elif field.kind == lib.MC_FIELD_BOOL:
+            out[name] = bool(field.integer)
+        else:
+            out[name] = ffi.string(field.text).decode() if field.text != ffi.NULL else None
+    return out

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional, Tuple
 
 from memcore import _lowlevel as ll
-from memcore.errors import MemcoreError
+from memcore.errors import MemcoreError, os_error_hint, with_hint
 from memcore.planner import Plan, plan as _plan
 
 # Element sizes in bytes, as TFLM's TfLiteTypeSizeOf (int4 is unpacked: one per byte).
@@ -106,6 +106,17 @@ class Model:
     inputs: Tuple[int, ...]          # graph input tensor indices
     outputs: Tuple[int, ...]         # graph output tensor indices
     subgraph_count: int = 1
+    file_bytes: Optional[int] = None  # the model file's size, when it is the file deployed (TFLite)
+    # The C core's copy of the graph (memcore.cgraph.CGraph), kept from the C reader for
+    # TFLite files and built on first use for models imported in Python.
+    _cgraph: object = field(default=None, compare=False, repr=False)
+
+    def c_graph(self):
+        """The graph as the C core reads it (memcore.cgraph.CGraph)."""
+        if self._cgraph is None:
+            from memcore.cgraph import from_model
+            object.__setattr__(self, "_cgraph", from_model(self))
+        return self._cgraph
 
     @property
     def parameter_count(self) -> int:
@@ -179,7 +190,7 @@ def load(path) -> Model:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise bad_model(path, "cannot read the file: %s" % e.strerror) from None
+        raise with_hint(bad_model(path, "cannot read the file: %s" % e.strerror), os_error_hint(e, path)) from None
     if len(data) == 0:
         raise bad_model(path, "the file is empty")
     if data[4:8] == b"TFL3":

@@ -7,10 +7,10 @@ are written, ...).  This module only turns the C graph into memcore's Python Mod
 names from the file, operator names from the C table, and the facts the runtime
 model and operation counts read.
 """
-from memcore._memcore import ffi, lib
 from memcore.cgraph import DTYPE_NAMES, read_tflite
 from memcore.errors import MemcoreError
 from memcore.graph import Model, Operator, Tensor, bad_model
+from memcore._memcore import ffi, lib
 
 # Builtin options (mc_op_t.options, schema order) the operation counts read.
 _CONV_STRIDE = (2, 1)     # Conv2DOptions / DepthwiseConv2DOptions / TransposeConvOptions: stride_h, stride_w
@@ -32,7 +32,7 @@ def load_tflite(path, data: bytes) -> Model:
     operators = tuple(_operator(path, graph, k, tensors) for k in range(g.n_ops))
     return Model(path=path, format="tflite", tensors=tensors, operators=operators,
                  inputs=tuple(g.inputs[0:g.n_inputs]), outputs=tuple(g.outputs[0:g.n_outputs]),
-                 subgraph_count=g.n_subgraphs)
+                 subgraph_count=g.n_subgraphs, file_bytes=len(data), _cgraph=graph)
 
 
 def _tensor(graph, i):
@@ -53,12 +53,8 @@ def _operator(path, graph, k, tensors):
     options = tuple(op.options[0:8])
     if op.custom_name_offset >= 0:
         raise bad_model(path, "unsupported operator %d: %s" % (k, kind))
-    # Operation counts come from the C core's op table (mc_tflm_op_counts); a kind it
-    # has no counting rule for is refused here, so no count is ever a silent zero.
-    macs, other = ffi.new("int64_t *"), ffi.new("int64_t *")
-    rc = lib.mc_tflm_op_counts(graph.graph, k, macs, other)
-    if rc == lib.MC_E_UNKNOWN_OP:
-        raise bad_model(path, "unsupported operator %d: %s" % (k, kind))
+    # Every builtin loads: whether TFLM runs it is the op table's question, asked when
+    # TFLM's arena is computed (memcore.tflm_arena, the check), which names it.
     attributes = {}
     if kind in ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV"):
         attributes["stride_hw"] = tuple(options[i] for i in _CONV_STRIDE)
@@ -85,6 +81,8 @@ def _operator(path, graph, k, tensors):
             attributes["kernel_hw"] = (filt.shape[1], filt.shape[2])
     if kind == "TRANSPOSE_CONV" and (len(inputs) < 3 or inputs[2] < 0):
         raise bad_model(path, "operator %d (%s) has no data input" % (k, kind))
+    macs, other = ffi.new("int64_t *"), ffi.new("int64_t *")
+    rc = lib.mc_op_counts(graph.graph, k, macs, other)
     if rc != lib.MC_OK:
         raise bad_model(path, "operator %d (%s): cannot count its operations (%s)"
                         % (k, kind, ffi.string(lib.mc_strerror(rc)).decode()))

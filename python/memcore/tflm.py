@@ -1,40 +1,38 @@
-"""TensorFlow Lite Micro's whole tensor arena for a model: head, tail, the smallest arena
-that works, and what to give it.
+"""TensorFlow Lite Micro's whole tensor arena for a model: head, tail, and what to give it.
 
-Every number comes from the C core (mc_tflm_model_arena): its op table knows what each
-operator kind's kernel allocates on each target, and it replays AllocateTensors() on a
-model of TFLM's arena allocator.  This module converts the model into the core's graph
-and the results into Python values.
-
-Targets, not pointer widths: "host64" (the PyPI tflite-micro interpreter, measured),
-"armhf", "cortex-m" (measured TFLM builds), "riscv32", "esp32" (derived from the closest
-measured ABI; `target_info(name).note` says from what and why).
+TFLM splits its arena in two.  The head (from the start) holds the activations and the
+kernels' scratch buffers, placed by its GreedyMemoryPlanner; the tail (down from the
+16-aligned end) holds the runtime's own structures, allocated in a fixed order.  The
+C core knows both, per target (csrc/src/tflm_model.c, memcore.h §11); this module
+turns a Model into its call and the result into plain values.
 """
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
 from memcore import _lowlevel as ll
-from memcore import cgraph as _cgraph
 from memcore._memcore import ffi, lib
+from memcore.cgraph import op_name
 from memcore.errors import MemcoreError
 from memcore.graph import Model
+from memcore.planner import plan as _plan
+from memcore.targets import TARGET_NAMES, kernels_code, target_code
 
-TARGETS = ("host64", "armhf", "cortex-m", "riscv32", "esp32")
-KERNELS = ("reference", "optimised")
+ARENA_ALIGNMENT = 16  # MicroArenaBufferAlignment()
 
-# RecordingMicroAllocator's names for the categories, in mc_tflm_category_t order.
-CATEGORY_NAMES = (
-    "TfLiteEvalTensor data",
-    "Persistent TfLiteTensor data",
-    "Persistent TfLiteTensor quantization data",
-    "Persistent buffer data",
-    "TfLiteTensor variable buffer data",
-    "NodeAndRegistration struct",
-)
+TENSORS = "TfLiteEvalTensor data"
+NODES = "NodeAndRegistration struct"
+BUFFERS = "Persistent buffer data"
+PERSISTENT_TENSORS = "Persistent TfLiteTensor data"
+QUANTIZATION = "Persistent TfLiteTensor quantization data"
+VARIABLES = "TfLiteTensor variable buffer data"
+
+# pointer_bytes= of earlier versions: the target each width stood for.
+_TARGET_OF_POINTER_BYTES = {8: "host64", 4: "esp32"}
 
 
 @dataclass(frozen=True)
 class Target:
+    """A target's TFLM build as the C core's tables know it (mc_target_info)."""
     name: str
     description: str
     tflm_version: str
@@ -44,118 +42,105 @@ class Target:
     int64_alignment: int
     compression: bool
     measured: bool
-    derived_from: Optional[str]  # the measured target its tables come from
-    note: str                    # how it was measured, or why and from what it is derived
-
-
-def _target_code(name):
-    if name not in TARGETS:
-        raise MemcoreError("target must be one of %s, got %r" % (", ".join(TARGETS), name))
-    code = ffi.new("mc_target_t *")
-    ll._check(lib.mc_target_by_name(name.encode(), code), "target %r" % name)
-    return code[0]
+    derived_from: Optional[str]  # the measured target its tables are taken from
+    note: str                    # how it was measured, or what it is derived from and why
 
 
 def target_info(name: str) -> Target:
     out = ffi.new("mc_target_info_t *")
-    ll._check(lib.mc_target_info(_target_code(name), out), "target_info(%r)" % name)
+    ll._check(lib.mc_target_info(target_code(name), out), "target_info(%r)" % name)
     text = lambda p: ffi.string(p).decode()  # noqa: E731
-    return Target(name=text(out.name), description=text(out.description),
-                  tflm_version=text(out.tflm_version), optimised_kernels=text(out.optimised_kernels),
-                  pointer_bytes=out.pointer_bytes, enum_bytes=out.enum_bytes,
-                  int64_alignment=out.int64_alignment, compression=bool(out.compression),
-                  measured=bool(out.measured),
-                  derived_from=TARGETS[out.derived_from] if out.derived_from >= 0 else None,
+    return Target(name=name, description=text(out.description), tflm_version=text(out.tflm_version),
+                  optimised_kernels=text(out.optimised_kernels), pointer_bytes=out.pointer_bytes,
+                  enum_bytes=out.enum_bytes, int64_alignment=out.int64_alignment,
+                  compression=bool(out.compression), measured=bool(out.measured),
+                  derived_from=TARGET_NAMES[out.derived_from] if out.derived_from >= 0 else None,
                   note=text(out.note))
 
 
-@dataclass(frozen=True)
-class TflmBuffer:
-    """One buffer TFLM plans in the head."""
-    bytes: int
-    offset: int                  # where TFLM's GreedyMemoryPlanner puts it
-    first_use: int               # TFLM scopes
-    last_use: int
-    tensor: Optional[int]        # the tensor, or None for a kernel's scratch buffer
-    op: Optional[int]            # the operator that requested a scratch buffer
+def unknown_ops(model: Model, target: str = "host64", kernels: str = "reference") -> Tuple[str, ...]:
+    """The operator kinds of `model` that TFLM does not run on `target` with `kernels`,
+    or whose kernel's allocations the op table does not hold, in order of appearance."""
+    graph = model.c_graph()
+    n = ffi.new("int64_t *")
+    codes = ffi.new("int32_t[]", max(1, len(model.operators)))
+    ll._check(lib.mc_tflm_unknown_ops(graph.graph, target_code(target), kernels_code(kernels), codes,
+                                      len(model.operators), n), "%s: unknown operators" % model.path)
+    return tuple(op_name(codes[i]) for i in range(min(n[0], len(model.operators))))
 
 
 @dataclass(frozen=True)
 class TflmArena:
-    head_bytes: int               # activations and scratch buffers, TFLM's planner
+    head_bytes: int               # activations and kernel scratch, TFLM's planner
     tail_bytes: int               # persistent runtime structures
     total_bytes: int              # head + tail: what TFLM reports after AllocateTensors
-    minimum_arena_bytes: int      # the smallest arena AllocateTensors() succeeds in
-    recommended_arena_bytes: int  # pass this as the arena size (>= the minimum, always)
-    lower_bound_bytes: int        # most head bytes live at once
+    minimum_arena_bytes: int      # the smallest arena AllocateTensors accepts
+    recommended_arena_bytes: int  # pass this as the arena size (>= the minimum)
     target: str
     kernels: str
-    measured: bool                # the target's tables were measured (not derived)
+    upper_bound: bool             # unknown operators costed with a bound: every size is
+                                  # an upper bound, not TFLM's number
     # RecordingMicroAllocator's categories: name -> (used bytes incl. padding, requested, count)
     categories: Dict[str, Tuple[int, int, int]]
-    unrecorded_bytes: int         # tail it does not categorise: allocator objects, options, handles
-    buffers: Tuple[TflmBuffer, ...]
-    upper_bound: bool             # unknown operators were costed with a bound: every size
-                                  # is an upper bound, not TFLM's number
-    unknown_ops: Tuple[str, ...]  # the operator kinds TFLM does not run (costed with the bound)
+    unknown_ops: int = 0          # operators costed with the bound
+    # The head's buffers as TFLM plans them: (bytes, first, last scope + 1, owner) where
+    # owner is a tensor index or -1 - k for a scratch buffer of operator k.
+    buffers: Tuple[Tuple[int, int, int, int], ...] = ()
 
     @property
-    def scratch_buffers(self):
-        return tuple(b for b in self.buffers if b.tensor is None)
+    def measured(self):
+        """Whether the target's tables were measured (not derived from another ABI)."""
+        return target_info(self.target).measured
+
+    @property
+    def scratch_buffer_bytes(self):
+        return sum(b[0] for b in self.buffers if b[3] < 0)
+
+    @property
+    def planning_bytes(self):
+        """Kept for callers of the first version: the transient peak is the minimum."""
+        return self.minimum_arena_bytes
 
 
-def unknown_ops(model: Model, target: str = "host64", kernels: str = "reference") -> Tuple[str, ...]:
-    """The operator kinds of `model` that TFLM does not run on `target` with `kernels`
-    (or whose kernel memcore does not model), in order of appearance."""
-    return _unknown(_cgraph.from_model(model), model, _target_code(target), KERNELS.index(kernels))
-
-
-def _unknown(graph, model, code, kernels):
-    n = ffi.new("int64_t *")
-    codes = ffi.new("int32_t[]", max(1, len(model.operators)))
-    ll._check(lib.mc_tflm_unknown_ops(graph.graph, code, kernels, codes, len(model.operators), n),
-              "%s: unknown operators" % model.path)
-    return tuple(_cgraph.op_name(codes[i]) for i in range(min(n[0], len(model.operators))))
-
-
-def tflm_arena(model: Model, target: str = "host64", kernels: str = "reference",
-               allow_unknown: bool = False) -> TflmArena:
-    """TFLM's arena for `model` on `target` with the "reference" or "optimised" kernels.
-    Operators TFLM does not run are an error naming them; allow_unknown=True costs them
-    with an upper bound instead (the result says upper_bound)."""
-    if kernels not in KERNELS:
-        raise MemcoreError("kernels must be 'reference' or 'optimised', got %r" % (kernels,))
-    code = _target_code(target)
+def tflm_arena(model: Model, target: Optional[str] = None, kernels: str = "reference",
+               pointer_bytes: Optional[int] = None, allow_unknown_ops: bool = False) -> TflmArena:
+    """TFLM's arena for `model` on `target` ("host64", "armhf", "cortex-m", "riscv32",
+    "esp32") with `kernels` ("reference" or "optimised").  pointer_bytes=8/4 is the
+    older spelling of target="host64"/"esp32"."""
+    if target is None:
+        if pointer_bytes is not None and pointer_bytes not in _TARGET_OF_POINTER_BYTES:
+            raise MemcoreError("pointer_bytes must be 4 or 8, got %r" % (pointer_bytes,))
+        target = _TARGET_OF_POINTER_BYTES.get(pointer_bytes, "host64")
+    t, k = target_code(target), kernels_code(kernels)
+    flags = lib.MC_TFLM_ALLOW_UNKNOWN if allow_unknown_ops else 0
+    graph = model.c_graph()
     if model.subgraph_count != 1:
         raise MemcoreError("%s: TFLM's arena is modelled for one subgraph, the model has %d"
                            % (model.path, model.subgraph_count))
-    graph = _cgraph.from_model(model)
-    unknown = _unknown(graph, model, code, KERNELS.index(kernels))
-    if unknown and not allow_unknown:
-        raise MemcoreError("%s: TFLM (%s) does not run %s: %s; allow unknown operators for an "
-                           "upper bound" % (model.path, target, "this operator" if len(unknown) == 1
-                                            else "these operators", ", ".join(unknown)))
-    need = ffi.new("int64_t *")
-    ll._check(lib.mc_tflm_model_scratch_bytes(graph.graph, need), "%s: TFLM arena scratch" % model.path)
-    scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
-    out = ffi.new("mc_tflm_model_arena_t *")
-    flags = lib.MC_TFLM_ALLOW_UNKNOWN if allow_unknown else 0
-    ll._check(lib.mc_tflm_model_arena(graph.graph, code, KERNELS.index(kernels), flags, scratch,
-                                      need[0], out),
-              "%s: TFLM arena (%s, %s kernels)" % (model.path, target, kernels))
-    categories = {}
-    for i, name in enumerate(CATEGORY_NAMES):
-        u = out.categories[i]
-        if u.used_bytes > 0 or u.requested_bytes > 0:  # as print_allocations() shows them
-            categories[name] = (u.used_bytes, u.requested_bytes, u.count)
-    buffers = tuple(TflmBuffer(bytes=b.bytes, offset=b.offset, first_use=b.first_use,
-                               last_use=b.last_use, tensor=b.tensor if b.tensor >= 0 else None,
-                               op=b.op if b.op >= 0 else None)
-                    for b in (out.buffers[i] for i in range(out.n_buffers)))
-    return TflmArena(head_bytes=out.head_bytes, tail_bytes=out.tail_bytes, total_bytes=out.total_bytes,
-                     minimum_arena_bytes=out.minimum_arena_bytes,
-                     recommended_arena_bytes=out.recommended_arena_bytes,
-                     lower_bound_bytes=out.lower_bound_bytes, target=target, kernels=kernels,
-                     measured=target_info(target).measured, categories=categories,
-                     unrecorded_bytes=out.categories[lib.MC_TFLM_UNRECORDED].used_bytes,
-                     buffers=buffers, upper_bound=bool(out.upper_bound), unknown_ops=unknown)
+    if not allow_unknown_ops:
+        unknown = unknown_ops(model, target, kernels)
+        if unknown:
+            raise MemcoreError("%s: TFLM (%s, %s kernels) does not run %s, or memcore does not model "
+                               "its kernel: %s; allow unknown operators for an upper bound"
+                               % (model.path, target, kernels,
+                                  "this operator" if len(unknown) == 1 else "these operators",
+                                  ", ".join(unknown)))
+    sizes, first, last, owner = ll.tflm_buffers(graph, t, k, flags, model.path)
+    head = _plan(sizes, first, last, alignment=ARENA_ALIGNMENT, strategy="tflm")
+    r = ll.tflm_model(graph, t, k, flags, head.arena_bytes, len(sizes), model.path)
+    names = {lib.MC_TFLM_EVAL_TENSORS: TENSORS, lib.MC_TFLM_NODES: NODES,
+             lib.MC_TFLM_PERSISTENT_BUFFERS: BUFFERS, lib.MC_TFLM_PERSISTENT_TENSORS: PERSISTENT_TENSORS,
+             lib.MC_TFLM_QUANTIZATION: QUANTIZATION, lib.MC_TFLM_VARIABLES: VARIABLES}
+    # As print_allocations() shows them: categories with used or requested bytes.
+    categories = {name: (r.categories[c].used_bytes, r.categories[c].requested_bytes, r.categories[c].count)
+                  for c, name in names.items()
+                  if r.categories[c].used_bytes or r.categories[c].requested_bytes}
+    return TflmArena(head_bytes=r.head_bytes, tail_bytes=r.tail_bytes, total_bytes=r.total_bytes,
+                     minimum_arena_bytes=r.minimum_arena_bytes,
+                     recommended_arena_bytes=r.recommended_arena_bytes, target=target, kernels=kernels,
+                     upper_bound=bool(r.upper_bound),
+                     categories=categories, unknown_ops=r.unknown_ops,
+                     buffers=tuple(zip(sizes, first, last, owner)))
+
+
+__all__ = ["Target", "TflmArena", "target_info", "tflm_arena", "unknown_ops"]

@@ -1,17 +1,23 @@
-"""`memcore monitor`: show a board's boot reports as they arrive (SPEC 8)."""
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
+"""`memcore monitor`: show a board's boot reports as they arrive."""
+from memcore import cli_options, jsonout
+from memcore.cli_hints import board_error
 from memcore.hil.boards import open_port
 from memcore.hil.errors import HilError
 from memcore.hil.transcript import Transcript
+from memcore.terminal import Out, escape
 
 VERDICT = {"fits": "[green]fits[/]", "does_not_fit": "[red]does not fit[/]"}
 
 
 def register(sub):
-    p = sub.add_parser("monitor", help="show the boot reports a board prints on its serial port")
+    p = cli_options.add_command(
+        sub, "monitor", "show the boot reports a board prints on its serial port",
+        """Listens to a board's serial port and shows each boot report (the memcore.report/1 line
+the boot check prints before the model loads), each reboot, and the rest of the console.
+Exit status: 0 every report says fits, 1 one does not (or none came), 2 no port.""",
+        ["memcore monitor --port /dev/ttyUSB0 --reset",
+         "memcore monitor --port /dev/ttyUSB0 --count 1 --seconds 30 --quiet",
+         "memcore monitor --port /dev/ttyUSB0 --count 1 --json | jq '.reports[0].headroom_bytes'"])
     p.add_argument("--port", required=True, help="serial port or pyserial URL of the board")
     p.add_argument("--baud", type=int, default=115200, help="baud rate (default 115200)")
     p.add_argument("--seconds", type=float, help="stop after this long (default: until Ctrl-C)")
@@ -19,6 +25,7 @@ def register(sub):
     p.add_argument("--reset", action="store_true", help="soft-reset the board first (Ctrl-C, Ctrl-D) so it boots")
     p.add_argument("--quiet", action="store_true", help="hide the board's other console lines")
     p.add_argument("--transcripts", metavar="DIR", help="folder for the serial transcript")
+    cli_options.add_json(p, "the reports, reboots and console lines, once it stops (schema memcore.monitor/1)")
     p.set_defaults(run=run)
 
 
@@ -28,45 +35,59 @@ def _value(name, value):
     return str(value)
 
 
-def show_report(console, report):
+def show_report(out, report):
     verdict = report.get("verdict")
-    table = Table(title="boot report: %s — %s" % (report.get("model", "?"), VERDICT.get(verdict, verdict)),
-                  show_header=False)
-    table.add_column("field")
-    table.add_column("value", justify="right")
+    out.print("[bold]boot report: %s[/] — %s" % (escape(str(report.get("model", "?"))),
+                                                 VERDICT.get(verdict, escape(str(verdict)))))
+    table = out.table("field", ("value", {"justify": "right"}), show_header=False)
     for name, value in report.items():
         if name not in ("schema", "model", "verdict"):
-            table.add_row(name, _value(name, value))
-    console.print(table)
+            table.add_row(escape(name), escape(_value(name, value)))
+    out.print(table)
 
 
 def run(args):
     from memcore.hil.monitor import watch
-    console = Console()
+    out = Out()
     transcript = Transcript(args.transcripts, "monitor")
+    seen = {"reboots": [], "lines": []}
     try:
         port = open_port(args.port, args.baud)
     except HilError as exc:
-        console.print("[red]%s[/]" % exc, highlight=False)
-        return 2
+        transcript.close()
+        raise board_error(exc, args.port) from None
+    if args.json:
+        on_report = None
+        on_reboot = seen["reboots"].append
+        on_line = None if args.quiet else seen["lines"].append
+    else:
+        on_report = lambda r: show_report(out, r)  # noqa: E731
+        on_reboot = lambda t: out.print("[yellow]board rebooted: %s[/]" % escape(t))  # noqa: E731
+        on_line = None if args.quiet else lambda t: out.print("[dim]%s[/]" % escape(t))  # noqa: E731
+    reports, interrupted = [], False
     try:
         if args.reset:
             port.write(b"\r\x03\x03\x02\x04")  # stop main.py, friendly REPL, soft reboot
             transcript.sent(b"\r\x03\x03\x02\x04")
-        console.print(Text("listening on %s (transcript %s)" % (args.port, transcript.path), style="dim"))
-        reports = watch(port, args.seconds, args.count, on_report=lambda r: show_report(console, r),
-                        on_reboot=lambda t: console.print(Text("board rebooted: " + t, style="yellow")),
-                        on_line=None if args.quiet else lambda t: console.print(Text(t, style="dim")),
+        if not args.json:
+            out.print("[dim]listening on %s (transcript %s)[/]" % (escape(args.port), escape(str(transcript.path))))
+        reports = watch(port, args.seconds, args.count, on_report=on_report, on_reboot=on_reboot, on_line=on_line,
                         transcript=transcript)
     except KeyboardInterrupt:
-        return 0
+        interrupted = True
     except HilError as exc:
-        console.print("[red]%s[/]" % exc, highlight=False)
-        return 2
+        raise board_error(exc, args.port) from None
     finally:
         port.close()
         transcript.close()
+    status = 0 if reports and all(r.get("verdict") == "fits" for r in reports) else 1
+    if interrupted and not args.json:
+        return 0
+    if args.json:
+        jsonout.emit({"schema": jsonout.SCHEMAS["monitor"], "port": args.port,
+                      "transcript": str(transcript.path) if transcript.path else None, "reports": reports,
+                      "reboots": seen["reboots"], "console_lines": seen["lines"], "interrupted": interrupted})
+        return status
     if not reports:
-        console.print("no boot report received")
-        return 1
-    return 0 if all(r.get("verdict") == "fits" for r in reports) else 1
+        out.line("no boot report received")
+    return status
