@@ -99,6 +99,7 @@ def test_operator_tflm_does_not_run(tmp_path):
     with pytest.raises(memcore.MemcoreError, match="NON_MAX_SUPPRESSION_V4") as info:
         memcore.tflm_arena(model)
     assert str(path) in str(info.value)
+    assert "does not run this operator, or memcore does not model its kernel: NON_MAX_SUPPRESSION_V4;" in str(info.value)
     bound = memcore.tflm_arena(model, allow_unknown_ops=True)
     assert bound.upper_bound and bound.unknown_ops == 1
 

@@ -33,7 +33,7 @@ SCHEMA = "memcore.model/1"
 PLACEMENTS = ("ram", "flash")
 
 
-def describe(model, placement="ram", target="esp32", alignment=16, available_bytes=None):
+def describe(model, placement="ram", pointer_bytes=4, alignment=16, available_bytes=None):
     """The descriptor of a memcore Model (memcore.load) as plain JSON values."""
     if placement not in PLACEMENTS:
         raise MemcoreError("weights placement must be 'ram' or 'flash', got %r" % (placement,))
@@ -44,7 +44,7 @@ def describe(model, placement="ram", target="esp32", alignment=16, available_byt
     last = [lifetimes[i][1] + 1 for i in indices]
     tflm = memcore.plan(sizes, first, last, alignment=alignment, strategy="tflm")
     best = memcore.plan(sizes, first, last, alignment=alignment, strategy="best")
-    arena = memcore.tflm_arena(model, target=target)
+    arena = memcore.tflm_arena(model, pointer_bytes=pointer_bytes)
     overhead = arena.recommended_arena_bytes - arena.head_bytes
     weights_in_ram = model.weight_bytes if placement == "ram" else 0
     need = memcore.budget(weights_in_ram, 1, 1, tflm.arena_bytes, overhead,
@@ -75,8 +75,7 @@ def describe(model, placement="ram", target="esp32", alignment=16, available_byt
         "macs": model.macs,
         "alignment": alignment,
         "buffers": {"sizes": sizes, "first_use": first, "last_use": last},
-        "runtime": {"target": target, "pointer_bytes": memcore.target_info(target).pointer_bytes,
-                    "tail_bytes": arena.tail_bytes, "overhead_bytes": overhead},
+        "runtime": {"pointer_bytes": pointer_bytes, "tail_bytes": arena.tail_bytes, "overhead_bytes": overhead},
         "host": host,
     }
 
