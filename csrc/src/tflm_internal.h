@@ -71,6 +71,7 @@ typedef struct {
     int64_t n_requests;            /* scratch buffer requests so far */
     int64_t scratch_sum;           /* their sizes, each rounded up to 16 */
     int64_t op;                    /* the operator being initialised or prepared */
+    int64_t refused;               /* an operator whose kernel refuses it (MC_E_UNSUPPORTED) */
     /* Where request i is recorded (mc_tflm_buffers' arrays); NULL: count only. */
     int64_t *req_sizes;
     int32_t *req_first, *req_last, *req_owner;

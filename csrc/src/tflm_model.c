@@ -405,9 +405,14 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
 }
 
 /* Runs every Prepare on an unbounded arena; the requests go where s says. */
-static mc_status_t count_requests(const model_t *m, mc_sim_t *s)
+static mc_status_t count_requests(const model_t *m, mc_sim_t *s, mc_problem_t *problem)
 {
     replay_prepare(m, s);
+    if (s->status == MC_E_UNSUPPORTED && problem != NULL) {
+        problem->kind = MC_PROBLEM_KERNEL_REFUSES;
+        problem->op = s->refused;
+        problem->tensor = problem->other = problem->value = problem->at = -1;
+    }
     if (s->status != MC_OK) {
         return s->status;
     }
@@ -429,7 +434,7 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
         n += planned(&graph->tensors[i]);
     }
     sim_start(&m, &s, UNBOUNDED_ARENA);
-    MC_TRY(count_requests(&m, &s));
+    MC_TRY(count_requests(&m, &s, problem));
     *n_buffers = n + s.n_requests;
     *scratch_bytes = 2 * (int64_t)sizeof(int32_t) * graph->n_tensors;
     return MC_OK;
@@ -476,7 +481,7 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
     s.req_last = last_use + n;
     s.req_owner = owner + n;
     s.max_requests = n_buffers - n;
-    MC_TRY(count_requests(&m, &s));
+    MC_TRY(count_requests(&m, &s, problem));
     return n + s.n_requests == n_buffers ? MC_OK : MC_E_RANGE;
 }
 
@@ -495,12 +500,12 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
         return MC_E_NEGATIVE;
     }
     MC_TRY(start(g, target, kernels, flags, &m, problem));
+    sim_start(&m, &s, UNBOUNDED_ARENA);
+    MC_TRY(count_requests(&m, &s, problem)); /* a kernel's refusal is found here */
     if (m.unknown > 0) {
         /* The greedy placement is not monotone in the sizes, so with a bound on an
          * unknown kernel's scratch its plan bounds nothing; the sum of every aligned
          * buffer does (a buffer is never placed past the buffers placed before it). */
-        sim_start(&m, &s, UNBOUNDED_ARENA);
-        MC_TRY(count_requests(&m, &s));
         sum = s.scratch_sum;
         for (i = 0; i < g->n_tensors; i++) {
             if (planned(&g->tensors[i])) {

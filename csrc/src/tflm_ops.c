@@ -241,6 +241,8 @@ enum {
     X_S = 0x43,       /* scratch buffer request, size rule in the next byte (R_*) */
     X_IF = 0x44,      /* next byte a condition (Q_*), then a count: skip that many
                          bytes unless the condition holds */
+    X_SAME_ELEMENTS = 0x45, /* Prepare fails unless input 0 and output 0 hold as many
+                               elements (RESHAPE, SQUEEZE, EXPAND_DIMS check it) */
     X_END = 0xFF
 };
 
@@ -298,6 +300,8 @@ static const uint8_t p_none[] = {X_END};
 static const uint8_t p_in0[] = {IN(0), X_END};
 static const uint8_t p_in2[] = {IN(2), X_END};
 static const uint8_t p_in0_out0[] = {IN(0), OUT(0), X_END};
+static const uint8_t p_reshape[] = {IN(0), OUT(0), X_SAME_ELEMENTS, X_END};
+static const uint8_t p_expand_dims[] = {IN(0), IN(1), OUT(0), X_SAME_ELEMENTS, X_END};
 static const uint8_t p_in01_out0[] = {IN(0), IN(1), OUT(0), X_END};
 static const uint8_t p_in01[] = {IN(0), IN(1), X_END};
 static const uint8_t p_in012_out0[] = {IN(0), IN(1), IN(2), OUT(0), X_END};
@@ -369,7 +373,7 @@ enum {
     SC_LOG_SOFTMAX, SC_SOFTMAX, SC_BATCH_MATMUL, SC_MEAN_SUM, SC_REDUCE_MIN_MAX,
     SC_REDUCE_ALL, SC_MIRROR_PAD, SC_SVDF, SC_TRANSPOSE_CONV, SC_LSTM, SC_TANH,
     SC_CMSIS_CONV, SC_CMSIS_DEPTHWISE, SC_CMSIS_FULLY_CONNECTED, SC_CMSIS_AVGPOOL,
-    SC_ESP_SOFTMAX, SC_COUNT
+    SC_ESP_SOFTMAX, SC_RESHAPE, SC_EXPAND_DIMS, SC_COUNT
 };
 
 static const uint8_t *const scripts[SC_COUNT] = {
@@ -379,7 +383,7 @@ static const uint8_t *const scripts[SC_COUNT] = {
     p_log_softmax, p_softmax, p_batch_matmul, p_mean_sum, p_reduce_min_max,
     p_reduce_all, p_mirror_pad, p_svdf, p_transpose_conv, p_lstm, p_tanh,
     p_cmsis_conv, p_cmsis_depthwise, p_cmsis_fully_connected, p_cmsis_avgpool,
-    p_esp_softmax,
+    p_esp_softmax, p_reshape, p_expand_dims,
 };
 
 /* ---- the rows ---------------------------------------------------------------------- */
@@ -459,7 +463,7 @@ static const op_row_t ops[] = {
     ROW(7, NONE, NONE, EMBEDDING),                  /* EMBEDDING_LOOKUP */
     ROW(71, NONE, K_COMPARISONS, IN01),             /* EQUAL */
     ROW(47, NONE, NONE, IN0_OUT0),                  /* EXP */
-    ROW(70, NONE, NONE, IN01_OUT0),                 /* EXPAND_DIMS */
+    ROW(70, NONE, NONE, EXPAND_DIMS),               /* EXPAND_DIMS */
     ROW(94, NONE, NONE, IN01_OUT0),                 /* FILL */
     ROW(8, NONE, NONE, NONE),                       /* FLOOR */
     ROW(90, NONE, NONE, IN01_OUT0),                 /* FLOOR_DIV */
@@ -501,7 +505,7 @@ static const op_row_t ops[] = {
     ROW(89, O_REDUCER, K_REDUCE, REDUCE_MIN_MAX),   /* REDUCE_MIN */
     ROW(19, NONE, K_RELU, IN0_OUT0),                /* RELU */
     ROW(21, NONE, K_RELU6, IN0),                    /* RELU6 */
-    ROW(22, O_RESHAPE, NONE, IN0_OUT0),             /* RESHAPE */
+    ROW(22, O_RESHAPE, NONE, RESHAPE),              /* RESHAPE */
     ROW(23, O_RESIZE_BILINEAR, NONE, IN01_OUT0),    /* RESIZE_BILINEAR */
     ROW(97, O_RESIZE_NEAREST_NEIGHBOR, NONE, IN01_OUT0), /* RESIZE_NEAREST_NEIGHBOR */
     ROW(105, NONE, NONE, IN01_OUT0),                /* REVERSE_V2 */
@@ -519,7 +523,7 @@ static const op_row_t ops[] = {
     ROW(75, NONE, NONE, IN0_OUT0),                  /* SQRT */
     ROW(92, NONE, NONE, IN0_OUT0),                  /* SQUARE */
     ROW(99, NONE, K_SQUARED_DIFFERENCE, IN01_OUT0), /* SQUARED_DIFFERENCE */
-    ROW(43, O_SQUEEZE, NONE, IN0_OUT0),             /* SQUEEZE */
+    ROW(43, O_SQUEEZE, NONE, RESHAPE),              /* SQUEEZE */
     ROW(45, O_STRIDED_SLICE, K_STRIDED_SLICE, IN0123_OUT0), /* STRIDED_SLICE */
     ROW(41, O_SUB, K_SUB, IN01_OUT0),               /* SUB */
     ROW(74, O_REDUCER, K_REDUCE, MEAN_SUM),         /* SUM */
@@ -964,6 +968,14 @@ static void run_script(mc_sim_t *s, const mc_op_t *op, const uint8_t *x)
             }
         } else if (c == X_P || c == X_S) {
             apply(s, op, *x++, c == X_S);
+        } else if (c == X_SAME_ELEMENTS) {
+            int64_t a = 0, b = 0;
+            const mc_tensor_t *i0 = in(s, op, 0), *o0 = out(s, op, 0);
+            if (i0 == NULL || o0 == NULL || elements(i0, &a) != MC_OK || elements(o0, &b) != MC_OK ||
+                a != b) {
+                s->status = MC_E_UNSUPPORTED;
+                s->refused = s->op;
+            }
         } else if (c == X_IF) {
             int32_t q = *x++, skip = *x++;
             if (!condition(s, op, q)) {
