@@ -748,9 +748,13 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
  * csrc/src/tflm_model.c): the minimum is the smallest arena in which every step fits,
  * the temporaries kernels hold in Prepare and the planner's working memory included;
  * the recommended arena is the minimum rounded up to 16.
- * [in] n_buffers  what mc_tflm_buffer_count gave  [out] out  [out] problem may be NULL */
+ * [in] n_buffers  what mc_tflm_buffer_count gave
+ * [in] scratch  8-byte aligned, mc_tflm_buffer_count's scratch_bytes (the work area of
+ *               mc_tflm_buffers can be reused)
+ * [out] out  [out] problem may be NULL */
 mc_status_t mc_tflm_model(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
-                          int64_t head_bytes, int64_t n_buffers, mc_tflm_t *out, mc_problem_t *problem);
+                          int64_t head_bytes, int64_t n_buffers, void *scratch, int64_t scratch_bytes,
+                          mc_tflm_t *out, mc_problem_t *problem);
 
 /* Whether TFLM registers a kernel for builtin operator `kind` (MicroMutableOpResolver). */
 bool mc_tflm_supports(int32_t kind);

@@ -525,7 +525,8 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
             MC_TRY(mc_checked_add(r->scratch_buffer_bytes, sizes[i], &r->scratch_buffer_bytes));
         }
     }
-    MC_TRY(mc_tflm_model(g, b->target, c->kernels, flags, r->arena_tflm_bytes, l.n_buffers, &r->tflm, problem));
+    MC_TRY(mc_tflm_model(g, b->target, c->kernels, flags, r->arena_tflm_bytes, l.n_buffers, work, l.work_bytes,
+                         &r->tflm, problem));
 
     MC_TRY(totals(g, r));
     r->kernels = r->numeric == MC_NUMERIC_FLOAT32 ? (int32_t)MC_KERNELS_REFERENCE : (int32_t)c->kernels;

@@ -67,11 +67,15 @@ typedef struct {
                                       temporaries a kernel still reads */
     bool failed;                   /* a step TFLM checks did not fit */
     mc_status_t status;            /* an overflow or bad graph, which ends the replay */
-    mc_tflm_usage_t usage[MC_TFLM_CATEGORY_COUNT + 1]; /* + MC_TFLM_UNRECORDED */
+    mc_tflm_usage_t *usage;        /* MC_TFLM_CATEGORY_COUNT + 1 entries (+ unrecorded),
+                                      in the caller's scratch; NULL: not recorded */
     int64_t n_requests;            /* scratch buffer requests so far */
     int64_t scratch_sum;           /* their sizes, each rounded up to 16 */
     int64_t op;                    /* the operator being initialised or prepared */
     int64_t refused;               /* an operator whose kernel refuses it (MC_E_UNSUPPORTED) */
+    int64_t unknown;               /* operators costed with the unknown-operator bound */
+    int64_t head_bytes;            /* the planned head, once known */
+    int64_t n_planned;             /* buffers the planner places */
     /* Where request i is recorded (mc_tflm_buffers' arrays); NULL: count only. */
     int64_t *req_sizes;
     int32_t *req_first, *req_last, *req_owner;

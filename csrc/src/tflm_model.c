@@ -44,18 +44,17 @@
 #define PLANNER_BYTES_PER_BUFFER 40
 #define UNBOUNDED_ARENA ((int64_t)1 << 50)
 
+/* Alignments are powers of two (1 to 16) and positions non-negative: masks, not the
+ * 64-bit divisions a 32-bit core would call a library routine for. */
 static int64_t align_down(int64_t v, int64_t a)
 {
-    int64_t r = v % a;
-    if (r < 0) {
-        r += a;
-    }
-    return v - r;
+    return v & ~(a - 1);
 }
 
 static int64_t align_up(int64_t v, int64_t a)
 {
-    return -align_down(-v, a);
+    /* Saturates: a size this large then overflows the checked sum it goes into. */
+    return v > INT64_MAX - a ? INT64_MAX : (v + a - 1) & ~(a - 1);
 }
 
 /* ---- the allocator ------------------------------------------------------------------ */
@@ -66,7 +65,7 @@ void mc__sim_persistent(mc_sim_t *s, int64_t bytes, int64_t align, int32_t categ
     if (s->failed || s->status != MC_OK) {
         return;
     }
-    if (bytes < 0 || bytes > s->arena) {
+    if (bytes < 0 || bytes > s->tail) {
         s->failed = true;
         return;
     }
@@ -81,9 +80,11 @@ void mc__sim_persistent(mc_sim_t *s, int64_t bytes, int64_t align, int32_t categ
         s->failed = true;
         return;
     }
-    s->usage[category].used_bytes += s->tail - at;
-    s->usage[category].requested_bytes += bytes;
-    s->usage[category].count += 1;
+    if (s->usage != NULL) {
+        s->usage[category].used_bytes += s->tail - at;
+        s->usage[category].requested_bytes += bytes;
+        s->usage[category].count += 1;
+    }
     s->tail = at;
 }
 
@@ -161,14 +162,6 @@ static void persistent_struct(mc_sim_t *s, mc_size_t size, int64_t count, int32_
 
 /* ---- the replay -------------------------------------------------------------------------- */
 
-typedef struct {
-    const mc_graph_t *graph;
-    mc_target_t target;
-    int32_t vendor;
-    int64_t unknown;           /* operators costed with the unknown-operator bound */
-    int64_t head_bytes;        /* the plan, once known */
-    int64_t n_planned;         /* buffers the planner places */
-} model_t;
 
 static void interpreter_tensor(mc_sim_t *s, int32_t index)
 {
@@ -181,9 +174,9 @@ static void interpreter_tensor(mc_sim_t *s, int32_t index)
 }
 
 /* Everything up to the plan; the planner's inputs are then in s (scratch requests). */
-static void replay_prepare(const model_t *m, mc_sim_t *s)
+static void replay_prepare(mc_sim_t *s)
 {
-    const mc_graph_t *g = m->graph;
+    const mc_graph_t *g = s->graph;
     const mc_target_abi_t *abi = s->abi;
     int64_t k;
     int32_t phase;
@@ -200,8 +193,10 @@ static void replay_prepare(const model_t *m, mc_sim_t *s)
     persistent_struct(s, abi->eval_tensor, g->n_tensors, MC_TFLM_EVAL_TENSORS);
     persistent_struct(s, abi->node, g->n_ops, MC_TFLM_NODES);
     /* RecordingMicroAllocator counts these arrays in structs, not allocations. */
-    s->usage[MC_TFLM_EVAL_TENSORS].count += g->n_tensors - 1;
-    s->usage[MC_TFLM_NODES].count += g->n_ops - 1;
+    if (s->usage != NULL) {
+        s->usage[MC_TFLM_EVAL_TENSORS].count += g->n_tensors - 1;
+        s->usage[MC_TFLM_NODES].count += g->n_ops - 1;
+    }
 
     for (phase = 0; phase < 2; phase++) {
         for (k = 0; k < g->n_ops; k++) {
@@ -237,9 +232,9 @@ static void replay_prepare(const model_t *m, mc_sim_t *s)
 }
 
 /* FinishModelAllocation and the interpreter's input/output tensors. */
-static void replay_finish(const model_t *m, mc_sim_t *s)
+static void replay_finish(mc_sim_t *s)
 {
-    const mc_graph_t *g = m->graph;
+    const mc_graph_t *g = s->graph;
     const mc_target_abi_t *abi = s->abi;
     int64_t i, remaining;
 
@@ -259,13 +254,13 @@ static void replay_finish(const model_t *m, mc_sim_t *s)
         return;
     }
     remaining = align_down(s->tail, 16) - align_up(s->temp, 16);
-    if (remaining < 0 || remaining / PLANNER_BYTES_PER_BUFFER < m->n_planned) {
+    if (remaining < 0 || remaining / PLANNER_BYTES_PER_BUFFER < s->n_planned) {
         s->failed = true;
         return;
     }
     s->temp = s->head;
     s->protect = s->head;
-    if (!resize_head(s, 0) || !resize_head(s, m->head_bytes)) {
+    if (!resize_head(s, 0) || !resize_head(s, s->head_bytes)) {
         s->failed = true;
         return;
     }
@@ -280,25 +275,32 @@ static void replay_finish(const model_t *m, mc_sim_t *s)
     }
 }
 
-static void sim_start(const model_t *m, mc_sim_t *s, int64_t arena)
+/* A fresh arena of `arena` bytes; the graph, target and plan stay. */
+static void sim_start(mc_sim_t *s, int64_t arena)
 {
-    memset(s, 0, sizeof *s);
-    s->graph = m->graph;
-    s->abi = mc__target_abi(m->target);
-    s->target = m->target;
-    s->vendor = m->vendor;
     s->arena = arena;
+    s->head = s->temp = s->protect = 0;
     s->tail = arena;
+    s->failed = false;
     s->status = MC_OK;
+    s->usage = NULL;
+    s->n_requests = 0;
+    s->scratch_sum = 0;
+    s->op = 0;
+    s->refused = -1;
+    s->req_sizes = NULL;
+    s->req_first = s->req_last = s->req_owner = NULL;
+    s->max_requests = 0;
 }
 
 /* Whether AllocateTensors() succeeds in an arena of `arena` bytes (s: workspace). */
-static mc_status_t fits(const model_t *m, mc_sim_t *s, int64_t arena, bool *ok)
+static mc_status_t fits(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage, bool *ok)
 {
-    sim_start(m, s, arena);
-    replay_prepare(m, s);
+    sim_start(s, arena);
+    s->usage = usage;
+    replay_prepare(s);
     if (!s->failed && s->status == MC_OK) {
-        replay_finish(m, s);
+        replay_finish(s);
     }
     if (s->status != MC_OK) {
         return s->status;
@@ -321,9 +323,9 @@ static bool planned(const mc_tensor_t *t)
 }
 
 /* The checks every call makes; the graph is also walked by mc_tflm_graph_lifetimes,
- * which checks every index.  Fills *m. */
+ * which checks every index.  Sets up *s for the graph. */
 static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels,
-                         uint32_t flags, model_t *m, mc_problem_t *problem)
+                         uint32_t flags, mc_sim_t *s, mc_problem_t *problem)
 {
     int64_t i, k;
     if (g == NULL) {
@@ -363,10 +365,11 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
             }
         }
     }
-    memset(m, 0, sizeof *m);
-    m->graph = g;
-    m->target = target;
-    m->vendor = vendor_for(target, kernels);
+    memset(s, 0, sizeof *s);
+    s->graph = g;
+    s->target = target;
+    s->abi = mc__target_abi(target);
+    s->vendor = vendor_for(target, kernels);
     for (k = 0; k < g->n_ops; k++) {
         const mc_op_t *op = &g->ops[k];
         if (op->kind < 0 || op->n_inputs < 0 || op->n_outputs < 0 || op->first_input < 0 ||
@@ -381,7 +384,7 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
                 return MC_E_RANGE;
             }
         }
-        if (mc__op_modelled(op->kind, m->vendor)) {
+        if (mc__op_modelled(op->kind, s->vendor)) {
             continue;
         }
         if ((flags & MC_TFLM_ALLOW_UNKNOWN) == 0) {
@@ -393,7 +396,7 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
             }
             return MC_E_UNSUPPORTED;
         }
-        m->unknown++;
+        s->unknown++;
     }
     for (i = 0; i < g->n_inputs + g->n_outputs; i++) {
         int32_t t = i < g->n_inputs ? g->inputs[i] : g->outputs[i - g->n_inputs];
@@ -405,9 +408,9 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
 }
 
 /* Runs every Prepare on an unbounded arena; the requests go where s says. */
-static mc_status_t count_requests(const model_t *m, mc_sim_t *s, mc_problem_t *problem)
+static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
 {
-    replay_prepare(m, s);
+    replay_prepare(s);
     if (s->status == MC_E_UNSUPPORTED && problem != NULL) {
         problem->kind = MC_PROBLEM_KERNEL_REFUSES;
         problem->op = s->refused;
@@ -419,24 +422,31 @@ static mc_status_t count_requests(const model_t *m, mc_sim_t *s, mc_problem_t *p
     return s->failed ? MC_E_OVERFLOW : MC_OK; /* nothing fits 2^50 bytes */
 }
 
+/* mc_tflm_buffers' lifetimes, or mc_tflm_model's tail categories, whichever is more. */
+static int64_t scratch_for(const mc_graph_t *g)
+{
+    int64_t lifetimes = 2 * (int64_t)sizeof(int32_t) * g->n_tensors;
+    int64_t usage = (int64_t)sizeof(mc_tflm_usage_t) * (MC_TFLM_CATEGORY_COUNT + 1);
+    return lifetimes > usage ? lifetimes : usage;
+}
+
 mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
                                  uint32_t flags, int64_t *n_buffers, int64_t *scratch_bytes,
                                  mc_problem_t *problem)
 {
-    model_t m;
     mc_sim_t s;
     int64_t i, n = 0;
     if (n_buffers == NULL || scratch_bytes == NULL) {
         return MC_E_NULL;
     }
-    MC_TRY(start(graph, target, kernels, flags, &m, problem));
+    MC_TRY(start(graph, target, kernels, flags, &s, problem));
     for (i = 0; i < graph->n_tensors; i++) {
         n += planned(&graph->tensors[i]);
     }
-    sim_start(&m, &s, UNBOUNDED_ARENA);
-    MC_TRY(count_requests(&m, &s, problem));
+    sim_start(&s, UNBOUNDED_ARENA);
+    MC_TRY(count_requests(&s, problem));
     *n_buffers = n + s.n_requests;
-    *scratch_bytes = 2 * (int64_t)sizeof(int32_t) * graph->n_tensors;
+    *scratch_bytes = scratch_for(graph);
     return MC_OK;
 }
 
@@ -444,11 +454,10 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
                             void *scratch, int64_t scratch_bytes, int64_t *sizes, int32_t *first_use,
                             int32_t *last_use, int32_t *owner, int64_t n_buffers, mc_problem_t *problem)
 {
-    model_t m;
     mc_sim_t s;
     int32_t *first = (int32_t *)scratch, *last;
     int64_t i, n = 0;
-    MC_TRY(start(graph, target, kernels, flags, &m, problem));
+    MC_TRY(start(graph, target, kernels, flags, &s, problem));
     if (graph->n_tensors > 0 && (scratch == NULL || ((uintptr_t)scratch & 7u) != 0 ||
                                  scratch_bytes < 2 * (int64_t)sizeof(int32_t) * graph->n_tensors)) {
         return MC_E_SCRATCH;
@@ -475,20 +484,21 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
         owner[n] = (int32_t)i;
         n++;
     }
-    sim_start(&m, &s, UNBOUNDED_ARENA);
+    sim_start(&s, UNBOUNDED_ARENA);
     s.req_sizes = sizes + n;
     s.req_first = first_use + n;
     s.req_last = last_use + n;
     s.req_owner = owner + n;
     s.max_requests = n_buffers - n;
-    MC_TRY(count_requests(&m, &s, problem));
+    MC_TRY(count_requests(&s, problem));
     return n + s.n_requests == n_buffers ? MC_OK : MC_E_RANGE;
 }
 
 mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
-                          int64_t head_bytes, int64_t n_buffers, mc_tflm_t *out, mc_problem_t *problem)
+                          int64_t head_bytes, int64_t n_buffers, void *scratch, int64_t scratch_bytes,
+                          mc_tflm_t *out, mc_problem_t *problem)
 {
-    model_t m;
+    mc_tflm_usage_t *usage = (mc_tflm_usage_t *)scratch;
     mc_sim_t s;
     int64_t i, lo, hi, sum = 0;
     bool ok = false;
@@ -499,10 +509,13 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     if (head_bytes < 0 || n_buffers < 0) {
         return MC_E_NEGATIVE;
     }
-    MC_TRY(start(g, target, kernels, flags, &m, problem));
-    sim_start(&m, &s, UNBOUNDED_ARENA);
-    MC_TRY(count_requests(&m, &s, problem)); /* a kernel's refusal is found here */
-    if (m.unknown > 0) {
+    MC_TRY(start(g, target, kernels, flags, &s, problem));
+    if (scratch == NULL || ((uintptr_t)scratch & 7u) != 0 || scratch_bytes < scratch_for(g)) {
+        return MC_E_SCRATCH;
+    }
+    sim_start(&s, UNBOUNDED_ARENA);
+    MC_TRY(count_requests(&s, problem)); /* a kernel's refusal is found here */
+    if (s.unknown > 0) {
         /* The greedy placement is not monotone in the sizes, so with a bound on an
          * unknown kernel's scratch its plan bounds nothing; the sum of every aligned
          * buffer does (a buffer is never placed past the buffers placed before it). */
@@ -514,25 +527,25 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
         }
         head_bytes = sum > head_bytes ? sum : head_bytes;
     }
-    m.head_bytes = head_bytes;
-    m.n_planned = n_buffers;
+    s.head_bytes = head_bytes;
+    s.n_planned = n_buffers;
 
     /* The smallest arena that fits: bisection on a monotone predicate, from 0 (never
      * enough: the allocator objects alone do not fit) to a size that fits. */
     lo = 0;
     MC_TRY(mc_checked_add(head_bytes, 4096, &hi));
-    MC_TRY(fits(&m, &s, hi, &ok));
+    MC_TRY(fits(&s, hi, NULL, &ok));
     while (!ok) {
         lo = hi;
         MC_TRY(mc_checked_add(hi, hi, &hi));
         if (hi > UNBOUNDED_ARENA) {
             return MC_E_OVERFLOW;
         }
-        MC_TRY(fits(&m, &s, hi, &ok));
+        MC_TRY(fits(&s, hi, NULL, &ok));
     }
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
-        MC_TRY(fits(&m, &s, mid, &ok));
+        MC_TRY(fits(&s, mid, NULL, &ok));
         if (ok) {
             hi = mid;
         } else {
@@ -541,7 +554,8 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     }
     /* Last, on an unbounded arena (its end 16-aligned, as TFLM reports it): the tail
      * and its categories. */
-    MC_TRY(fits(&m, &s, UNBOUNDED_ARENA, &ok));
+    memset(usage, 0, sizeof(mc_tflm_usage_t) * (MC_TFLM_CATEGORY_COUNT + 1));
+    MC_TRY(fits(&s, UNBOUNDED_ARENA, usage, &ok));
     if (!ok) {
         return MC_E_OVERFLOW;
     }
@@ -551,14 +565,9 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     MC_TRY(mc_checked_add(head_bytes, out->tail_bytes, &out->total_bytes));
     out->minimum_arena_bytes = hi;
     out->recommended_arena_bytes = align_up(hi, 16);
-    out->categories[MC_TFLM_EVAL_TENSORS] = s.usage[MC_TFLM_EVAL_TENSORS];
-    out->categories[MC_TFLM_NODES] = s.usage[MC_TFLM_NODES];
-    out->categories[MC_TFLM_PERSISTENT_BUFFERS] = s.usage[MC_TFLM_PERSISTENT_BUFFERS];
-    out->categories[MC_TFLM_PERSISTENT_TENSORS] = s.usage[MC_TFLM_PERSISTENT_TENSORS];
-    out->categories[MC_TFLM_QUANTIZATION] = s.usage[MC_TFLM_QUANTIZATION];
-    out->categories[MC_TFLM_VARIABLES] = s.usage[MC_TFLM_VARIABLES];
-    out->unknown_ops = m.unknown;
-    out->upper_bound = m.unknown > 0;
+    memcpy(out->categories, usage, sizeof out->categories);
+    out->unknown_ops = s.unknown;
+    out->upper_bound = s.unknown > 0;
     return MC_OK;
 }
 
@@ -570,7 +579,7 @@ bool mc_tflm_supports(int32_t kind)
 mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
                                 int32_t *codes, int64_t capacity, int64_t *n_unknown)
 {
-    model_t m;
+    mc_sim_t s;
     int64_t k, j, n = 0;
     if (n_unknown == NULL || (capacity > 0 && codes == NULL)) {
         return MC_E_NULL;
@@ -578,11 +587,11 @@ mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_
     if (capacity < 0) {
         return MC_E_NEGATIVE;
     }
-    MC_TRY(start(graph, target, kernels, MC_TFLM_ALLOW_UNKNOWN, &m, NULL));
+    MC_TRY(start(graph, target, kernels, MC_TFLM_ALLOW_UNKNOWN, &s, NULL));
     for (k = 0; k < graph->n_ops; k++) {
         int32_t code = graph->ops[k].kind;
         bool seen = false;
-        if (mc__op_modelled(code, m.vendor)) {
+        if (mc__op_modelled(code, s.vendor)) {
             continue;
         }
         for (j = 0; j < k && !seen; j++) {

@@ -110,8 +110,8 @@ static mc_status_t arena(const one_op_t *m, mc_target_t target, mc_kernels_t ker
     if (rc != MC_OK) {
         return rc;
     }
-    return mc_tflm_model(&m->g, target, kernels, flags, plan.arena_bytes, out->n_buffers, &out->t,
-                         &problem);
+    return mc_tflm_model(&m->g, target, kernels, flags, plan.arena_bytes, out->n_buffers, scratch, need,
+                         &out->t, &problem);
 }
 
 static const uint32_t K = MC_TENSOR_CONSTANT;
@@ -265,17 +265,20 @@ static void test_bad_calls(void)
     CHECK_EQ_I64(mc_tflm_buffer_count(&m.g, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, &n, &need, NULL),
                  MC_OK);
     CHECK_EQ_I64(n, 2);
-    CHECK_EQ_I64(mc_tflm_buffers(&m.g, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, scratch, need - 1,
+    CHECK_EQ_I64(mc_tflm_buffers(&m.g, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, scratch, 31,
                                  a.sizes, a.first, a.last, a.owner, n, NULL), MC_E_SCRATCH);
     CHECK_EQ_I64(mc_tflm_buffers(&m.g, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, (char *)scratch + 4,
                                  need, a.sizes, a.first, a.last, a.owner, n, NULL), MC_E_SCRATCH);
     CHECK_EQ_I64(mc_tflm_buffers(&m.g, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, scratch, need,
                                  a.sizes, a.first, a.last, a.owner, n - 1, NULL), MC_E_RANGE);
-    CHECK_EQ_I64(mc_tflm_model(&m.g, MC_TARGET_COUNT, MC_KERNELS_REFERENCE, 0, 32, n, &t, NULL), MC_E_RANGE);
-    CHECK_EQ_I64(mc_tflm_model(&m.g, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 8u, 32, n, &t, NULL), MC_E_RANGE);
-    CHECK_EQ_I64(mc_tflm_model(&m.g, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, -1, n, &t, NULL),
+    CHECK_EQ_I64(mc_tflm_model(&m.g, MC_TARGET_COUNT, MC_KERNELS_REFERENCE, 0, 32, n, scratch, need, &t, NULL), MC_E_RANGE);
+    CHECK_EQ_I64(mc_tflm_model(&m.g, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 8u, 32, n, scratch, need, &t, NULL), MC_E_RANGE);
+    CHECK_EQ_I64(mc_tflm_model(&m.g, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, -1, n, scratch, need, &t, NULL),
                  MC_E_NEGATIVE);
-    CHECK_EQ_I64(mc_tflm_model(NULL, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, 32, n, &t, NULL), MC_E_NULL);
+    CHECK_EQ_I64(mc_tflm_model(NULL, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, 32, n, scratch, need, &t, NULL),
+                 MC_E_NULL);
+    CHECK_EQ_I64(mc_tflm_model(&m.g, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, 32, n, scratch, need - 8, &t,
+                               NULL), MC_E_SCRATCH);
     m.op_tensors[3] = 9; /* an output past the tensors */
     CHECK_EQ_I64(arena(&m, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, &a), MC_E_RANGE);
     build_fc(&m);
@@ -283,8 +286,8 @@ static void test_bad_calls(void)
     CHECK_EQ_I64(arena(&m, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, &a), MC_E_NEGATIVE);
     build_fc(&m);
     m.op.kind = 81;
-    CHECK_EQ_I64(mc_tflm_model(&m.g, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, 32, 2, &t, &problem),
-                 MC_E_UNSUPPORTED);
+    CHECK_EQ_I64(mc_tflm_model(&m.g, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, 32, 2, scratch, need, &t,
+                               &problem), MC_E_UNSUPPORTED);
     CHECK_EQ_I64(problem.kind, MC_PROBLEM_UNKNOWN_OP);
     CHECK_EQ_I64(problem.op, 0);
     CHECK_EQ_I64(problem.value, 81);
