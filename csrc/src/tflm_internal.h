@@ -56,11 +56,16 @@ const mc_target_abi_t *mc__target_abi(mc_target_t target);
  * as absolute positions, with the checks TFLM makes at each step.  tflm_model.c runs
  * the whole AllocateTensors() sequence through it; the op table's scripts run each
  * kernel's Init and Prepare through the same functions. */
+/* What the op table's size rules read: the graph, the target and its kernels. */
 typedef struct {
     const mc_graph_t *graph;
     const mc_target_abi_t *abi;
     mc_target_t target;
     int32_t vendor;                /* the vendor kernels in use (MC_VENDOR_*) */
+} mc_ctx_t;
+
+typedef struct {
+    mc_ctx_t ctx;
     int64_t arena;
     int64_t head, temp, tail;
     int64_t protect;               /* persistent buffers may not go below this: the
@@ -103,6 +108,9 @@ bool mc__op_registered(int32_t code);
 void mc__op_parse(mc_sim_t *s, const mc_op_t *op);
 void mc__op_init(mc_sim_t *s, const mc_op_t *op);
 void mc__op_prepare(mc_sim_t *s, const mc_op_t *op);
+/* How many scratch buffers the op's Prepare requests (-1: a rule failed), without
+ * replaying its allocations. */
+int32_t mc__op_scratch_count(const mc_ctx_t *c, const mc_op_t *op);
 /* The unknown-operator bound's pieces (see memcore.h, MC_TFLM_ALLOW_UNKNOWN). */
 void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase);
 

@@ -107,16 +107,16 @@ void mc__sim_temp(mc_sim_t *s, int64_t bytes, int64_t align)
 
 void mc__sim_temp_tensor(mc_sim_t *s, int32_t tensor)
 {
-    const mc_tensor_t *t = &s->graph->tensors[tensor];
-    mc__sim_temp(s, MC_SZ_BYTES(s->abi->tensor), MC_SZ_ALIGN(s->abi->tensor));
+    const mc_tensor_t *t = &s->ctx.graph->tensors[tensor];
+    mc__sim_temp(s, MC_SZ_BYTES(s->ctx.abi->tensor), MC_SZ_ALIGN(s->ctx.abi->tensor));
     if (t->quant_channels > 0 && (t->flags & MC_TENSOR_ZERO_POINT) != 0) {
         int64_t quantization;
-        mc__sim_temp(s, MC_SZ_BYTES(s->abi->quantization), MC_SZ_ALIGN(s->abi->quantization));
+        mc__sim_temp(s, MC_SZ_BYTES(s->ctx.abi->quantization), MC_SZ_ALIGN(s->ctx.abi->quantization));
         /* TfLiteAffineQuantization {scale, zero_point, quantized_dimension}: what follows
          * its zero_point pointer is not needed again. */
-        quantization = s->temp - MC_SZ_BYTES(s->abi->quantization);
+        quantization = s->temp - MC_SZ_BYTES(s->ctx.abi->quantization);
         mc__sim_temp(s, 4 + 4 * (int64_t)t->quant_channels, 4); /* TfLiteIntArray */
-        s->protect = quantization + 2 * (int64_t)s->abi->pointer_bytes;
+        s->protect = quantization + 2 * (int64_t)s->ctx.abi->pointer_bytes;
     }
 }
 
@@ -165,10 +165,10 @@ static void persistent_struct(mc_sim_t *s, mc_size_t size, int64_t count, int32_
 
 static void interpreter_tensor(mc_sim_t *s, int32_t index)
 {
-    const mc_tensor_t *t = &s->graph->tensors[index];
-    persistent_struct(s, s->abi->tensor, 1, MC_TFLM_PERSISTENT_TENSORS);
+    const mc_tensor_t *t = &s->ctx.graph->tensors[index];
+    persistent_struct(s, s->ctx.abi->tensor, 1, MC_TFLM_PERSISTENT_TENSORS);
     if (t->quant_channels > 0 && (t->flags & MC_TENSOR_ZERO_POINT) != 0) {
-        persistent_struct(s, s->abi->quantization, 1, MC_TFLM_QUANTIZATION);
+        persistent_struct(s, s->ctx.abi->quantization, 1, MC_TFLM_QUANTIZATION);
         mc__sim_persistent(s, 4 + 4 * (int64_t)t->quant_channels, 4, MC_TFLM_QUANTIZATION);
     }
 }
@@ -176,8 +176,8 @@ static void interpreter_tensor(mc_sim_t *s, int32_t index)
 /* Everything up to the plan; the planner's inputs are then in s (scratch requests). */
 static void replay_prepare(mc_sim_t *s)
 {
-    const mc_graph_t *g = s->graph;
-    const mc_target_abi_t *abi = s->abi;
+    const mc_graph_t *g = s->ctx.graph;
+    const mc_target_abi_t *abi = s->ctx.abi;
     int64_t k;
     int32_t phase;
 
@@ -202,7 +202,7 @@ static void replay_prepare(mc_sim_t *s)
         for (k = 0; k < g->n_ops; k++) {
             const mc_op_t *op = &g->ops[k];
             s->op = k;
-            if (!mc__op_modelled(op->kind, s->vendor)) {
+            if (!mc__op_modelled(op->kind, s->ctx.vendor)) {
                 mc__op_unknown_bound(s, op, phase);
             } else if (phase == 0) {
                 mc__op_parse(s, op);
@@ -214,7 +214,7 @@ static void replay_prepare(mc_sim_t *s)
     for (k = 0; k < g->n_ops && !s->failed && s->status == MC_OK; k++) {
         const mc_op_t *op = &g->ops[k];
         s->op = k;
-        if (!mc__op_modelled(op->kind, s->vendor)) {
+        if (!mc__op_modelled(op->kind, s->ctx.vendor)) {
             int32_t i;
             mc__op_unknown_bound(s, op, 2);
             for (i = 1; i < MAX_REQUESTS_PER_OP; i++) {
@@ -234,8 +234,8 @@ static void replay_prepare(mc_sim_t *s)
 /* FinishModelAllocation and the interpreter's input/output tensors. */
 static void replay_finish(mc_sim_t *s)
 {
-    const mc_graph_t *g = s->graph;
-    const mc_target_abi_t *abi = s->abi;
+    const mc_graph_t *g = s->ctx.graph;
+    const mc_target_abi_t *abi = s->ctx.abi;
     int64_t i, remaining;
 
     if (s->n_requests > 0) {
@@ -323,9 +323,10 @@ static bool planned(const mc_tensor_t *t)
 }
 
 /* The checks every call makes; the graph is also walked by mc_tflm_graph_lifetimes,
- * which checks every index.  Sets up *s for the graph. */
+ * which checks every index.  Sets up *c for the graph; *unknown counts the unknown
+ * operators. */
 static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels,
-                         uint32_t flags, mc_sim_t *s, mc_problem_t *problem)
+                         uint32_t flags, mc_ctx_t *c, int64_t *unknown, mc_problem_t *problem)
 {
     int64_t i, k;
     if (g == NULL) {
@@ -365,11 +366,11 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
             }
         }
     }
-    memset(s, 0, sizeof *s);
-    s->graph = g;
-    s->target = target;
-    s->abi = mc__target_abi(target);
-    s->vendor = vendor_for(target, kernels);
+    c->graph = g;
+    c->target = target;
+    c->abi = mc__target_abi(target);
+    c->vendor = vendor_for(target, kernels);
+    *unknown = 0;
     for (k = 0; k < g->n_ops; k++) {
         const mc_op_t *op = &g->ops[k];
         if (op->kind < 0 || op->n_inputs < 0 || op->n_outputs < 0 || op->first_input < 0 ||
@@ -384,7 +385,7 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
                 return MC_E_RANGE;
             }
         }
-        if (mc__op_modelled(op->kind, s->vendor)) {
+        if (mc__op_modelled(op->kind, c->vendor)) {
             continue;
         }
         if ((flags & MC_TFLM_ALLOW_UNKNOWN) == 0) {
@@ -396,7 +397,7 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
             }
             return MC_E_UNSUPPORTED;
         }
-        s->unknown++;
+        (*unknown)++;
     }
     for (i = 0; i < g->n_inputs + g->n_outputs; i++) {
         int32_t t = i < g->n_inputs ? g->inputs[i] : g->outputs[i - g->n_inputs];
@@ -422,30 +423,49 @@ static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
     return s->failed ? MC_E_OVERFLOW : MC_OK; /* nothing fits 2^50 bytes */
 }
 
-/* mc_tflm_buffers' lifetimes, or mc_tflm_model's tail categories, whichever is more. */
+/* The caller's scratch for mc_tflm_buffers and mc_tflm_model: the replay's state (kept
+ * off a board's short stack), the tail's categories, then two scopes per tensor. */
+#define STATE_BYTES (((int64_t)sizeof(mc_sim_t) + 7) / 8 * 8)
+#define USAGE_BYTES ((int64_t)sizeof(mc_tflm_usage_t) * (MC_TFLM_CATEGORY_COUNT + 1))
+
 static int64_t scratch_for(const mc_graph_t *g)
 {
-    int64_t lifetimes = 2 * (int64_t)sizeof(int32_t) * g->n_tensors;
-    int64_t usage = (int64_t)sizeof(mc_tflm_usage_t) * (MC_TFLM_CATEGORY_COUNT + 1);
-    return lifetimes > usage ? lifetimes : usage;
+    return STATE_BYTES + USAGE_BYTES + 2 * (int64_t)sizeof(int32_t) * g->n_tensors;
+}
+
+static mc_status_t check_scratch(const mc_graph_t *g, void *scratch, int64_t scratch_bytes)
+{
+    if (scratch == NULL || ((uintptr_t)scratch & 7u) != 0 || scratch_bytes < scratch_for(g)) {
+        return MC_E_SCRATCH;
+    }
+    return MC_OK;
 }
 
 mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
                                  uint32_t flags, int64_t *n_buffers, int64_t *scratch_bytes,
                                  mc_problem_t *problem)
 {
-    mc_sim_t s;
-    int64_t i, n = 0;
+    mc_ctx_t c;
+    int64_t i, unknown = 0, n = 0;
     if (n_buffers == NULL || scratch_bytes == NULL) {
         return MC_E_NULL;
     }
-    MC_TRY(start(graph, target, kernels, flags, &s, problem));
+    MC_TRY(start(graph, target, kernels, flags, &c, &unknown, problem));
     for (i = 0; i < graph->n_tensors; i++) {
         n += planned(&graph->tensors[i]);
     }
-    sim_start(&s, UNBOUNDED_ARENA);
-    MC_TRY(count_requests(&s, problem));
-    *n_buffers = n + s.n_requests;
+    /* The scratch requests, counted from the scripts without replaying them (the
+     * check's stack is short on a board); an unknown operator asks for twelve. */
+    for (i = 0; i < graph->n_ops; i++) {
+        int32_t k = mc__op_modelled(graph->ops[i].kind, c.vendor)
+                        ? mc__op_scratch_count(&c, &graph->ops[i])
+                        : MAX_REQUESTS_PER_OP;
+        if (k < 0) {
+            return MC_E_RANGE;
+        }
+        n += k;
+    }
+    *n_buffers = n;
     *scratch_bytes = scratch_for(graph);
     return MC_OK;
 }
@@ -454,17 +474,19 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
                             void *scratch, int64_t scratch_bytes, int64_t *sizes, int32_t *first_use,
                             int32_t *last_use, int32_t *owner, int64_t n_buffers, mc_problem_t *problem)
 {
-    mc_sim_t s;
-    int32_t *first = (int32_t *)scratch, *last;
+    mc_sim_t *s = (mc_sim_t *)scratch;
+    int32_t *first, *last;
     int64_t i, n = 0;
-    MC_TRY(start(graph, target, kernels, flags, &s, problem));
-    if (graph->n_tensors > 0 && (scratch == NULL || ((uintptr_t)scratch & 7u) != 0 ||
-                                 scratch_bytes < 2 * (int64_t)sizeof(int32_t) * graph->n_tensors)) {
-        return MC_E_SCRATCH;
+    if (graph == NULL) {
+        return MC_E_NULL;
     }
+    MC_TRY(check_scratch(graph, scratch, scratch_bytes));
+    memset(s, 0, sizeof *s);
+    MC_TRY(start(graph, target, kernels, flags, &s->ctx, &s->unknown, problem));
     if (n_buffers > 0 && (sizes == NULL || first_use == NULL || last_use == NULL || owner == NULL)) {
         return MC_E_NULL;
     }
+    first = (int32_t *)(void *)((uint8_t *)scratch + STATE_BYTES + USAGE_BYTES);
     last = first + graph->n_tensors;
     MC_TRY(mc_tflm_graph_lifetimes(graph, first, last));
     /* The planned tensors in tensor order (TFLM's AllocationInfo order), then the
@@ -484,22 +506,22 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
         owner[n] = (int32_t)i;
         n++;
     }
-    sim_start(&s, UNBOUNDED_ARENA);
-    s.req_sizes = sizes + n;
-    s.req_first = first_use + n;
-    s.req_last = last_use + n;
-    s.req_owner = owner + n;
-    s.max_requests = n_buffers - n;
-    MC_TRY(count_requests(&s, problem));
-    return n + s.n_requests == n_buffers ? MC_OK : MC_E_RANGE;
+    sim_start(s, UNBOUNDED_ARENA);
+    s->req_sizes = sizes + n;
+    s->req_first = first_use + n;
+    s->req_last = last_use + n;
+    s->req_owner = owner + n;
+    s->max_requests = n_buffers - n;
+    MC_TRY(count_requests(s, problem));
+    return n + s->n_requests == n_buffers ? MC_OK : MC_E_RANGE;
 }
 
 mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
                           int64_t head_bytes, int64_t n_buffers, void *scratch, int64_t scratch_bytes,
                           mc_tflm_t *out, mc_problem_t *problem)
 {
-    mc_tflm_usage_t *usage = (mc_tflm_usage_t *)scratch;
-    mc_sim_t s;
+    mc_sim_t *sp = (mc_sim_t *)scratch;
+    mc_tflm_usage_t *usage = (mc_tflm_usage_t *)(void *)((uint8_t *)scratch + STATE_BYTES);
     int64_t i, lo, hi, sum = 0;
     bool ok = false;
 
@@ -509,17 +531,19 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     if (head_bytes < 0 || n_buffers < 0) {
         return MC_E_NEGATIVE;
     }
-    MC_TRY(start(g, target, kernels, flags, &s, problem));
-    if (scratch == NULL || ((uintptr_t)scratch & 7u) != 0 || scratch_bytes < scratch_for(g)) {
-        return MC_E_SCRATCH;
+    if (g == NULL) {
+        return MC_E_NULL;
     }
-    sim_start(&s, UNBOUNDED_ARENA);
-    MC_TRY(count_requests(&s, problem)); /* a kernel's refusal is found here */
-    if (s.unknown > 0) {
+    MC_TRY(check_scratch(g, scratch, scratch_bytes));
+    memset(sp, 0, sizeof *sp);
+    MC_TRY(start(g, target, kernels, flags, &sp->ctx, &sp->unknown, problem));
+    sim_start(sp, UNBOUNDED_ARENA);
+    MC_TRY(count_requests(sp, problem)); /* a kernel's refusal is found here */
+    if (sp->unknown > 0) {
         /* The greedy placement is not monotone in the sizes, so with a bound on an
          * unknown kernel's scratch its plan bounds nothing; the sum of every aligned
          * buffer does (a buffer is never placed past the buffers placed before it). */
-        sum = s.scratch_sum;
+        sum = sp->scratch_sum;
         for (i = 0; i < g->n_tensors; i++) {
             if (planned(&g->tensors[i])) {
                 MC_TRY(mc_checked_add(sum, align_up(g->tensors[i].bytes, 16), &sum));
@@ -527,25 +551,25 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
         }
         head_bytes = sum > head_bytes ? sum : head_bytes;
     }
-    s.head_bytes = head_bytes;
-    s.n_planned = n_buffers;
+    sp->head_bytes = head_bytes;
+    sp->n_planned = n_buffers;
 
     /* The smallest arena that fits: bisection on a monotone predicate, from 0 (never
      * enough: the allocator objects alone do not fit) to a size that fits. */
     lo = 0;
     MC_TRY(mc_checked_add(head_bytes, 4096, &hi));
-    MC_TRY(fits(&s, hi, NULL, &ok));
+    MC_TRY(fits(sp, hi, NULL, &ok));
     while (!ok) {
         lo = hi;
         MC_TRY(mc_checked_add(hi, hi, &hi));
         if (hi > UNBOUNDED_ARENA) {
             return MC_E_OVERFLOW;
         }
-        MC_TRY(fits(&s, hi, NULL, &ok));
+        MC_TRY(fits(sp, hi, NULL, &ok));
     }
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
-        MC_TRY(fits(&s, mid, NULL, &ok));
+        MC_TRY(fits(sp, mid, NULL, &ok));
         if (ok) {
             hi = mid;
         } else {
@@ -555,19 +579,19 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     /* Last, on an unbounded arena (its end 16-aligned, as TFLM reports it): the tail
      * and its categories. */
     memset(usage, 0, sizeof(mc_tflm_usage_t) * (MC_TFLM_CATEGORY_COUNT + 1));
-    MC_TRY(fits(&s, UNBOUNDED_ARENA, usage, &ok));
+    MC_TRY(fits(sp, UNBOUNDED_ARENA, usage, &ok));
     if (!ok) {
         return MC_E_OVERFLOW;
     }
     memset(out, 0, sizeof *out);
     out->head_bytes = head_bytes;
-    out->tail_bytes = UNBOUNDED_ARENA - s.tail;
+    out->tail_bytes = UNBOUNDED_ARENA - sp->tail;
     MC_TRY(mc_checked_add(head_bytes, out->tail_bytes, &out->total_bytes));
     out->minimum_arena_bytes = hi;
     out->recommended_arena_bytes = align_up(hi, 16);
     memcpy(out->categories, usage, sizeof out->categories);
-    out->unknown_ops = s.unknown;
-    out->upper_bound = s.unknown > 0;
+    out->unknown_ops = sp->unknown;
+    out->upper_bound = sp->unknown > 0;
     return MC_OK;
 }
 
@@ -587,11 +611,12 @@ mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_
     if (capacity < 0) {
         return MC_E_NEGATIVE;
     }
-    MC_TRY(start(graph, target, kernels, MC_TFLM_ALLOW_UNKNOWN, &s, NULL));
+    memset(&s, 0, sizeof s);
+    MC_TRY(start(graph, target, kernels, MC_TFLM_ALLOW_UNKNOWN, &s.ctx, &s.unknown, NULL));
     for (k = 0; k < graph->n_ops; k++) {
         int32_t code = graph->ops[k].kind;
         bool seen = false;
-        if (mc__op_modelled(code, s.vendor)) {
+        if (mc__op_modelled(code, s.ctx.vendor)) {
             continue;
         }
         for (j = 0; j < k && !seen; j++) {

@@ -637,12 +637,12 @@ static const mc_tensor_t *in_g(const mc_graph_t *g, const mc_op_t *op, int32_t i
     return op_tensor(g, op->first_input, op->n_inputs, i);
 }
 
-static const mc_tensor_t *in(const mc_sim_t *s, const mc_op_t *op, int32_t i)
+static const mc_tensor_t *in(const mc_ctx_t *s, const mc_op_t *op, int32_t i)
 {
     return in_g(s->graph, op, i);
 }
 
-static const mc_tensor_t *out(const mc_sim_t *s, const mc_op_t *op, int32_t i)
+static const mc_tensor_t *out(const mc_ctx_t *s, const mc_op_t *op, int32_t i)
 {
     return op_tensor(s->graph, op->first_output, op->n_outputs, i);
 }
@@ -692,7 +692,7 @@ static bool quantized_type(int32_t type)
 
 /* ---- the rules ----------------------------------------------------------------------- */
 
-static bool condition(const mc_sim_t *s, const mc_op_t *op, int32_t q)
+static bool condition(const mc_ctx_t *s, const mc_op_t *op, int32_t q)
 {
     switch (q) {
     case Q_IN0_INT8:
@@ -735,7 +735,7 @@ static int64_t padding(int32_t same, int64_t in_size, int64_t filter, int64_t st
 
 /* CMSIS-NN's convolution buffers (Cortex-M with DSP, GCC: the 1x1 fast kernel needs
  * none, the 1xN and generic kernels 2 x im2col columns of int16). */
-static int64_t cmsis_conv(const mc_sim_t *s, const mc_op_t *op)
+static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1);
     int64_t pad_h, pad_w, cols;
@@ -761,7 +761,7 @@ static int64_t cmsis_conv(const mc_sim_t *s, const mc_op_t *op)
     return product(2 * cols, 2, 1);
 }
 
-static int64_t cmsis_depthwise(const mc_sim_t *s, const mc_op_t *op)
+static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1), *o0 = out(s, op, 0);
     int64_t pad_h, pad_w;
@@ -791,7 +791,7 @@ static int64_t dims_copy_bytes(const mc_tensor_t *t)
 
 /* The bytes of rule r for this operator: >= 0, -1 for no allocation, -2 for an
  * overflow, -3 for a tensor the rule needs that is missing. */
-static int64_t rule(const mc_sim_t *s, const mc_op_t *op, int32_t r)
+static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *i1 = in(s, op, 1), *o0 = out(s, op, 0);
     int64_t n = 0;
@@ -931,7 +931,7 @@ static int64_t rule(const mc_sim_t *s, const mc_op_t *op, int32_t r)
 
 static void apply(mc_sim_t *s, const mc_op_t *op, int32_t r, bool scratch)
 {
-    int64_t bytes = rule(s, op, r);
+    int64_t bytes = rule(&s->ctx, op, r);
     if (bytes == -1) {
         return;
     }
@@ -952,25 +952,25 @@ static void run_script(mc_sim_t *s, const mc_op_t *op, const uint8_t *x)
     while (*x != X_END && s->status == MC_OK) {
         uint8_t c = *x++;
         if (c < X_OUT) {
-            const mc_tensor_t *t = in(s, op, c - X_IN);
+            const mc_tensor_t *t = in(&s->ctx, op, c - X_IN);
             if (t != NULL) {
-                mc__sim_temp_tensor(s, s->graph->op_tensors[op->first_input + (c - X_IN)]);
+                mc__sim_temp_tensor(s, s->ctx.graph->op_tensors[op->first_input + (c - X_IN)]);
             }
         } else if (c < X_ALL_IN) {
-            if (out(s, op, c - X_OUT) != NULL) {
-                mc__sim_temp_tensor(s, s->graph->op_tensors[op->first_output + (c - X_OUT)]);
+            if (out(&s->ctx, op, c - X_OUT) != NULL) {
+                mc__sim_temp_tensor(s, s->ctx.graph->op_tensors[op->first_output + (c - X_OUT)]);
             }
         } else if (c == X_ALL_IN || c == X_REST_IN) {
             for (i = c == X_ALL_IN ? 0 : 1; i < op->n_inputs; i++) {
-                if (in(s, op, i) != NULL) {
-                    mc__sim_temp_tensor(s, s->graph->op_tensors[op->first_input + i]);
+                if (in(&s->ctx, op, i) != NULL) {
+                    mc__sim_temp_tensor(s, s->ctx.graph->op_tensors[op->first_input + i]);
                 }
             }
         } else if (c == X_P || c == X_S) {
             apply(s, op, *x++, c == X_S);
         } else if (c == X_SAME_ELEMENTS) {
             int64_t a = 0, b = 0;
-            const mc_tensor_t *i0 = in(s, op, 0), *o0 = out(s, op, 0);
+            const mc_tensor_t *i0 = in(&s->ctx, op, 0), *o0 = out(&s->ctx, op, 0);
             if (i0 == NULL || o0 == NULL || elements(i0, &a) != MC_OK || elements(o0, &b) != MC_OK ||
                 a != b) {
                 s->status = MC_E_UNSUPPORTED;
@@ -978,7 +978,7 @@ static void run_script(mc_sim_t *s, const mc_op_t *op, const uint8_t *x)
             }
         } else if (c == X_IF) {
             int32_t q = *x++, skip = *x++;
-            if (!condition(s, op, q)) {
+            if (!condition(&s->ctx, op, q)) {
                 x += skip;
             }
         }
@@ -989,25 +989,25 @@ void mc__op_parse(mc_sim_t *s, const mc_op_t *op)
 {
     const op_row_t *row = find_row(op->kind);
     if (row != NULL && row->options != MC_S_NONE) {
-        mc__sim_persistent(s, struct_bytes(row->options, s->target),
-                           struct_align(row->options, s->target), MC_TFLM_UNRECORDED);
+        mc__sim_persistent(s, struct_bytes(row->options, s->ctx.target),
+                           struct_align(row->options, s->ctx.target), MC_TFLM_UNRECORDED);
     }
 }
 
 void mc__op_init(mc_sim_t *s, const mc_op_t *op)
 {
     const op_row_t *row = find_row(op->kind);
-    const vendor_row_t *v = vendor_of(row, s->vendor);
+    const vendor_row_t *v = vendor_of(row, s->ctx.vendor);
     int32_t opdata = v != NULL ? v->opdata : row != NULL ? row->opdata : MC_S_NONE;
     if (opdata != MC_S_NONE) {
-        mc__sim_persistent(s, struct_bytes(opdata, s->target), 16, MC_TFLM_PERSISTENT_BUFFERS);
+        mc__sim_persistent(s, struct_bytes(opdata, s->ctx.target), 16, MC_TFLM_PERSISTENT_BUFFERS);
     }
 }
 
 void mc__op_prepare(mc_sim_t *s, const mc_op_t *op)
 {
     const op_row_t *row = find_row(op->kind);
-    const vendor_row_t *v = vendor_of(row, s->vendor);
+    const vendor_row_t *v = vendor_of(row, s->ctx.vendor);
     if (row != NULL) {
         run_script(s, op, scripts[v != NULL ? v->prepare : row->prepare]);
     }
@@ -1022,8 +1022,8 @@ void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase)
     if (phase == 0 || phase == 1) {
         for (i = 0; i < N_OPS; i++) {
             id = phase == 0 ? ops[i].options : ops[i].opdata;
-            if (struct_bytes(id, s->target) > best) {
-                best = struct_bytes(id, s->target);
+            if (struct_bytes(id, s->ctx.target) > best) {
+                best = struct_bytes(id, s->ctx.target);
             }
         }
         if (phase == 0) {
@@ -1037,7 +1037,7 @@ void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase)
      * but never more than seven temporaries for four tensors). */
     for (i = 0; i < 2 * (op->n_inputs + op->n_outputs) && s->status == MC_OK; i++) {
         int32_t j = i % (op->n_inputs + op->n_outputs);
-        int32_t t = s->graph->op_tensors[(j < op->n_inputs ? op->first_input + j
+        int32_t t = s->ctx.graph->op_tensors[(j < op->n_inputs ? op->first_input + j
                                                             : op->first_output + (j - op->n_inputs))];
         if (t < 0) {
             continue;
@@ -1046,7 +1046,7 @@ void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase)
         if (i >= op->n_inputs + op->n_outputs) {
             continue;
         }
-        if (elements(&s->graph->tensors[t], &n) != MC_OK || mc_checked_add(sum, n, &sum) != MC_OK) {
+        if (elements(&s->ctx.graph->tensors[t], &n) != MC_OK || mc_checked_add(sum, n, &sum) != MC_OK) {
             s->status = MC_E_OVERFLOW;
             return;
         }
@@ -1058,4 +1058,33 @@ void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase)
     }
     mc__sim_persistent(s, n, 16, MC_TFLM_PERSISTENT_BUFFERS);
     mc__sim_scratch(s, n);
+}
+
+int32_t mc__op_scratch_count(const mc_ctx_t *c, const mc_op_t *op)
+{
+    const op_row_t *row = find_row(op->kind);
+    const vendor_row_t *v = vendor_of(row, c->vendor);
+    const uint8_t *x;
+    int32_t n = 0;
+    if (row == NULL) {
+        return -1;
+    }
+    for (x = scripts[v != NULL ? v->prepare : row->prepare]; *x != X_END; x++) {
+        if (*x == X_P) {
+            x++;
+        } else if (*x == X_S) {
+            int64_t bytes = rule(c, op, *++x);
+            if (bytes < -1) {
+                return -1;
+            }
+            n += bytes >= 0;
+        } else if (*x == X_IF) {
+            int32_t q = x[1], skip = x[2];
+            x += 2;
+            if (!condition(c, op, q)) {
+                x += skip;
+            }
+        }
+    }
+    return n;
 }
