@@ -783,10 +783,6 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
 mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
                                 int32_t *codes, int64_t capacity, int64_t *n_unknown);
 
-/* TFLM's allocation scopes of every tensor (mc_tflm_lifetimes's rules) over a graph.
- * [in] graph  [out] first_use, last_use  graph->n_tensors scopes each (-1: untouched) */
-mc_status_t mc_tflm_graph_lifetimes(const mc_graph_t *graph, int32_t *first_use,
-                                    int32_t *last_use);
 
 /* One operator's arithmetic, with the counting conventions of the docs: multiply-
  * accumulates (conv, depthwise, fully connected, batch matmul, transpose conv) and the

@@ -14,6 +14,7 @@
 
 #include "checked.h"
 #include "memcore.h"
+#include "tflm_internal.h"
 
 static mc_status_t check_csr(const int64_t *start, int64_t n_ops, const int32_t *indices,
                              int64_t n_tensors, int32_t lowest)
@@ -135,39 +136,10 @@ mc_status_t mc_tflm_lifetimes(int64_t n_tensors, int64_t n_ops,
     return MC_OK;
 }
 
-mc_status_t mc_tflm_graph_lifetimes(const mc_graph_t *graph, int32_t *first_use,
-                                    int32_t *last_use)
+void mc__tflm_graph_lifetimes(const mc_graph_t *graph, int32_t *first_use, int32_t *last_use)
 {
     int64_t i, k;
     int32_t scope = 0;
-    if (graph == NULL || (graph->n_tensors > 0 && (first_use == NULL || last_use == NULL))) {
-        return MC_E_NULL;
-    }
-    if (graph->n_tensors < 0 || graph->n_ops < 0 || graph->n_op_tensors < 0) {
-        return MC_E_NEGATIVE;
-    }
-    if (graph->n_tensors > INT32_MAX || graph->n_ops >= INT32_MAX ||
-        (graph->n_ops > 0 && graph->ops == NULL) ||
-        (graph->n_op_tensors > 0 && graph->op_tensors == NULL)) {
-        return MC_E_RANGE;
-    }
-    for (k = 0; k < graph->n_ops; k++) {
-        const mc_op_t *op = &graph->ops[k];
-        if (op->n_inputs < 0 || op->n_outputs < 0 || op->first_input < 0 ||
-            op->first_output < 0 || op->first_input > graph->n_op_tensors - op->n_inputs ||
-            op->first_output > graph->n_op_tensors - op->n_outputs) {
-            return MC_E_RANGE;
-        }
-        for (i = 0; i < op->n_inputs + op->n_outputs; i++) {
-            int32_t t = graph->op_tensors[i < op->n_inputs ? op->first_input + i
-                                                           : op->first_output + i - op->n_inputs];
-            if (t < (i < op->n_inputs ? -1 : 0) || t >= graph->n_tensors) {
-                return MC_E_RANGE;
-            }
-        }
-    }
-    MC_TRY(check_list(graph->inputs, graph->n_inputs, graph->n_tensors));
-    MC_TRY(check_list(graph->outputs, graph->n_outputs, graph->n_tensors));
     for (i = 0; i < graph->n_tensors; i++) {
         first_use[i] = -1;
         last_use[i] = -1;
@@ -182,5 +154,4 @@ mc_status_t mc_tflm_graph_lifetimes(const mc_graph_t *graph, int32_t *first_use,
     for (i = 0; i < graph->n_outputs; i++) {
         last_use[graph->outputs[i]] = scope;
     }
-    return MC_OK;
 }

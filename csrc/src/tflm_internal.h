@@ -97,6 +97,9 @@ void mc__sim_temp_tensor(mc_sim_t *s, int32_t tensor);
 /* RequestScratchBufferInArena. */
 void mc__sim_scratch(mc_sim_t *s, int64_t bytes);
 
+/* mc_tflm_lifetimes' rules over a graph whose indices have been checked (lifetimes.c). */
+void mc__tflm_graph_lifetimes(const mc_graph_t *graph, int32_t *first_use, int32_t *last_use);
+
 /* ---- the op table ------------------------------------------------------------- */
 
 /* Whether the op table models operator kind `code` with these vendor kernels (a row

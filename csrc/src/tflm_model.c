@@ -322,9 +322,8 @@ static bool planned(const mc_tensor_t *t)
     return (t->flags & (MC_TENSOR_CONSTANT | MC_TENSOR_VARIABLE)) == 0 && t->bytes != 0;
 }
 
-/* The checks every call makes; the graph is also walked by mc_tflm_graph_lifetimes,
- * which checks every index.  Sets up *c for the graph; *unknown counts the unknown
- * operators. */
+/* The checks every call makes, every index included (the lifetimes walk trusts them).
+ * Sets up *c for the graph; *unknown counts the unknown operators. */
 static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels,
                          uint32_t flags, mc_ctx_t *c, int64_t *unknown, mc_problem_t *problem)
 {
@@ -488,7 +487,7 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
     }
     first = (int32_t *)(void *)((uint8_t *)scratch + STATE_BYTES + USAGE_BYTES);
     last = first + graph->n_tensors;
-    MC_TRY(mc_tflm_graph_lifetimes(graph, first, last));
+    mc__tflm_graph_lifetimes(graph, first, last);
     /* The planned tensors in tensor order (TFLM's AllocationInfo order), then the
      * scratch buffers in request order: the order decides the planner's ties.  Scopes
      * + 1: TFLM's "never touched" (-1) becomes the valid scope 0; a uniform shift
