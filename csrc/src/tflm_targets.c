@@ -42,10 +42,11 @@ static const target_facts_t facts[MC_TARGET_COUNT] = {
      "PyPI tflite-micro 0.dev20261023182759", "", 4, 8, true, true, -1,
      "measured with the interpreter's RecordingMicroAllocator"},
     {"32-bit Arm Linux (ILP32, 4-byte enums)", "tflite-micro 90b983c2", "", 4, 8, true,
-     true, -1, "TFLM compiled with arm-linux-gnueabihf-g++, compression on"},
+     true, -1, "TFLM built with arm-linux-gnueabihf-g++, compression on, run under qemu-arm"},
     {"Arm Cortex-M, arm-none-eabi (1-byte enums)", "tflite-micro 90b983c2",
      "CMSIS-NN (DSP cores)", 1, 8, true, true, -1,
-     "TFLM compiled with arm-none-eabi-g++ -mcpu=cortex-m4, compression on"},
+     "reference kernels: TFLM built with arm-none-eabi-g++, compression on, run on an "
+     "emulated Cortex-M3; CMSIS-NN's sizes are from its sources, not measured"},
     {"RV32 ILP32", "tflite-micro 90b983c2", "", 4, 8, true, false, MC_TARGET_ARMHF,
      "derived from armhf: RV32 ILP32 lays structs out as armhf does (4-byte pointers and "
      "enums, 8-aligned 8-byte types)"},
