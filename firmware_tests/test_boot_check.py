@@ -33,8 +33,9 @@ def test_boot_check(deployed, model, placement, verdict, board_options, real_boa
     board = deployed
     board.reset()  # the check runs at boot, on a heap nothing else has fragmented
     out = board.repl.exec("import memcore_boot\nmemcore_boot.main(%r)" % (model + ".json"), timeout_s=60)
-    objects, _ = lines.parse(out)
-    (report,) = [o for o in objects if o["schema"] == lines.REPORT]
+    objects, _, bad = lines.parse(out)
+    assert bad == []
+    (report,) = [o for _, o in objects if o["schema"] == lines.REPORT]
     host = describe(model, placement)["host"]
     for name in ("arena_tflm_bytes", "arena_best_bytes", "arena_lower_bound_bytes", "recommended_arena_bytes",
                  "required_bytes"):

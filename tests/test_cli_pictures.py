@@ -64,6 +64,12 @@ def two_plans_model():
     out = len(tensors)
     tensors.append(Tensor(out, "out", (16,), "int8", 16, False))
     writes[n_ops - 1].append(out)
+    # Every operator writes something: those that write none of the spec's tensors get an
+    # empty one, which nothing plans (TFLM skips zero-sized tensors).
+    for k in range(n_ops):
+        if not writes[k]:
+            writes[k].append(len(tensors))
+            tensors.append(Tensor(len(tensors), "empty%d" % k, (0,), "int8", 0, False))
     ops = tuple(Operator(k, "ADD", tuple(reads[k]), tuple(writes[k])) for k in range(n_ops))
     return Model("two_plans.tflite", "tflite", tuple(tensors), ops, (0,), (out,))
 

@@ -329,40 +329,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
                     const int32_t *last_use, int64_t n_buffers, int64_t alignment,
                     void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out);
 
-/* ---- 7b. Tensor lifetimes with TensorFlow Lite Micro's rules ------------------ */
-
-/*
- * First and last use of every tensor of one graph, exactly as TFLM's
- * AllocationInfoBuilder (tensorflow/lite/micro/micro_allocation_info.cc) marks them,
- * so that feeding the planned tensors to mc_plan(MC_PLAN_TFLM) reproduces TFLM's head:
- *   - a scope counter starts at 0; graph inputs and graph outputs are created at 0;
- *   - for operator k the scope becomes k + 1: its outputs are created there, then its
- *     inputs (skipping absent optional inputs, index -1) and its outputs are used there;
- *   - after the last operator every graph output is used at the final scope, so an
- *     output stays live from the operator that writes it to the end of the graph.
- * Scopes therefore run from 0 (before the first operator) to n_ops.  A tensor no rule
- * touches keeps first = last = -1, as in TFLM.  Operator k's inputs are
- * op_inputs[op_input_start[k] .. op_input_start[k+1]), likewise its outputs (CSR form).
- * Control-flow operators (IF, WHILE) are not modelled: pass one flat graph.
- * [in] n_tensors        tensors in the graph (>= 0)
- * [in] n_ops            operators in execution order (>= 0, < INT32_MAX)
- * [in] op_input_start   n_ops + 1 non-decreasing offsets into op_inputs, from 0
- * [in] op_inputs        tensor indices in [-1, n_tensors)
- * [in] op_output_start  n_ops + 1 non-decreasing offsets into op_outputs, from 0
- * [in] op_outputs       tensor indices in [0, n_tensors)
- * [in] graph_inputs     n_graph_inputs tensor indices in [0, n_tensors)
- * [in] graph_outputs    n_graph_outputs tensor indices in [0, n_tensors)
- * [out] first_use       n_tensors scopes (-1: never touched)
- * [out] last_use        n_tensors scopes (-1: never touched)
- */
-mc_status_t mc_tflm_lifetimes(int64_t n_tensors, int64_t n_ops,
-                              const int64_t *op_input_start, const int32_t *op_inputs,
-                              const int64_t *op_output_start, const int32_t *op_outputs,
-                              const int32_t *graph_inputs, int64_t n_graph_inputs,
-                              const int32_t *graph_outputs, int64_t n_graph_outputs,
-                              int32_t *first_use, int32_t *last_use);
-
-/* ---- 7d. Bytes live at each step and the peak ---------------------------------- */
+/* ---- 7b. Bytes live at each step and the peak ---------------------------------- */
 
 typedef struct {
     int64_t peak_step;     /* the first step with the most live bytes; -1 when n_steps is 0 */
@@ -373,8 +340,8 @@ typedef struct {
 /*
  * How many aligned bytes, and how many buffers, are live at each step: the "bytes live
  * while it runs" column of a per-operator table, and the step where the arena peaks.
- * Lifetimes are those mc_plan takes (steps 0 .. n_steps - 1; with mc_tflm_lifetimes'
- * scopes shifted by one, operator k is step k + 2).  Zero-sized buffers count nowhere.
+ * Lifetimes are those mc_plan takes (steps 0 .. n_steps - 1; with mc_tflm_buffers'
+ * shifted scopes, operator k is step k + 2).  Zero-sized buffers count nowhere.
  * Needs no scratch: the outputs hold the running sums.
  * [in] sizes          bytes (>= 0), n_buffers entries
  * [in] first_use      n_buffers entries (>= 0)
@@ -819,7 +786,7 @@ typedef enum { MC_NUMERIC_INT8 = 0, MC_NUMERIC_FLOAT32 = 1, MC_NUMERIC_COUNT = 2
 
 typedef struct {
     int64_t bytes;                  /* what a model may use in the region; 0: no such region */
-    double read_bytes_per_second;   /* > 0 when bytes > 0 */
+    double read_bytes_per_second;   /* 0: not known (the check is then untimed) */
 } mc_region_spec_t;
 
 /* A board, as numbers (a device profile's; see docs/device-profiles.md for sources). */
@@ -828,7 +795,8 @@ typedef struct {
     mc_region_spec_t regions[MC_REGION_COUNT];
     int64_t ram_bytes_at_boot;             /* RAM free before the runtime grows its heap (<= RAM) */
     /* Achieved operations per second, per operator class, numeric type and kernel
-     * library; 0 where unknown (the class then uses MC_OPCLASS_OTHER's rate). */
+     * library; 0 where unknown (the class then uses MC_OPCLASS_OTHER's rate; when that is
+     * 0 too, the check is untimed). */
     double ops_per_second[MC_OPCLASS_COUNT][MC_NUMERIC_COUNT][2];
     /* Bit r set: traffic to region r is already inside the measured rates (they were
      * fitted on benchmarks run that way), so it is not charged again as fetch time. */
@@ -917,6 +885,8 @@ typedef struct {
     int64_t headroom_bytes;           /* available - required */
     bool needs_heap_growth;           /* fits only once the heap grows past its size at boot */
     /* time */
+    bool timed;                       /* the board gave every speed the model needs; when not,
+                                         the times below are 0 and no time budget can be checked */
     mc_latency_t latency;             /* fetch + compute + setup, per request */
     mc_roofline_t roofline;           /* at the effective rate against the arena's bandwidth */
     double ops_per_second;            /* effective: operations / compute time, the model's mix */
@@ -1014,6 +984,24 @@ int32_t mc_check_field_count(void);
 /* Field `index` (0 .. count - 1) of check result `check`, in report order.
  * [out] out */
 mc_status_t mc_check_field(const mc_check_t *check, int32_t index, mc_field_t *out);
+
+/*
+ * A board and a configuration are set field by field, by name, with the same names the
+ * host's device profile export and the board's JSON use ("ram_bytes",
+ * "conv_int8_optimised_ops_per_second", "weights_region", ...): *_init gives the
+ * defaults, *_set one field (a name-kind field takes the value's text), and the names
+ * are listed by *_field_name.  An unknown name, a wrong kind or an unknown text is
+ * MC_E_RANGE.
+ */
+void mc_board_init(mc_board_t *board);
+mc_status_t mc_board_set(mc_board_t *board, const char *name, const mc_field_t *value);
+int32_t mc_board_field_count(void);
+const char *mc_board_field_name(int32_t index);
+
+void mc_check_config_init(mc_check_config_t *config);
+mc_status_t mc_check_config_set(mc_check_config_t *config, const char *name, const mc_field_t *value);
+int32_t mc_check_config_field_count(void);
+const char *mc_check_config_field_name(int32_t index);
 
 /* Names of enum values ("esp32", "optimised", "flash", "latency", "misses_budget",
  * "int8"), or NULL for a value out of range. */

@@ -6,6 +6,7 @@
  * here appears on both sides with the same name, and none can be spelled differently.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "memcore.h"
 
@@ -62,6 +63,7 @@ static const field_t fields[] = {
     F("headroom_bytes", headroom_bytes, INT64, 0),
     F("needs_heap_growth", needs_heap_growth, BOOL, 0),
     /* time */
+    F("timed", timed, BOOL, 0),
     F("fetch_seconds", latency.fetch_seconds, DOUBLE, 0),
     F("compute_seconds", latency.compute_seconds, DOUBLE, 0),
     F("setup_seconds", latency.setup_seconds, DOUBLE, 0),
@@ -190,4 +192,186 @@ mc_status_t mc_check_field(const mc_check_t *check, int32_t index, mc_field_t *o
     }
     }
     return MC_OK;
+}
+
+/* ---- inputs: a board and a configuration, by name ------------------------------ */
+
+/* Storage of an input field, and which names a name-kind field takes. */
+enum { IN_INT64 = 0, IN_DOUBLE = 1, IN_BOOL = 2, IN_TARGET, IN_KERNELS, IN_REGION, IN_BIT };
+
+typedef struct {
+    const char *name;
+    uint16_t offset;
+    uint8_t storage;
+    uint8_t bit;      /* IN_BIT: which bit of a uint32_t */
+} input_t;
+
+#define B(name, member, storage) {name, (uint16_t)offsetof(mc_board_t, member), storage, 0}
+#define RATE(cls, num, lib, name) B(name, ops_per_second[cls][num][lib], IN_DOUBLE)
+#define RATES(cls, prefix)                                                                  \
+    RATE(cls, MC_NUMERIC_INT8, MC_KERNELS_REFERENCE, prefix "_int8_reference_ops_per_second"), \
+        RATE(cls, MC_NUMERIC_INT8, MC_KERNELS_OPTIMISED, prefix "_int8_optimised_ops_per_second"), \
+        RATE(cls, MC_NUMERIC_FLOAT32, MC_KERNELS_REFERENCE, prefix "_float32_reference_ops_per_second"), \
+        RATE(cls, MC_NUMERIC_FLOAT32, MC_KERNELS_OPTIMISED, prefix "_float32_optimised_ops_per_second")
+
+static const input_t board_inputs[] = {
+    B("target", target, IN_TARGET),
+    B("ram_bytes", regions[MC_REGION_RAM].bytes, IN_INT64),
+    B("ram_read_bytes_per_second", regions[MC_REGION_RAM].read_bytes_per_second, IN_DOUBLE),
+    B("psram_bytes", regions[MC_REGION_PSRAM].bytes, IN_INT64),
+    B("psram_read_bytes_per_second", regions[MC_REGION_PSRAM].read_bytes_per_second, IN_DOUBLE),
+    B("flash_bytes", regions[MC_REGION_FLASH].bytes, IN_INT64),
+    B("flash_read_bytes_per_second", regions[MC_REGION_FLASH].read_bytes_per_second, IN_DOUBLE),
+    B("ram_bytes_at_boot", ram_bytes_at_boot, IN_INT64),
+    RATES(MC_OPCLASS_CONV, "conv"),
+    RATES(MC_OPCLASS_DEPTHWISE, "depthwise"),
+    RATES(MC_OPCLASS_MATMUL, "matmul"),
+    RATES(MC_OPCLASS_OTHER, "other"),
+    {"ram_traffic_in_rates", (uint16_t)offsetof(mc_board_t, rates_include_region), IN_BIT, MC_REGION_RAM},
+    {"psram_traffic_in_rates", (uint16_t)offsetof(mc_board_t, rates_include_region), IN_BIT, MC_REGION_PSRAM},
+    {"flash_traffic_in_rates", (uint16_t)offsetof(mc_board_t, rates_include_region), IN_BIT, MC_REGION_FLASH},
+    B("overhead_seconds", overhead_seconds, IN_DOUBLE),
+    B("active_watts", active_watts, IN_DOUBLE),
+    B("sleep_watts", sleep_watts, IN_DOUBLE),
+    B("radio_joules_per_byte", radio_joules_per_byte, IN_DOUBLE),
+};
+
+#define C(name, member, storage) {name, (uint16_t)offsetof(mc_check_config_t, member), storage, 0}
+
+static const input_t config_inputs[] = {
+    C("kernels", kernels, IN_KERNELS),
+    C("arena_region", arena_region, IN_REGION),
+    C("weights_region", weights_region, IN_REGION),
+    C("batch", batch, IN_INT64),
+    C("model_file_bytes", model_file_bytes, IN_INT64),
+    C("available_bytes", available_bytes, IN_INT64),
+    C("latency_budget_seconds", latency_budget_seconds, IN_DOUBLE),
+    C("inferences_per_hour", inferences_per_hour, IN_DOUBLE),
+    C("battery_joules", battery_joules, IN_DOUBLE),
+    C("battery_life_seconds", battery_life_seconds, IN_DOUBLE),
+    C("plan_steps", plan_steps, IN_INT64),
+    {"allow_unknown_ops", (uint16_t)offsetof(mc_check_config_t, flags), IN_BIT, 0},
+};
+
+static int32_t name_code(const char *(*names)(int32_t), int32_t count, const char *text)
+{
+    int32_t i;
+    for (i = 0; i < count && text != NULL; i++) {
+        const char *name = names(i);
+        if (name != NULL && strcmp(name, text) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static mc_status_t set_input(const input_t *inputs, int32_t n, void *target, const char *name,
+                             const mc_field_t *v)
+{
+    const input_t *in = NULL;
+    unsigned char *at;
+    int32_t i, code = -1;
+    if (target == NULL || name == NULL || v == NULL) {
+        return MC_E_NULL;
+    }
+    for (i = 0; i < n && in == NULL; i++) {
+        if (strcmp(inputs[i].name, name) == 0) {
+            in = &inputs[i];
+        }
+    }
+    if (in == NULL) {
+        return MC_E_RANGE;
+    }
+    at = (unsigned char *)target + in->offset;
+    switch (in->storage) {
+    case IN_INT64:
+        if (v->kind != MC_FIELD_INTEGER) {
+            return MC_E_RANGE;
+        }
+        *(int64_t *)(void *)at = v->integer;
+        return MC_OK;
+    case IN_DOUBLE:
+        if (v->kind != MC_FIELD_REAL && v->kind != MC_FIELD_INTEGER) {
+            return MC_E_RANGE;
+        }
+        *(double *)(void *)at = v->kind == MC_FIELD_REAL ? v->real : (double)v->integer;
+        return MC_OK;
+    case IN_BIT: {
+        uint32_t *flags = (uint32_t *)(void *)at, bit = (uint32_t)1u << in->bit;
+        if (v->kind != MC_FIELD_BOOL) {
+            return MC_E_RANGE;
+        }
+        *flags = v->integer ? (*flags | bit) : (*flags & ~bit);
+        return MC_OK;
+    }
+    default:
+        if (v->kind != MC_FIELD_NAME) {
+            return MC_E_RANGE;
+        }
+        code = in->storage == IN_TARGET    ? name_code(mc_target_name, MC_TARGET_COUNT, v->text)
+               : in->storage == IN_KERNELS ? name_code(mc_kernels_name, 2, v->text)
+                                           : name_code(mc_region_name, MC_REGION_COUNT, v->text);
+        if (code < 0) {
+            return MC_E_RANGE;
+        }
+        if (in->storage == IN_TARGET) {
+            *(mc_target_t *)(void *)at = (mc_target_t)code;
+        } else if (in->storage == IN_KERNELS) {
+            *(mc_kernels_t *)(void *)at = (mc_kernels_t)code;
+        } else {
+            *(int32_t *)(void *)at = code;
+        }
+        return MC_OK;
+    }
+}
+
+void mc_board_init(mc_board_t *board)
+{
+    if (board != NULL) {
+        memset(board, 0, sizeof *board);
+        board->target = MC_TARGET_ESP32;
+    }
+}
+
+mc_status_t mc_board_set(mc_board_t *board, const char *name, const mc_field_t *value)
+{
+    return set_input(board_inputs, (int32_t)(sizeof board_inputs / sizeof board_inputs[0]), board, name, value);
+}
+
+int32_t mc_board_field_count(void)
+{
+    return (int32_t)(sizeof board_inputs / sizeof board_inputs[0]);
+}
+
+const char *mc_board_field_name(int32_t index)
+{
+    return index >= 0 && index < mc_board_field_count() ? board_inputs[index].name : NULL;
+}
+
+void mc_check_config_init(mc_check_config_t *config)
+{
+    if (config != NULL) {
+        memset(config, 0, sizeof *config);
+        config->kernels = MC_KERNELS_OPTIMISED;
+        config->arena_region = MC_REGION_RAM;
+        config->weights_region = MC_REGION_FLASH;
+        config->batch = 1;
+        config->available_bytes = -1;
+    }
+}
+
+mc_status_t mc_check_config_set(mc_check_config_t *config, const char *name, const mc_field_t *value)
+{
+    return set_input(config_inputs, (int32_t)(sizeof config_inputs / sizeof config_inputs[0]), config, name,
+                     value);
+}
+
+int32_t mc_check_config_field_count(void)
+{
+    return (int32_t)(sizeof config_inputs / sizeof config_inputs[0]);
+}
+
+const char *mc_check_config_field_name(int32_t index)
+{
+    return index >= 0 && index < mc_check_config_field_count() ? config_inputs[index].name : NULL;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "checked.h"
+#include "graph.h"
 #include "memcore.h"
 
 /* writer[] entries besides an operator index */
@@ -165,8 +166,19 @@ static mc_status_t check_io(const mc_graph_t *g, const int32_t *list, int64_t n,
     return MC_OK;
 }
 
-static mc_status_t check_shape(const mc_graph_t *g, mc_problem_t *p)
+/* Operator kinds whose definition has no outputs: they act on resource variables
+ * (ASSIGN_VARIABLE) or run a subgraph once (CALL_ONCE).  Any other operator without
+ * outputs had them removed, and its work can never be read. */
+static bool writes_nothing(int32_t kind)
 {
+    return kind == 129 /* CALL_ONCE */ || kind == 144 /* ASSIGN_VARIABLE */;
+}
+
+mc_status_t mc_graph_structure(const mc_graph_t *g, mc_problem_t *p)
+{
+    if (g == NULL) {
+        return MC_E_NULL;
+    }
     int64_t i;
     if (g->n_tensors < 0 || g->n_ops < 0 || g->n_op_tensors < 0 || g->n_inputs < 0 || g->n_outputs < 0) {
         return MC_E_NEGATIVE;
@@ -187,7 +199,7 @@ static mc_status_t check_shape(const mc_graph_t *g, mc_problem_t *p)
         MC_TRY(check_list(g, i, op->first_input, op->n_inputs, -1, p));
         MC_TRY(check_list(g, i, op->first_output, op->n_outputs, 0, p));
         MC_TRY(check_list(g, i, op->first_intermediate, op->n_intermediates, 0, p));
-        if (op->n_outputs == 0) {
+        if (op->n_outputs == 0 && !writes_nothing(op->kind)) {
             return problem(p, MC_E_GRAPH, MC_PROBLEM_NO_OUTPUTS, i, -1, -1, -1);
         }
     }
@@ -209,7 +221,7 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
     if (g == NULL) {
         return MC_E_NULL;
     }
-    MC_TRY(check_shape(g, p));
+    MC_TRY(mc_graph_structure(g, p));
     MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &need));
     if (need > 0 && (scratch == NULL || scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0)) {
         return MC_E_SCRATCH;

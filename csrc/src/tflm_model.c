@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "graph.h"
 #include "memcore.h"
 #include "tflm_internal.h"
 
@@ -336,6 +337,9 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
         (flags & ~MC_TFLM_ALLOW_UNKNOWN) != 0) {
         return MC_E_RANGE;
     }
+    /* Indices in range, tensor lists inside the index array, sizes that agree with the
+     * shapes, no operator that lost its outputs: whoever built the graph. */
+    MC_TRY(mc_graph_structure(g, problem));
     if (g->n_tensors < 0 || g->n_ops < 0 || g->n_op_tensors < 0 || g->n_inputs < 0 ||
         g->n_outputs < 0) {
         return MC_E_NEGATIVE;

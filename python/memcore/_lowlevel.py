@@ -171,30 +171,6 @@ def live_bytes(sizes, first_use, last_use, alignment, n_steps):
     return list(c_bytes[0:n_steps]), list(c_buffers[0:n_steps]), out
 
 
-def tflm_lifetimes(n_tensors, op_inputs, op_outputs, graph_inputs, graph_outputs):
-    """op_inputs / op_outputs: one sequence of tensor indices per operator.
-    Returns (first_use list, last_use list) in TFLM scopes."""
-    def csr(lists):
-        start, flat = [0], []
-        for indices in lists:
-            flat.extend(indices)
-            start.append(len(flat))
-        return ffi.new("int64_t[]", start), ffi.new("int32_t[]", max(1, len(flat))), flat
-
-    in_start, c_in, flat_in = csr(op_inputs)
-    out_start, c_out, flat_out = csr(op_outputs)
-    c_in[0:len(flat_in)] = flat_in
-    c_out[0:len(flat_out)] = flat_out
-    c_gin = ffi.new("int32_t[]", list(graph_inputs) or [0])
-    c_gout = ffi.new("int32_t[]", list(graph_outputs) or [0])
-    first = ffi.new("int32_t[]", max(1, n_tensors))
-    last = ffi.new("int32_t[]", max(1, n_tensors))
-    rc = lib.mc_tflm_lifetimes(n_tensors, len(op_inputs), in_start, c_in, out_start, c_out,
-                               c_gin, len(graph_inputs), c_gout, len(graph_outputs), first, last)
-    _check(rc, "tflm_lifetimes(%d tensors, %d operators)" % (n_tensors, len(op_inputs)))
-    return list(first[0:n_tensors]), list(last[0:n_tensors])
-
-
 def problem_error(rc, problem, graph, source):
     """MemcoreError for a failed call that filled an mc_problem_t, worded by cgraph."""
     from memcore.cgraph import describe
@@ -239,20 +215,64 @@ def tflm_model(graph, target, kernels, flags, head_bytes, n_buffers, source):
     return out
 
 
-def check_graph(graph, board_fields, config_fields, source, rows=False):
-    """mc_check_graph on a CGraph: (mc_check_t, list of mc_check_op_t or None)."""
+def _value(name, value):
+    """An mc_field_t holding a Python value, for mc_board_set / mc_check_config_set."""
+    field = ffi.new("mc_field_t *")
+    keep = None
+    if isinstance(value, bool):
+        field.kind, field.integer = lib.MC_FIELD_BOOL, int(value)
+    elif isinstance(value, numbers.Integral):
+        field.kind, field.integer = lib.MC_FIELD_INTEGER, count(name, value) if value >= 0 else value
+    elif isinstance(value, numbers.Real):
+        field.kind, field.real = lib.MC_FIELD_REAL, float(value)
+    elif isinstance(value, str):
+        keep = ffi.new("char[]", value.encode())
+        field.kind, field.text = lib.MC_FIELD_NAME, keep
+    else:
+        raise MemcoreError("%s must be a number, a bool or a name, got %r" % (name, value))
+    return field, keep
+
+
+def _inputs(kind, setter, values, init):
+    struct = ffi.new(kind)
+    init(struct)
+    for name, value in values.items():
+        field, _keep = _value(name, value)
+        rc = setter(struct, name.encode(), field)
+        if rc != lib.MC_OK:
+            raise MemcoreError("%s %r: %r is not a value it takes (or not one of its fields)"
+                               % (kind.split("_")[1], name, value))
+    return struct
+
+
+def board(values):
+    """An mc_board_t from {field name: value} (mc_board_set's names)."""
+    return _inputs("mc_board_t *", lib.mc_board_set, values, lib.mc_board_init)
+
+
+def check_config(values):
+    """An mc_check_config_t from {field name: value} (mc_check_config_set's names)."""
+    return _inputs("mc_check_config_t *", lib.mc_check_config_set, values, lib.mc_check_config_init)
+
+
+def input_names(count_function, name_function):
+    return [ffi.string(name_function(i)).decode() for i in range(count_function())]
+
+
+def check_graph(graph, board_values, config_values, source, rows=False):
+    """mc_check_graph on a CGraph: (mc_check_t, array of mc_check_op_t or None)."""
     g = graph.graph
-    board = ffi.new("mc_board_t *", board_fields)
-    config = ffi.new("mc_check_config_t *", config_fields)
+    board_ = board(board_values)
+    config = check_config(config_values)
     problem = ffi.new("mc_problem_t *")
     need = ffi.new("int64_t *")
-    rc = lib.mc_check_scratch_bytes(g, board, config, need, problem)
+    rc = lib.mc_check_scratch_bytes(g, board_, config, need, problem)
     if rc != lib.MC_OK:
         raise problem_error(rc, problem, graph, source)
     scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
     out = ffi.new("mc_check_t *")
     c_rows = ffi.new("mc_check_op_t[]", max(1, g.n_ops)) if rows else ffi.NULL
-    rc = lib.mc_check_graph(g, board, config, scratch, need[0], out, c_rows, problem)
+    rc = lib.mc_check_graph(g, board_, config, scratch, need[0], out, c_rows, problem)
     if rc != lib.MC_OK:
         raise problem_error(rc, problem, graph, source)
     # The array itself, not a list of its items: they point into it, and it must live.
@@ -276,3 +296,14 @@ def check_fields(raw):
         else:
             out[name] = ffi.string(field.text).decode() if field.text != ffi.NULL else None
     return out
+
+
+def check_field_kinds():
+    """{name: mc_field_kind_t} of every report field of a check, in the C core's order."""
+    raw = ffi.new("mc_check_t *")
+    field = ffi.new("mc_field_t *")
+    kinds = {}
+    for i in range(lib.mc_check_field_count()):
+        _check(lib.mc_check_field(raw, i, field), "check_field(%d)" % i)
+        kinds[ffi.string(field.name).decode()] = field.kind
+    return kinds
