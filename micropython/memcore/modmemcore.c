@@ -8,6 +8,11 @@
  *          runtime_bytes, limit_bytes)
  *   max_batch(parameters, bytes_per_parameter, activation_bytes_per_example,
  *             runtime_bytes, limit_bytes)                      -> int or None
+ *   mlp_training(inputs, hidden, layers, batch, optimizer_state_per_parameter=0,
+ *                bytes_per_value=4)
+ *   mlp_max_batch(inputs, hidden, layers, budget_values=None,
+ *                 optimizer_state_per_parameter=0, budget_bytes=None, bytes_per_value=4)
+ *                                                             -> int or None
  *   latency(bytes_moved, operations, bandwidth_bytes_per_second,
  *           operations_per_second, overhead_seconds=0.0)
  *   roofline(weight_bytes, activation_bytes_per_example, operations_per_example,
@@ -255,6 +260,77 @@ static mp_obj_t memcore_max_batch(size_t n_args, const mp_obj_t *pos_args, mp_ma
     return new_count_or_none(b.max_batch);
 }
 static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_max_batch_obj, 0, memcore_max_batch);
+
+/* ---- mlp_training, mlp_max_batch -------------------------------------------------- */
+
+static const qstr training_fields[] = {
+    MP_QSTR_parameters, MP_QSTR_gradients, MP_QSTR_optimizer_state, MP_QSTR_activations, MP_QSTR_total,
+    MP_QSTR_total_bytes, MP_QSTR_activation_share,
+};
+
+static mp_obj_t memcore_mlp_training(size_t n_args, const mp_obj_t *pos_args, mp_map_t *kw_args)
+{
+    enum { ARG_inputs, ARG_hidden, ARG_layers, ARG_batch, ARG_state, ARG_bytes_per_value };
+    static const mp_arg_t allowed[] = {
+        { MP_QSTR_inputs, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_hidden, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_layers, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_batch, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_optimizer_state_per_parameter, MP_ARG_OBJ, {.u_obj = MP_OBJ_NEW_SMALL_INT(0)} },
+        { MP_QSTR_bytes_per_value, MP_ARG_OBJ, {.u_obj = MP_OBJ_NEW_SMALL_INT(4)} },
+    };
+    mp_arg_val_t a[MP_ARRAY_SIZE(allowed)];
+    mc_mlp_training_t r;
+    mp_arg_parse_all(n_args, pos_args, kw_args, MP_ARRAY_SIZE(allowed), allowed, a);
+    check_call(MP_QSTR_mlp_training, mc_mlp_training(
+        get_count(MP_QSTR_inputs, a[ARG_inputs].u_obj), get_count(MP_QSTR_hidden, a[ARG_hidden].u_obj),
+        get_count(MP_QSTR_layers, a[ARG_layers].u_obj), get_count(MP_QSTR_batch, a[ARG_batch].u_obj),
+        get_count(MP_QSTR_optimizer_state_per_parameter, a[ARG_state].u_obj),
+        get_bits(MP_QSTR_bytes_per_value, a[ARG_bytes_per_value].u_obj), &r));
+    {
+        mp_obj_t items[7] = {
+            new_count(r.parameters), new_count(r.gradients), new_count(r.optimizer_state), new_count(r.activations),
+            new_count(r.total), new_count(r.total_bytes), new_real(r.activation_share),
+        };
+        return mp_obj_new_attrtuple(training_fields, 7, items);
+    }
+}
+static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_mlp_training_obj, 0, memcore_mlp_training);
+
+static mp_obj_t memcore_mlp_max_batch(size_t n_args, const mp_obj_t *pos_args, mp_map_t *kw_args)
+{
+    enum { ARG_inputs, ARG_hidden, ARG_layers, ARG_budget_values, ARG_state, ARG_budget_bytes,
+           ARG_bytes_per_value };
+    static const mp_arg_t allowed[] = {
+        { MP_QSTR_inputs, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_hidden, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_layers, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_budget_values, MP_ARG_OBJ, {.u_obj = mp_const_none} },
+        { MP_QSTR_optimizer_state_per_parameter, MP_ARG_OBJ, {.u_obj = MP_OBJ_NEW_SMALL_INT(0)} },
+        { MP_QSTR_budget_bytes, MP_ARG_OBJ, {.u_obj = mp_const_none} },
+        { MP_QSTR_bytes_per_value, MP_ARG_OBJ, {.u_obj = MP_OBJ_NEW_SMALL_INT(4)} },
+    };
+    mp_arg_val_t a[MP_ARRAY_SIZE(allowed)];
+    int64_t amount, bits = 0, largest = 0;
+    bool values;
+    mp_arg_parse_all(n_args, pos_args, kw_args, MP_ARRAY_SIZE(allowed), allowed, a);
+    values = a[ARG_budget_values].u_obj != mp_const_none;
+    if (values == (a[ARG_budget_bytes].u_obj != mp_const_none)) {
+        mp_raise_ValueError(MP_ERROR_TEXT("give exactly one of budget_values and budget_bytes"));
+    }
+    if (values) {
+        amount = get_count(MP_QSTR_budget_values, a[ARG_budget_values].u_obj);
+    } else {
+        amount = get_count(MP_QSTR_budget_bytes, a[ARG_budget_bytes].u_obj);
+        bits = get_bits(MP_QSTR_bytes_per_value, a[ARG_bytes_per_value].u_obj);
+    }
+    check_call(MP_QSTR_mlp_max_batch, mc_mlp_max_batch(
+        get_count(MP_QSTR_inputs, a[ARG_inputs].u_obj), get_count(MP_QSTR_hidden, a[ARG_hidden].u_obj),
+        get_count(MP_QSTR_layers, a[ARG_layers].u_obj), amount,
+        get_count(MP_QSTR_optimizer_state_per_parameter, a[ARG_state].u_obj), bits, &largest));
+    return new_count_or_none(largest);
+}
+static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_mlp_max_batch_obj, 0, memcore_mlp_max_batch);
 
 /* ---- latency --------------------------------------------------------------------- */
 
@@ -616,12 +692,13 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     words = (size.scratch_bytes + 7) / 8;
     scratch = m_new(uint64_t, (size_t)words);
     rc = mc_check_tflite_scratch_bytes(&source, board, config, scratch, words * 8, &need, &problem);
-    m_del(uint64_t, scratch, (size_t)words);
     if (rc != MC_OK) {
+        m_del(uint64_t, scratch, (size_t)words);
         raise_check(path, rc, &problem, f->error);
     }
+    /* Grown where it lies when the heap allows: no second block on a fragmented heap. */
+    scratch = m_renew(uint64_t, scratch, (size_t)words, (size_t)((need + 7) / 8));
     words = (need + 7) / 8;
-    scratch = m_new(uint64_t, (size_t)words);
     rc = mc_check_tflite(&source, board, config, scratch, words * 8, &result, &problem);
     m_del(uint64_t, scratch, (size_t)words);
     if (rc != MC_OK) {
@@ -697,6 +774,8 @@ static const mp_rom_map_elem_t memcore_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR_memcore) },
     { MP_ROM_QSTR(MP_QSTR_budget), MP_ROM_PTR(&memcore_budget_obj) },
     { MP_ROM_QSTR(MP_QSTR_max_batch), MP_ROM_PTR(&memcore_max_batch_obj) },
+    { MP_ROM_QSTR(MP_QSTR_mlp_training), MP_ROM_PTR(&memcore_mlp_training_obj) },
+    { MP_ROM_QSTR(MP_QSTR_mlp_max_batch), MP_ROM_PTR(&memcore_mlp_max_batch_obj) },
     { MP_ROM_QSTR(MP_QSTR_latency), MP_ROM_PTR(&memcore_latency_obj) },
     { MP_ROM_QSTR(MP_QSTR_roofline), MP_ROM_PTR(&memcore_roofline_obj) },
     { MP_ROM_QSTR(MP_QSTR_plan), MP_ROM_PTR(&memcore_plan_obj) },

@@ -307,3 +307,11 @@ def check_field_kinds():
         _check(lib.mc_check_field(raw, i, field), "check_field(%d)" % i)
         kinds[ffi.string(field.name).decode()] = field.kind
     return kinds
+
+
+def op_counts(graph, op):
+    """(macs, other operations) of operator `op` of a CGraph (mc_op_counts)."""
+    macs = ffi.new("int64_t *")
+    other = ffi.new("int64_t *")
+    _check(lib.mc_op_counts(graph.graph, op, macs, other), "op_counts(operator %d)" % op)
+    return macs[0], other[0]
