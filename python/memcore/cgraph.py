@@ -148,9 +148,6 @@ def describe(rc, problem, graph=None, file_bytes=None):
         return "%s %s, %s" % (_op(graph, problem.op), text, _tensor(graph, problem.tensor))
     if kind == p.MC_PROBLEM_KERNEL_REFUSES:
         return "%s %s" % (_op(graph, problem.op), text)
-    if kind == p.MC_PROBLEM_UNKNOWN_OP:
-        return ("%s is an operator TFLM does not run here (or whose kernel memcore does not "
-                "model); allow unknown operators for an upper bound" % _op(graph, problem.op))
     if kind == p.MC_PROBLEM_WRITTEN_TWICE:
         return "%s is written by two operators: %s and %s" % (
             _tensor(graph, problem.tensor), _op(graph, problem.op), _op(graph, problem.other))

@@ -117,14 +117,6 @@ def tflm_arena(model: Model, target: Optional[str] = None, kernels: str = "refer
     if model.subgraph_count != 1:
         raise MemcoreError("%s: TFLM's arena is modelled for one subgraph, the model has %d"
                            % (model.path, model.subgraph_count))
-    if not allow_unknown_ops:
-        unknown = unknown_ops(model, target, kernels)
-        if unknown:
-            raise MemcoreError("%s: TFLM (%s, %s kernels) does not run %s, or memcore does not model "
-                               "its kernel: %s; allow unknown operators for an upper bound"
-                               % (model.path, target, kernels,
-                                  "this operator" if len(unknown) == 1 else "these operators",
-                                  ", ".join(unknown)))
     sizes, first, last, owner = ll.tflm_buffers(graph, t, k, flags, model.path)
     head = _plan(sizes, first, last, alignment=ARENA_ALIGNMENT, strategy="tflm")
     r = ll.tflm_model(graph, t, k, flags, head.arena_bytes, len(sizes), model.path)
