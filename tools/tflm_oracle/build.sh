@@ -21,6 +21,9 @@
 # Objects are reused when newer than their source, so a rebuild after a change to one
 # TFLM .cc recompiles only that file (headers are not tracked: start clean after a
 # header change).
+# The whole script is one block, read before it runs, so editing this file while a
+# build is running cannot derail that build.
+{
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 target=${1:?usage: build.sh TARGET [TFLM_SRC] [BUILD_DIR]}
@@ -87,9 +90,26 @@ case $target in
     ldflags=(-nostartfiles -T "$here/baremetal/mps2.ld" --specs=rdimon.specs
       -Wl,--gc-sections -Wl,--no-warn-rwx-segments) ;;
   riscv32)
+    # Debian 12 has a RISC-V bare-metal C and C++ compiler (gcc-riscv64-unknown-elf, with
+    # rv32imac/ilp32 multilibs) and C library (picolibc, with semihosting), but no C++
+    # library for it.  TFLM needs only libstdc++'s headers (templates; no exceptions, no
+    # RTTI, nothing of the library proper): they are borrowed from the arm-none-eabi
+    # newlib build of the same GCC version, and the two ABI hooks a C++ program needs
+    # come from baremetal/cxx_support.cc.  Struct layouts are the compiler's: the ilp32
+    # ABI, not the borrowed headers, decides them.
     cxx=riscv64-unknown-elf-g++ cc=riscv64-unknown-elf-gcc
-    arch=(-march=rv32imac -mabi=ilp32 -mcmodel=medany -funsigned-char)
-    ;;
+    libcxx=/usr/include/newlib/c++/12.2.1
+    arch=(--specs=picolibc.specs -march=rv32imac -mabi=ilp32 -mcmodel=medany -funsigned-char)
+    includes+=(-isystem "$libcxx" -isystem "$libcxx/arm-none-eabi")
+    # As TFLM's riscv32_generic target.
+    defines+=(-DTF_LITE_USE_GLOBAL_CMATH_FUNCTIONS -DTF_LITE_USE_GLOBAL_MIN
+      -DTF_LITE_USE_GLOBAL_MAX)
+    cxxstd+=(-fno-use-cxa-atexit)
+    prog_srcs+=("$here/baremetal/cxx_support.cc")
+    # QEMU virt: RAM at 0x80000000, where -bios none starts; 4 MiB for code, 60 for data.
+    ldflags=(--crt0=semihost --oslib=semihost -Wl,--defsym=__flash=0x80000000
+      -Wl,--defsym=__flash_size=0x00400000 -Wl,--defsym=__ram=0x80400000
+      -Wl,--defsym=__ram_size=0x03c00000 -Wl,--defsym=__stack_size=0x10000) ;;
   *) echo "build.sh: unknown target $target" >&2; exit 2 ;;
 esac
 
@@ -167,3 +187,5 @@ $cxx --version | head -1 >"$out/compiler-version.txt"
 python3 "$here/build_info.py" "$out" "$src" "$here" "$target" "$cxx" "$compression" \
   "$lib_seconds" "$prog"
 echo "$prog"
+exit 0
+}

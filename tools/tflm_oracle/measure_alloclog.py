@@ -83,10 +83,14 @@ data), `init` / `prepare` / `finish_prepare` (op k), `finish_model_allocation[:p
 def parse_events(stdout):
     events, result = [], None
     for line in stdout.splitlines():
-        if line.startswith("@alloc "):
-            events.append(json.loads(line[len("@alloc "):]))
-        elif line.startswith('{"ok"'):
-            result = json.loads(line)
+        try:
+            if line.startswith("@alloc "):
+                events.append(json.loads(line[len("@alloc "):]))
+            elif line.startswith('{"ok"'):
+                result = json.loads(line)
+        except json.JSONDecodeError:
+            # A crash can cut the last line short; what came before it still stands.
+            events.append({"ev": "truncated_line", "text": line[:200]})
     return events, result
 
 
