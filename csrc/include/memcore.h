@@ -495,6 +495,8 @@ typedef enum {
     MC_PROBLEM_UNKNOWN_OP,        /* an operator TFLM does not run (op; value: its code) */
     MC_PROBLEM_KERNEL_REFUSES,    /* TFLM's kernel refuses the operator in Prepare: its input and
                                      output hold different numbers of elements (op) */
+    MC_PROBLEM_MISSING_INPUT,     /* the operator lacks an input its TFLM kernel reads in
+                                     Prepare (op) */
     MC_PROBLEM_COUNT
 } mc_problem_kind_t;
 

@@ -292,6 +292,17 @@ static void test_bad_calls(void)
     CHECK_EQ_I64(problem.kind, MC_PROBLEM_UNKNOWN_OP);
     CHECK_EQ_I64(problem.op, 0);
     CHECK_EQ_I64(problem.value, 81);
+    /* A MEAN without its axes input: TFLM's Prepare reads it, so the kernel refuses. */
+    build_fc(&m);
+    m.op.kind = 40;
+    m.op.n_inputs = 1;
+    {
+        int64_t n_buffers = 0, bytes = 0;
+        CHECK_EQ_I64(mc_tflm_buffer_count(&m.g, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, &n_buffers, &bytes,
+                                          &problem), MC_E_UNSUPPORTED);
+        CHECK_EQ_I64(problem.kind, MC_PROBLEM_MISSING_INPUT);
+        CHECK_EQ_I64(problem.op, 0);
+    }
 }
 
 static void test_tables(void)
