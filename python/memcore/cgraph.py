@@ -146,6 +146,8 @@ def describe(rc, problem, graph=None, file_bytes=None):
         return "%s %s" % (_op(graph, problem.op), text)
     if kind in (p.MC_PROBLEM_WRITES_CONSTANT, p.MC_PROBLEM_WRITES_INPUT):
         return "%s %s, %s" % (_op(graph, problem.op), text, _tensor(graph, problem.tensor))
+    if kind in (p.MC_PROBLEM_KERNEL_REFUSES, p.MC_PROBLEM_MISSING_INPUT):
+        return "%s %s" % (_op(graph, problem.op), text)
     if kind == p.MC_PROBLEM_WRITTEN_TWICE:
         return "%s is written by two operators: %s and %s" % (
             _tensor(graph, problem.tensor), _op(graph, problem.op), _op(graph, problem.other))
