@@ -67,7 +67,11 @@ def test_every_model_has_truth_and_every_truth_a_model(truth_path):
             ("tflite_micro", "tensorflow", "python", "platform", "command"):
         assert t["header"][field], field
     expected = {p.name for p in corpus_files} | {"models/" + p.name for p in (TESTS / "models").glob("*.tflite")}
-    assert set(t["models"]) == expected
+    if t["header"].get("subset"):
+        # A vendor library's run covers the kinds it replaces, not the whole corpus.
+        assert set(t["models"]) <= expected and len(t["models"]) >= 50
+    else:
+        assert set(t["models"]) == expected
 
 
 @pytest.mark.parametrize("truth_path", TRUTH_FILES, ids=lambda p: p.name)

@@ -493,8 +493,9 @@ typedef enum {
     MC_PROBLEM_TOO_LARGE,         /* more tensors or operators than the documented limits
                                      (MC_E_LIMIT; value: the count) */
     MC_PROBLEM_UNKNOWN_OP,        /* an operator TFLM does not run (op; value: its code) */
-    MC_PROBLEM_KERNEL_REFUSES,    /* TFLM's kernel refuses the operator in Prepare: its input and
-                                     output hold different numbers of elements (op) */
+    MC_PROBLEM_KERNEL_REFUSES,    /* TFLM's kernel refuses the operator in Prepare (a RESHAPE
+                                     whose input and output hold different numbers of elements,
+                                     a per-channel int16 FULLY_CONNECTED with CMSIS-NN) (op) */
     MC_PROBLEM_MISSING_INPUT,     /* the operator lacks an input its TFLM kernel reads in
                                      Prepare (op) */
     MC_PROBLEM_COUNT

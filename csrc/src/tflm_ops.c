@@ -295,6 +295,8 @@ enum {
 #define OUT(i) (X_OUT + (i))
 #define P(r) X_P, (r)
 #define S(r) X_S, (r)
+/* A rule's value when the kernel's Prepare refuses the operator (TFLM fails it). */
+#define REFUSED (-4)
 
 static const uint8_t p_none[] = {X_END};
 static const uint8_t p_in0[] = {IN(0), X_END};
@@ -738,9 +740,10 @@ static int64_t padding(int32_t same, int64_t in_size, int64_t filter, int64_t st
 static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1);
+    const mc_tensor_t *bias = in(s, op, 2);
     int64_t pad_h, pad_w, cols;
     int32_t in_c, fh, fw;
-    if (dtype(i0) != MC_DTYPE_INT8) {
+    if (dtype(i0) != MC_DTYPE_INT8 && dtype(i0) != MC_DTYPE_INT16) {
         return -1;
     }
     if (i0 == NULL || f == NULL || i0->rank != 4 || f->rank != 4) {
@@ -749,6 +752,14 @@ static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
     in_c = i0->dims[3];
     fh = f->dims[1];
     fw = f->dims[2];
+    if (dtype(i0) == MC_DTYPE_INT16) {
+        /* 16x8 runs CMSIS-NN only with an int64 bias or none; its im2col (without MVE)
+         * is two columns of int16: arm_convolve_s16_get_buffer_size. */
+        if (bias != NULL && dtype(bias) != MC_DTYPE_INT64) {
+            return -1;
+        }
+        return product(4 * (int64_t)in_c * fh, fw, 1);
+    }
     /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h */
     pad_h = padding(op->options[0], i0->dims[1], fh, op->options[2], op->options[5]);
     pad_w = padding(op->options[0], i0->dims[2], fw, op->options[1], op->options[4]);
@@ -905,6 +916,10 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
     case R_CMSIS_DEPTHWISE:
         return cmsis_depthwise(s, op);
     case R_CMSIS_FC_1X1:
+        /* CMSIS-NN's Prepare refuses per-channel quantization unless the input is int8. */
+        if (dtype(i0) == MC_DTYPE_INT16 && i1 != NULL && i1->quant_channels > 1) {
+            return REFUSED;
+        }
         /* int8, per-tensor, an output of rank > 2 and an accumulation depth that is a
          * multiple of 4: the kernel fakes per-channel quantization (2 int32 per output
          * channel); arm_convolve_1x1_s8_fast itself needs no buffer with GCC. */
@@ -933,6 +948,11 @@ static void apply(mc_sim_t *s, const mc_op_t *op, int32_t r, bool scratch)
 {
     int64_t bytes = rule(&s->ctx, op, r);
     if (bytes == -1) {
+        return;
+    }
+    if (bytes == REFUSED) {
+        s->status = MC_E_UNSUPPORTED;
+        s->refused = s->op;
         return;
     }
     if (bytes < 0) {
@@ -1075,7 +1095,7 @@ int32_t mc__op_scratch_count(const mc_ctx_t *c, const mc_op_t *op)
         } else if (*x == X_S) {
             int64_t bytes = rule(c, op, *++x);
             if (bytes < -1) {
-                return -1;
+                return bytes == REFUSED ? REFUSED : -1;
             }
             n += bytes >= 0;
         } else if (*x == X_IF) {

@@ -170,6 +170,11 @@ def describe(rc, problem, graph=None, file_bytes=None):
     if kind == p.MC_PROBLEM_UNKNOWN_OP:
         unknown = [k for k in range(graph.graph.n_ops) if not lib.mc_tflm_supports(graph.graph.ops[k].kind)] \
             if graph is not None else [problem.op]
+        if not unknown:
+            # TFLM registers the kind; what memcore lacks is the vendor library's kernel.
+            return ("memcore does not model the optimised kernel TFLM runs for %s on this target "
+                    "(--kernels reference is modelled; --allow-unknown-ops checks it as an upper bound)"
+                    % _op(graph, problem.op))
         return "TFLM does not run %s: %s (--allow-unknown-ops checks it anyway, as an upper bound)" % (
             "this operator" if len(unknown) == 1 else "these %d operators" % len(unknown),
             ", ".join(_op(graph, k) for k in unknown[:20]) + (", ..." if len(unknown) > 20 else ""))
