@@ -73,6 +73,8 @@ def test_dense(tmp_path):
     assert model.operations == 2 * 152
     # x 64 B, h 32, y 12 -> aligned 64, 32, 16; peak is x + h (96)
     assert model.plan("tflm").arena_bytes == 96
+    # Every kind here is in the op table: TFLM's exact figures, not a bound.
+    assert not memcore.tflm_arena(model).upper_bound
 
 
 def test_add_and_pool(tmp_path):
