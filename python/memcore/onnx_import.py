@@ -338,6 +338,9 @@ class _Builder:
                                       % (n.where, _ACTIVATION_NAMES[code]))
                 continue
             p.fused = code
+            out = self.resolve(n.outputs[0])
+            if out in self.dtype:   # quantised after the activation: the fused layer's output is
+                self.dtype[x] = self.dtype[out]
             self._remove(n, x)
             self._count("activation")
         # MatMul by a constant matrix, then Add of a constant vector: one fully connected
@@ -697,6 +700,10 @@ class _Builder:
                 options = (act,)
             elif kind == "SOFTMAX":
                 options = (_float_bits(1.0),)
+            elif kind in ("QUANTIZE", "DEQUANTIZE"):
+                # the converter keeps the scale and zero point as the tensor's quantisation
+                # parameters, not as operands: one input
+                inputs = [make(0)]
         elif op in _MOVES:
             kind = _MOVES[op]
         else:
