@@ -915,6 +915,7 @@ typedef struct {
     double duty_cycle;                /* fraction of the time spent inferring (1: back to back) */
     double average_watts;             /* over the duty cycle */
     double battery_life_seconds;      /* capacity / average power; 0 without a battery */
+    bool cheaper_to_send;             /* sending the input costs less energy than inferring */
     /* the verdict */
     int32_t verdict;                  /* mc_check_verdict_t */
     int32_t limiting;                 /* mc_resource_t that runs out first (the tightest when

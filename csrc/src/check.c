@@ -438,6 +438,7 @@ static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *
         return;
     }
     r->energy_joules = b->active_watts * t;
+    r->cheaper_to_send = r->radio_joules > 0 && r->radio_joules < r->energy_joules;
     busy = c->inferences_per_hour > 0 ? c->inferences_per_hour * t / SECONDS_PER_HOUR : 1;
     busy = busy > 1 ? 1 : busy;
     r->duty_cycle = busy;

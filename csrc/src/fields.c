@@ -77,6 +77,7 @@ static const field_t fields[] = {
     F("duty_cycle", duty_cycle, DOUBLE, 0),
     F("average_watts", average_watts, DOUBLE, 0),
     F("battery_life_seconds", battery_life_seconds, DOUBLE, 0),
+    F("cheaper_to_send", cheaper_to_send, BOOL, 0),
     /* the verdict */
     F("verdict", verdict, INT32_NAME, NAMES_VERDICT),
     F("limiting_resource", limiting, INT32_NAME, NAMES_RESOURCE),

@@ -275,11 +275,11 @@ class CheckReport:
 
 def _cheaper(fields):
     """"compute" when inferring on the board costs less energy than sending the input
-    over its radio, "send" when sending does; None without both figures."""
-    compute, radio = fields.get("energy_joules", 0), fields.get("radio_joules", 0)
-    if not compute or not radio:
+    over its radio, "send" when sending does (the C check's cheaper_to_send); None
+    without both figures."""
+    if not fields.get("energy_joules") or not fields.get("radio_joules"):
         return None
-    return "compute" if compute <= radio else "send"
+    return "send" if fields["cheaper_to_send"] else "compute"
 
 
 def model_dtype(model):
