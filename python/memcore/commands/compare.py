@@ -69,6 +69,9 @@ def run(args):
                                    format_seconds(r.budgets.latency_for(r.profile)) if r.budgets.latency_for(r.profile)
                                    else "none"))
     out.print(table)
-    out.line("won't fit (R N×): resource R (RAM, PSRAM or flash) needs N times what there is.  too slow (N×): "
-             "takes N times the latency budget.")
+    legend = "won't fit (R N×): resource R (RAM, PSRAM or flash) needs N times what there is.  too slow (N×): " \
+             "takes N times the latency budget."
+    if any(c.status == "battery" for c in cards):
+        legend += "  battery short (N×): needs N times the battery's energy over the life it must last."
+    out.line(legend)
     return 0
