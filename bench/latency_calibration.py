@@ -11,7 +11,7 @@ setup), whether the benchmark was fitted or held out, and the error.  The fit it
 redone here from the same sources, so a profile edited by hand shows up as a
 difference between "fit" and "profile".
 
-How each device is fitted (docs/latency.md says the same):
+How each device is fitted (docs/formulas.md, "How well the latency model predicts", says the same):
 - class ratios: the ratio between the conv, depthwise, matmul and other rates comes
   from a kernel-level table where one is published (ESP-NN's, on the ESP32-S3); one
   scale per kernel library is then fitted on end-to-end benchmarks;
