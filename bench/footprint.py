@@ -7,18 +7,20 @@ Builds csrc/src/*.c (the core only) for each target at -Os with -ffunction-secti
   text    code and constants the code needs (.text*, .literal* on Xtensa, .rodata*),
           summed over the objects: an upper bound, the linker can only drop more;
   data    .data* and .bss* (must be zero: the core has no globals);
-  stack   the largest frame of any public mc_* function on its own (checked), and the worst
-          along its static call graph (own frame + the deepest chain of callees in the
-          core; an indirect call counts as the deepest function of its file that could
-          be its target; libgcc helpers such as __muldi3 are not included);
+  stack   the largest frame of any public mc_* function on its own, and the worst along
+          its static call graph (own frame + the deepest chain of callees in the core:
+          checked); an indirect call counts as the deepest function of its file that
+          could be its target (the core's own comparators), except in files whose only
+          indirect call is the caller's callback (the TFLite reader's read function: the
+          caller's stack, not the core's); libgcc helpers such as __muldi3 are not included;
   scratch bytes the planner asks the caller for (mc_plan_scratch_bytes), per buffer
           and fixed, measured with a tiny host program.
 
     python3 bench/footprint.py            # table
-    python3 bench/footprint.py --check    # and fail unless: no data/bss, text < 16 KB,
-                                          # worst mc_* frame < 512 bytes (the
-                                          # figure with callees is printed, noted
-                                          # when over 512, not yet enforced)
+    python3 bench/footprint.py --check    # and fail unless: no data/bss anywhere,
+                                          # text < 40 KB and stack with callees
+                                          # < 1 KB on the microcontroller targets
+                                          # (Cortex-M4F, Xtensa)
 
 Targets whose compiler is not installed are skipped with a note (--check fails then,
 unless --allow-missing).  Python 3 standard library only.
@@ -39,8 +41,13 @@ STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
 FOOTPRINT = ["-Os", "-ffunction-sections", "-fdata-sections", "-fstack-usage",
              "-fcallgraph-info=su"]
 
-TEXT_LIMIT = 16 * 1024
-STACK_LIMIT = 512
+TEXT_LIMIT = 40 * 1024
+# The budgets are a board's: enforced on the microcontroller targets, printed for the
+# hosts (whose ABIs spill more: i386 passes every argument on the stack).
+LIMITED = ("cortex-m4f", "xtensa-lx106")
+STACK_LIMIT = 1024  # own frame + deepest chain of callees
+# Files whose indirect calls go to the caller's callback, not to the core.
+CALLBACK_FILES = ("tflite_reader.c",)
 
 
 def specs(package):
@@ -131,9 +138,11 @@ def worst_stacks(ci_files):
             calls.setdefault(src, set()).add(dst)
             if dst == "__indirect_call":
                 # A function pointer in this file: assume the deepest function defined
-                # in the same file (the core only calls its own static comparators).
+                # in the same file (the core only calls its own static comparators),
+                # unless the file's pointers are the caller's callbacks.
                 calls[src].discard(dst)
-                calls[src].add(("indirect", path))
+                if not os.path.basename(path).startswith(tuple(f[:-2] for f in CALLBACK_FILES)):
+                    calls[src].add(("indirect", path))
 
     memo = {}
 
@@ -232,17 +241,16 @@ def main():
             "%d B %s" % (r["chain"], r["chain_fn"])))
         if r["data"] != 0:
             failures.append("%s: %d bytes of .data/.bss" % (name, r["data"]))
-        if r["text"] >= TEXT_LIMIT:
+        if name in LIMITED and r["text"] >= TEXT_LIMIT:
             failures.append("%s: text %d >= %d" % (name, r["text"], TEXT_LIMIT))
-        if r["own"] >= STACK_LIMIT:
-            failures.append("%s: %s frame %d >= %d" % (name, r["own_fn"], r["own"], STACK_LIMIT))
         if r["chain"] >= STACK_LIMIT:
-            warnings.append("%s: %s with callees %d >= %d" % (name, r["chain_fn"], r["chain"],
+            (failures if name in LIMITED else warnings).append("%s: %s with callees %d >= %d" % (name, r["chain_fn"], r["chain"],
                                                             STACK_LIMIT))
         if r["dynamic"]:
             failures.append("%s: dynamic stack in %s" % (name, ", ".join(r["dynamic"])))
     print("planner scratch: %d bytes per buffer + %d (mc_plan_scratch_bytes, host)" % (per, fixed))
-    print("budget: text < %d B, no .data/.bss, stack < %d B" % (TEXT_LIMIT, STACK_LIMIT))
+    print("budget: no .data/.bss; on %s text < %d B and stack with callees < %d B"
+          % (" and ".join(LIMITED), TEXT_LIMIT, STACK_LIMIT))
     for w in warnings:
         print("note: " + w)
     if args.check and failures:

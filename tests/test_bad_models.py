@@ -99,8 +99,22 @@ def test_unsupported_builtin_operator(tmp_path):
 def test_dynamic_shape(tmp_path):
     def edit(model):
         tensor = model.subgraphs[0].tensors[0]
+        tensor.shape = [-1] + list(tensor.shape[1:])
+    message = _raises(tmp_path, "dynamic.tflite", _edited(edit), "dynamic or unknown dimension")
+    assert "tensor 0 (x) of shape [-1, 28, 28, 1]" in message
+
+
+def test_dynamic_batch_signature_with_a_concrete_shape_is_accepted(tmp_path):
+    # The converter writes shape_signature [-1, 28, 28, 1] with shape [1, 28, 28, 1] for a model
+    # with a free batch; TFLM allocates the concrete shape, and so must memcore.
+    def edit(model):
+        tensor = model.subgraphs[0].tensors[0]
         tensor.shapeSignature = [-1] + list(tensor.shape[1:])
-    _raises(tmp_path, "dynamic.tflite", _edited(edit), "dynamic or unknown shape")
+    path = tmp_path / "signature.tflite"
+    path.write_bytes(_edited(edit))
+    model, original = memcore.load(path), memcore.load(GOOD)
+    assert model.tensors[0].shape == (1, 28, 28, 1)
+    assert model.plan("tflm").arena_bytes == original.plan("tflm").arena_bytes
 
 
 def test_several_subgraphs(tmp_path):

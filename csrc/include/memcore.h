@@ -40,7 +40,13 @@ typedef enum {
     MC_E_NOT_FINITE = -4,    /* a float input is NaN or infinite */
     MC_E_OVERFLOW = -5,      /* a byte or value count does not fit in 64 bits */
     MC_E_SCRATCH = -6,       /* the caller's scratch buffer is too small or misaligned */
-    MC_E_LIFETIME = -7       /* a buffer's first use is after its last use, or negative */
+    MC_E_LIFETIME = -7,      /* a buffer's first use is after its last use, or negative */
+    MC_E_MODEL = -8,         /* the model file is malformed (the mc_problem_t says where) */
+    MC_E_GRAPH = -9,         /* the graph is not a valid dataflow graph (mc_problem_t) */
+    MC_E_READ = -10,         /* the read callback failed */
+    MC_E_UNSUPPORTED = -11,  /* a valid model memcore does not model (mc_problem_t) */
+    MC_E_LIMIT = -12,        /* past a documented limit on the work or the model's size */
+    MC_E_LAST = -12          /* the lowest status code */
 } mc_status_t;
 
 /* Human-readable text for a status; never NULL. */
@@ -465,10 +471,17 @@ typedef struct {
     int64_t first_input;         /* its inputs are graph->op_tensors[first_input ..) */
     int64_t first_output;
     int64_t first_intermediate;
+    int64_t custom_name_offset;  /* CUSTOM operators: where the custom code's name starts in
+                                    the file; -1 otherwise */
+    int32_t custom_name_bytes;
     int32_t n_inputs;            /* an absent optional input is -1 */
     int32_t n_outputs;
     int32_t n_intermediates;
 } mc_op_t;
+
+/* mc_graph_t.flags */
+#define MC_GRAPH_OFFLINE_PLAN 1u  /* the file carries an offline memory plan (TFLite's
+                                     "OfflineMemoryAllocation" metadata) */
 
 typedef struct {
     const mc_tensor_t *tensors;
@@ -482,7 +495,97 @@ typedef struct {
     int64_t n_inputs;
     int64_t n_outputs;
     int64_t n_subgraphs;         /* subgraphs in the file; only the first is described */
+    uint32_t flags;              /* MC_GRAPH_* */
 } mc_graph_t;
+
+/* What is wrong with a model or a graph, precisely enough for a binding to say it in
+ * one line ("model.tflite: operator 3 (ADD) reads tensor 7 'x' before any operator
+ * writes it").  Functions that read or validate a model fill one when they fail. */
+typedef enum {
+    MC_PROBLEM_NONE = 0,
+    /* The file (MC_E_MODEL); `at` is the offending byte offset where there is one. */
+    MC_PROBLEM_NOT_TFLITE,        /* no "TFL3" identifier, or too short to hold one */
+    MC_PROBLEM_SCHEMA_VERSION,    /* the model's schema version is not 3 (value) */
+    MC_PROBLEM_PAST_END,          /* an offset or a length points past the end of the file */
+    MC_PROBLEM_BAD_TABLE,         /* a flatbuffer table or vtable is malformed */
+    MC_PROBLEM_NO_SUBGRAPH,       /* the model has no subgraph */
+    MC_PROBLEM_BAD_OPCODE,        /* an operator's opcode index is out of range (op, value) */
+    MC_PROBLEM_BAD_BUFFER,        /* a tensor's buffer index is out of range (tensor, value) */
+    MC_PROBLEM_BUFFER_PAST_END,   /* a buffer's data lies past the end of the file (tensor) */
+    /* The graph (MC_E_GRAPH). */
+    MC_PROBLEM_BAD_TENSOR_INDEX,  /* an operator (op) or the graph's inputs/outputs (op -1)
+                                     name tensor `value`, which does not exist */
+    MC_PROBLEM_BAD_RANK,          /* a tensor's rank is negative or above MC_MAX_DIMS (value) */
+    MC_PROBLEM_DYNAMIC_SHAPE,     /* a tensor's shape has a negative (unknown) dimension */
+    MC_PROBLEM_BAD_DTYPE,         /* a tensor's type has no fixed element size TFLM can
+                                     allocate (value: the type code) */
+    MC_PROBLEM_SIZE_OVERFLOW,     /* a tensor's byte size does not fit in 64 bits */
+    MC_PROBLEM_BAD_BYTES,         /* a tensor's bytes disagree with its shape and type */
+    MC_PROBLEM_NO_OUTPUTS,        /* an operator has no outputs */
+    MC_PROBLEM_WRITTEN_TWICE,     /* a tensor is written by operator `op` and by `other` */
+    MC_PROBLEM_WRITES_CONSTANT,   /* an operator writes a constant tensor */
+    MC_PROBLEM_WRITES_INPUT,      /* an operator writes a graph input */
+    MC_PROBLEM_CYCLE,             /* an operator reads a tensor that it (other == op) or a
+                                     later operator (other) writes: a cycle */
+    MC_PROBLEM_READ_UNWRITTEN,    /* an operator reads a tensor that no operator writes and
+                                     that is neither a graph input, a constant nor a variable */
+    MC_PROBLEM_OUTPUT_UNWRITTEN,  /* a graph output that no operator writes */
+    MC_PROBLEM_BAD_OPERATOR,      /* an operator's tensor list lies outside op_tensors */
+    /* Valid, but not modelled (MC_E_UNSUPPORTED). */
+    MC_PROBLEM_SUBGRAPHS,         /* several subgraphs (control flow: IF, WHILE) (value) */
+    MC_PROBLEM_OFFLINE_PLAN,      /* an offline memory plan in the file's metadata */
+    MC_PROBLEM_EXTERNAL_DATA,     /* tensor data outside the flatbuffer (tensor) */
+    MC_PROBLEM_SPARSE,            /* a sparse tensor, which TFLM does not run (tensor) */
+    MC_PROBLEM_TOO_LARGE,         /* more tensors or operators than the documented limits
+                                     (MC_E_LIMIT; value: the count) */
+    MC_PROBLEM_COUNT
+} mc_problem_kind_t;
+
+typedef struct {
+    int32_t kind;    /* mc_problem_kind_t */
+    int64_t op;      /* the operator concerned, or -1 */
+    int64_t tensor;  /* the tensor concerned, or -1 */
+    int64_t other;   /* a second operator, or -1 */
+    int64_t value;   /* the offending value (an index, a count, a type code), or -1 */
+    int64_t at;      /* the byte offset in the file, or -1 */
+} mc_problem_t;
+
+/* A short text for a problem kind ("reads a tensor before any operator writes it");
+ * never NULL.  Bindings put the operator, tensor and names around it. */
+const char *mc_problem_text(int32_t kind);
+
+/* TFLite's name of a builtin operator code ("CONV_2D" for 3), or NULL for a code this
+ * memcore does not know (newer schemas, StableHLO operators). */
+const char *mc_op_name(int32_t kind);
+
+/* The size in bytes of one element of `dtype` as TFLM allocates it (int4 is one byte),
+ * or 0 for a type TFLM cannot allocate (string, variant) or an unknown code. */
+int64_t mc_dtype_bytes(int32_t dtype);
+
+/* Limits on what memcore reads and checks, so work stays bounded on a board and a
+ * hostile file cannot make it run for minutes: MC_E_LIMIT past them. */
+#define MC_MAX_TENSORS 1000000
+#define MC_MAX_OPS 1000000
+#define MC_MAX_OP_TENSORS 16000000
+
+/* Scratch mc_graph_validate needs for a graph with n_tensors tensors, in bytes. */
+mc_status_t mc_graph_validate_scratch_bytes(int64_t n_tensors, int64_t *scratch_bytes);
+
+/*
+ * Checks that `graph` is a dataflow graph TFLM could run, in execution order: every
+ * index in range; shapes, types and byte sizes consistent (bytes recomputed, never
+ * trusted); every operator writes at least one tensor, none writes a constant or a
+ * graph input, no tensor is written twice; every tensor an operator reads is a
+ * constant, a variable, a graph input, or written by an earlier operator (reading a
+ * tensor the operator itself or a later one writes is a cycle); every graph output is
+ * written.  Returns MC_OK, or MC_E_GRAPH (MC_E_LIMIT past the limits above) with
+ * *problem saying where.  Multi-subgraph graphs and offline plans are valid here; the
+ * check refuses them.
+ * [in] graph  [in] scratch 8-byte aligned  [in] scratch_bytes
+ * [out] problem  may be NULL
+ */
+mc_status_t mc_graph_validate(const mc_graph_t *graph, void *scratch, int64_t scratch_bytes,
+                              mc_problem_t *problem);
 
 /* ---- 9. Targets and kernel libraries ------------------------------------------ */
 
@@ -503,6 +606,52 @@ typedef enum {
     MC_KERNELS_OPTIMISED = 1   /* the target's vendor kernels: CMSIS-NN on Cortex-M,
                                   ESP-NN on ESP32; the reference kernels elsewhere */
 } mc_kernels_t;
+
+/* ---- 10. Reading a .tflite file ---------------------------------------------- */
+
+/*
+ * The reader turns the bytes of a TFLite flatbuffer into the neutral graph without
+ * allocating: the caller gives scratch sized by mc_tflite_size(), and the bytes come
+ * through a read callback, so a board reads a model from its filesystem a few hundred
+ * bytes at a time instead of holding it in RAM.  Every offset and length is checked
+ * against the file's size before it is followed; nothing is trusted.  The graph's
+ * arrays live in the scratch; names stay in the file (mc_tensor_t.name_offset).
+ */
+
+/* Copies `bytes` bytes of the file starting at `offset` into `buffer`; returns MC_OK,
+ * or any other status (MC_E_READ) when it cannot.  Never asked for bytes past the end. */
+typedef mc_status_t (*mc_read_fn)(void *context, int64_t offset, uint8_t *buffer, int32_t bytes);
+
+typedef struct {
+    mc_read_fn read;       /* the callback; NULL when `data` holds the whole file */
+    void *context;         /* passed to read */
+    const uint8_t *data;   /* the file in memory (when read is NULL) */
+    int64_t file_bytes;    /* the file's size */
+} mc_source_t;
+
+typedef struct {
+    int64_t n_tensors;
+    int64_t n_ops;
+    int64_t n_op_tensors;
+    int64_t n_inputs;
+    int64_t n_outputs;
+    int64_t n_subgraphs;
+    int64_t scratch_bytes;  /* what mc_tflite_read needs for this file */
+} mc_tflite_size_t;
+
+/* Counts what the file's first subgraph holds and the scratch needed to read it.
+ * [in] source  [out] out  [out] problem  may be NULL */
+mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_problem_t *problem);
+
+/*
+ * Reads the file's first subgraph into *graph, whose arrays point into `scratch`
+ * (8-byte aligned, at least mc_tflite_size()'s scratch_bytes; keep it alive while the
+ * graph is used).  Checks the file's structure, not the graph's dataflow: run
+ * mc_graph_validate on the result.
+ * [in] source  [in] scratch  [in] scratch_bytes  [out] graph  [out] problem  may be NULL
+ */
+mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scratch_bytes,
+                           mc_graph_t *graph, mc_problem_t *problem);
 
 #ifdef __cplusplus
 }

@@ -56,6 +56,7 @@ class Tensor:
     is_variable: bool = False        # state kept between invocations (TFLM allocates it apart)
     quantization_channels: int = 0   # number of quantization scales (0: not quantized)
     has_zero_point: bool = False     # the quantization also carries zero points
+    quantization_dimension: int = 0  # the axis per-channel scales run along
 
     @property
     def elements(self) -> int:
@@ -85,6 +86,11 @@ class Operator:
     #   "per_channel"      the filter has more than one quantization scale
     #   "kernel_hw", "stride_hw"  convolution and pooling windows
     attributes: Mapping[str, object] = field(default_factory=dict)
+    code: int = -1                   # TFLite BuiltinOperator code (-1: the kind's, looked up)
+    version: int = 1                 # the operator code's version
+    options_type: int = 0            # TFLite BuiltinOptions code of `options`
+    options: Tuple[int, ...] = ()    # builtin options as scalars in schema order (mc_op_t.options)
+    intermediates: Tuple[int, ...] = ()
 
     @property
     def operations(self) -> int:
@@ -182,5 +188,10 @@ def load(path) -> Model:
     if path.lower().endswith(".tflite"):
         raise bad_model(path, "not a TFLite flatbuffer (no TFL3 identifier at byte 4); "
                               "the file is truncated, corrupted or in another format")
+    from memcore.cgraph import from_model
     from memcore.onnx_import import load_onnx
-    return load_onnx(path, data)
+    model = load_onnx(path, data)
+    # The same dataflow rules as a TFLite file's, checked by the same C (cycles, tensors
+    # read before they are written, tensors written twice, ...).
+    from_model(model).validate(path)
+    return model
