@@ -147,17 +147,18 @@ def worst_stacks(ci_files):
     memo = {}
 
     def depth(title, active):
+        """(bytes, the chain of (function, frame)) of the deepest path from title."""
         if title in memo:
             return memo[title]
         if isinstance(title, tuple):
             candidates = [t for t in files.get(title[1], []) if t not in active]
-            return max([depth(t, active) for t in candidates], default=0)
+            return max([depth(t, active) for t in candidates], default=(0, ()))
         frame = nodes.get(title, (title, None))[1] or 0  # external helper: unknown, 0
         if title in active:
-            return 0  # recursion would be unbounded; the core has none, report the frame
+            return (0, ())  # recursion would be unbounded; the core has none, report the frame
         active = active | {title}
-        best = max([depth(c, active) for c in calls.get(title, ())], default=0)
-        memo[title] = frame + best
+        best = max([depth(c, active) for c in calls.get(title, ())], default=(0, ()))
+        memo[title] = (frame + best[0], ((nodes.get(title, (title,))[0], frame),) + best[1])
         return memo[title]
 
     return {info[0]: depth(t, frozenset()) for t, info in nodes.items()
@@ -191,12 +192,14 @@ def build(name, cc, size_tool, specs_pkg, workdir):
         frames.update(parse_su(obj[:-2] + ".su"))
     public = {f: v for f, v in frames.items() if f.startswith("mc_")}
     fn, (own, qual) = max(public.items(), key=lambda kv: kv[1][0])
-    chains = worst_stacks(sorted(glob.glob(os.path.join(out, "*.ci"))))
+    paths = worst_stacks(sorted(glob.glob(os.path.join(out, "*.ci"))))
+    chains = {f: p[0] for f, p in paths.items()}
     chain_fn = max(chains, key=chains.get) if chains else fn
     # "dynamic,bounded" (i386 pushes call arguments) is fine; unbounded is not.
     dynamic = sorted(f for f, (_, q) in frames.items() if q == "dynamic")
     return {"text": text, "data": data, "own": own, "own_fn": fn,
-            "chain": chains.get(chain_fn, own), "chain_fn": chain_fn, "dynamic": dynamic}
+            "chain": chains.get(chain_fn, own), "chain_fn": chain_fn, "dynamic": dynamic,
+            "path": paths[chain_fn][1] if chain_fn in paths else ()}
 
 
 def scratch(workdir):
@@ -221,6 +224,7 @@ def main():
     ap.add_argument("--check", action="store_true", help="fail unless within budget")
     ap.add_argument("--allow-missing", action="store_true",
                     help="with --check, skip targets whose compiler is missing")
+    ap.add_argument("--why", action="store_true", help="print each target's deepest call chain")
     args = ap.parse_args()
 
     failures, warnings = [], []
@@ -239,6 +243,8 @@ def main():
         print("%-13s %7d %9d  %-34s %s" % (
             name, r["text"], r["data"], "%d B %s" % (r["own"], r["own_fn"]),
             "%d B %s" % (r["chain"], r["chain_fn"])))
+        if args.why:
+            print("  deepest: " + " > ".join("%s %d" % step for step in r["path"]))
         if r["data"] != 0:
             failures.append("%s: %d bytes of .data/.bss" % (name, r["data"]))
         if name in LIMITED and r["text"] >= TEXT_LIMIT:

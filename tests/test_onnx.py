@@ -69,7 +69,8 @@ def test_dense(tmp_path):
     assert model.operations == 2 * 152 + 8
     # x 64 B, h 32, r 32, y 12 -> aligned 64, 32, 32, 16; peak is h + r (32 + 32 = 64) or x + h (96)
     assert model.plan("tflm").arena_bytes == 96
-    assert memcore.tflm_arena(model).estimated_kinds == ("RELU",)
+    # RELU has no measured row yet: its costs are estimates that err high.
+    assert memcore.tflm_arena(model).upper_bound
 
 
 def test_add_and_pool(tmp_path):
@@ -102,14 +103,14 @@ def test_constant_node_is_a_weight(tmp_path):
     assert model.parameter_count == 2 and model.weight_bytes == 16
 
 
-@pytest.mark.parametrize("pointer_bytes", [4, 8])
-def test_tflm_arena_of_an_onnx_model(tmp_path, pointer_bytes):
+@pytest.mark.parametrize("target", ["esp32", "host64"])
+def test_tflm_arena_of_an_onnx_model(tmp_path, target):
     model = _save(tmp_path, "conv",
                   [helper.make_node("Conv", ["x", "w"], ["y"])],
                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 5, 5])],
                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 3, 3])],
                   [_weights("w", 2, 1, 3, 3)])
-    arena = memcore.tflm_arena(model, pointer_bytes)
+    arena = memcore.tflm_arena(model, target=target)
     assert arena.head_bytes == 112 + 80  # 100 B -> 112, 72 B -> 80, both live at the conv
     assert arena.total_bytes == arena.head_bytes + arena.tail_bytes
     assert arena.recommended_arena_bytes >= arena.total_bytes

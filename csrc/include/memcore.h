@@ -264,6 +264,12 @@ mc_status_t mc_latency(int64_t bytes_moved, int64_t operations,
                        double bandwidth_bytes_per_second, double operations_per_second,
                        double overhead_seconds, mc_latency_t *out);
 
+/* The same from parts already in seconds (each >= 0, finite): the check's compute time
+ * is a sum over operator classes, its fetch time a sum over memory regions.
+ * [out] out */
+mc_status_t mc_latency_of_parts(double fetch_seconds, double compute_seconds, double setup_seconds,
+                                mc_latency_t *out);
+
 /* ---- 6. Batching and the roofline -------------------------------------------- */
 
 typedef enum { MC_BOUND_MEMORY = 0, MC_BOUND_COMPUTE = 1 } mc_bound_t;
@@ -538,6 +544,7 @@ typedef enum {
     MC_PROBLEM_SPARSE,            /* a sparse tensor, which TFLM does not run (tensor) */
     MC_PROBLEM_TOO_LARGE,         /* more tensors or operators than the documented limits
                                      (MC_E_LIMIT; value: the count) */
+    MC_PROBLEM_UNKNOWN_OP,        /* an operator TFLM does not run (op; value: its code) */
     MC_PROBLEM_COUNT
 } mc_problem_kind_t;
 
@@ -652,6 +659,270 @@ mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_
  */
 mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scratch_bytes,
                            mc_graph_t *graph, mc_problem_t *problem);
+
+/* ---- 11. TensorFlow Lite Micro's arena for a graph ---------------------------- */
+
+/*
+ * What TFLM does with a graph's memory on a target, from the op table: the buffers
+ * its planner places in the head (activation tensors, then the kernels' scratch
+ * buffers), and the persistent tail and transient peaks around it.  Three calls, so
+ * that the check can place the same buffers with memcore's own planner too:
+ *   mc_tflm_buffer_count  how many buffers the head holds;
+ *   mc_tflm_buffers       their sizes and lifetimes (TFLM's scopes + 1, so 0 is the
+ *                         first valid scope) and who owns each;
+ *   mc_tflm_model         given the planned head, the tail, the minimum arena and
+ *                         the recommended one.
+ */
+
+/* mc_tflm_model flags */
+#define MC_TFLM_ALLOW_UNKNOWN 1u  /* cost operators missing from the op table as upper bounds
+                                     instead of failing with MC_E_UNSUPPORTED */
+
+/* RecordingMicroAllocator's categories of the tail. */
+typedef enum {
+    MC_TFLM_EVAL_TENSORS = 0,        /* "TfLiteEvalTensor data" */
+    MC_TFLM_NODES = 1,               /* "NodeAndRegistration struct" */
+    MC_TFLM_PERSISTENT_BUFFERS = 2,  /* "Persistent buffer data" (kernels' data, io arrays) */
+    MC_TFLM_PERSISTENT_TENSORS = 3,  /* "Persistent TfLiteTensor data" */
+    MC_TFLM_QUANTIZATION = 4,        /* "Persistent TfLiteTensor quantization data" */
+    MC_TFLM_CATEGORY_COUNT = 5
+} mc_tflm_category_t;
+
+typedef struct {
+    int64_t used_bytes;       /* padding included */
+    int64_t requested_bytes;
+    int64_t count;            /* allocations; structs for the eval tensors and nodes */
+} mc_tflm_usage_t;
+
+typedef struct {
+    int64_t head_bytes;              /* the planned head, as given */
+    int64_t tail_bytes;              /* persistent allocations */
+    int64_t total_bytes;             /* head + tail: what TFLM reports after AllocateTensors */
+    int64_t minimum_arena_bytes;     /* the smallest arena AllocateTensors accepts */
+    int64_t recommended_arena_bytes; /* the arena to give TFLM: >= minimum_arena_bytes */
+    mc_tflm_usage_t categories[MC_TFLM_CATEGORY_COUNT];
+    int64_t unknown_ops;             /* operators costed as upper bounds (MC_TFLM_ALLOW_UNKNOWN) */
+    bool upper_bound;                /* true when unknown_ops > 0: not TFLM's exact figure */
+} mc_tflm_t;
+
+/* Number of buffers TFLM plans in the head for `graph` with `kernels` on `target`, and
+ * the scratch mc_tflm_buffers needs to list them.
+ * [out] n_buffers  [out] scratch_bytes  [out] problem may be NULL */
+mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
+                                 uint32_t flags, int64_t *n_buffers, int64_t *scratch_bytes,
+                                 mc_problem_t *problem);
+
+/*
+ * The head's buffers, n_buffers of each array: activation tensors that need
+ * allocating, in tensor order, then scratch buffers in the order TFLM requests them.
+ * owner[i] is the tensor index, or -1 - k for a scratch buffer of operator k.
+ * Lifetimes are TFLM's allocation scopes shifted by one (0 before the first operator,
+ * k + 1 while operator k runs).
+ */
+mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
+                            void *scratch, int64_t scratch_bytes, int64_t *sizes, int32_t *first_use,
+                            int32_t *last_use, int32_t *owner, int64_t n_buffers, mc_problem_t *problem);
+
+/* TFLM's tail, minimum and recommended arena around a head planned as head_bytes
+ * (mc_plan(MC_PLAN_TFLM) of mc_tflm_buffers, alignment 16).
+ * [out] out  [out] problem may be NULL */
+mc_status_t mc_tflm_model(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
+                          int64_t head_bytes, int64_t n_buffers, mc_tflm_t *out, mc_problem_t *problem);
+
+/* Whether TFLM registers a kernel for builtin operator `kind` (MicroMutableOpResolver). */
+bool mc_tflm_supports(int32_t kind);
+
+/* One operator's arithmetic, with the counting conventions of the docs: multiply-
+ * accumulates (conv, depthwise, fully connected, batch matmul, transpose conv) and the
+ * other operations (one per element visited).  operations = 2 x macs + other_ops.
+ * [out] macs  [out] other_ops */
+mc_status_t mc_op_counts(const mc_graph_t *graph, int64_t op, int64_t *macs, int64_t *other_ops);
+
+/* ---- 12. The check: will this model fit this board, and be quick enough? ------- */
+
+/*
+ * Everything `memcore check` reports, computed here once, for the host and the board
+ * alike: from a graph (or a .tflite file through the reader), a board's memory and
+ * speed figures and a configuration, the arena plans, TFLM's overhead, memory per
+ * region, latency, energy, and the verdict with the resource that runs out first.
+ */
+
+typedef enum {
+    MC_REGION_RAM = 0,    /* internal SRAM */
+    MC_REGION_PSRAM = 1,  /* external RAM */
+    MC_REGION_FLASH = 2,  /* memory-mapped flash: read-only, holds the model file */
+    MC_REGION_COUNT = 3
+} mc_region_t;
+
+/* Operator classes with rates of their own. */
+typedef enum {
+    MC_OPCLASS_CONV = 0,       /* CONV_2D, TRANSPOSE_CONV */
+    MC_OPCLASS_DEPTHWISE = 1,  /* DEPTHWISE_CONV_2D */
+    MC_OPCLASS_MATMUL = 2,     /* FULLY_CONNECTED, BATCH_MATMUL */
+    MC_OPCLASS_OTHER = 3,      /* everything else: element-wise, pooling, data movement */
+    MC_OPCLASS_COUNT = 4
+} mc_opclass_t;
+
+typedef enum { MC_NUMERIC_INT8 = 0, MC_NUMERIC_FLOAT32 = 1, MC_NUMERIC_COUNT = 2 } mc_numeric_t;
+
+typedef struct {
+    int64_t bytes;                  /* what a model may use in the region; 0: no such region */
+    double read_bytes_per_second;   /* > 0 when bytes > 0 */
+} mc_region_spec_t;
+
+/* A board, as numbers (a device profile's; see docs/device-profiles.md for sources). */
+typedef struct {
+    mc_target_t target;                    /* its ABI and TFLM build */
+    mc_region_spec_t regions[MC_REGION_COUNT];
+    int64_t ram_bytes_at_boot;             /* RAM free before the runtime grows its heap (<= RAM) */
+    /* Achieved operations per second, per operator class, numeric type and kernel
+     * library; 0 where unknown (the class then uses MC_OPCLASS_OTHER's rate). */
+    double ops_per_second[MC_OPCLASS_COUNT][MC_NUMERIC_COUNT][2];
+    /* Bit r set: traffic to region r is already inside the measured rates (they were
+     * fitted on benchmarks run that way), so it is not charged again as fetch time. */
+    uint32_t rates_include_region;
+    double overhead_seconds;               /* fixed per request */
+    double active_watts;                   /* while inferring; 0: unknown (no energy figures) */
+    double sleep_watts;                    /* between inferences */
+    double radio_joules_per_byte;          /* sending the input instead; 0: no radio */
+} mc_board_t;
+
+/* mc_check_config_t.flags */
+#define MC_CHECK_ALLOW_UNKNOWN_OPS 1u  /* upper-bound numbers for operators TFLM does not know */
+
+typedef struct {
+    mc_kernels_t kernels;
+    int32_t arena_region;            /* MC_REGION_RAM or MC_REGION_PSRAM */
+    int32_t weights_region;          /* MC_REGION_FLASH (read in place), RAM or PSRAM (loaded) */
+    int64_t batch;                   /* >= 1: the arena scales with it, TFLM's overhead does not */
+    int64_t model_file_bytes;        /* the model file kept in flash (0: not stored on the board) */
+    int64_t available_bytes;         /* >= 0: pins the arena region's available bytes (what a
+                                        board measured); -1: the board's figure */
+    double latency_budget_seconds;   /* > 0: a budget per request; 0: none */
+    double inferences_per_hour;      /* duty cycle for energy and battery; 0: none */
+    double battery_joules;           /* > 0: a battery of this capacity ... */
+    double battery_life_seconds;     /* ... that must last this long */
+    int64_t plan_steps;              /* work budget of memcore's planner; 0: its default */
+    uint32_t flags;                  /* MC_CHECK_* */
+} mc_check_config_t;
+
+typedef enum {
+    MC_RESOURCE_RAM = 0,
+    MC_RESOURCE_PSRAM = 1,
+    MC_RESOURCE_FLASH = 2,
+    MC_RESOURCE_LATENCY = 3,   /* seconds per request against the budget (and the duty cycle) */
+    MC_RESOURCE_BATTERY = 4,   /* joules over the battery's required life against its capacity */
+    MC_RESOURCE_COUNT = 5
+} mc_resource_t;
+
+typedef struct {
+    bool checked;        /* used or budgeted in this configuration */
+    bool fits;           /* need <= limit (true when not checked) */
+    double need;         /* bytes, seconds or joules */
+    double limit;
+    double margin;       /* limit - need */
+    double usage;        /* need / limit: which runs out first */
+    int64_t need_bytes;  /* memory resources, exactly */
+    int64_t limit_bytes;
+    int64_t margin_bytes;
+} mc_resource_check_t;
+
+/* Verdicts, numbered as the command line's exit statuses. */
+typedef enum {
+    MC_CHECK_FITS = 0,            /* every resource within its limit */
+    MC_CHECK_DOES_NOT_FIT = 1,    /* RAM, PSRAM or flash is short */
+    MC_CHECK_MISSES_BUDGET = 3    /* fits, but misses the latency or battery budget */
+} mc_check_verdict_t;
+
+typedef struct {
+    /* the model */
+    int64_t tensors;
+    int64_t ops;
+    int64_t parameters;               /* values in constant tensors */
+    int64_t weights_bytes;            /* bytes of constant tensors */
+    int64_t activation_bytes;         /* every activation tensor, no reuse */
+    int64_t input_bytes;              /* graph inputs, per request */
+    int64_t macs;                     /* per request (batch included) */
+    int64_t operations;               /* 2 x macs + other operations, per request */
+    int32_t numeric;                  /* mc_numeric_t: float32 when any weight is float32 */
+    int32_t kernels;                  /* mc_kernels_t the rates assume (reference for float32) */
+    /* the arena, per example */
+    int64_t arena_tflm_bytes;         /* TFLM's planner over its buffers: its head */
+    int64_t arena_best_bytes;         /* memcore's planner over the same buffers */
+    int64_t arena_lower_bound_bytes;  /* most bytes live at once: no plan needs less */
+    bool best_is_optimal;             /* memcore's plan is proven optimal */
+    int64_t scratch_buffer_bytes;     /* kernels' scratch buffers among the head's buffers */
+    int64_t buffers;                  /* buffers in the head */
+    mc_tflm_t tflm;                   /* TFLM's tail, minimum and recommended arena */
+    /* memory, in the arena's region */
+    int64_t runtime_overhead_bytes;   /* TFLM's persistent tail (tflm.tail_bytes) */
+    int64_t runtime_bytes;            /* what TFLM needs beyond its planned head, once per
+                                         interpreter: its tail, or its planning peak's excess */
+    int64_t recommended_arena_bytes;  /* the arena to give TFLM at this batch: batch x head +
+                                         runtime_bytes */
+    int64_t required_bytes;           /* arena + weights kept in the same region */
+    int64_t available_bytes;
+    int64_t headroom_bytes;           /* available - required */
+    bool needs_heap_growth;           /* fits only once the heap grows past its size at boot */
+    /* time */
+    mc_latency_t latency;             /* fetch + compute + setup, per request */
+    mc_roofline_t roofline;
+    double compute_seconds_by_class[MC_OPCLASS_COUNT];
+    /* energy (0 when the board's power is unknown) */
+    double energy_joules;             /* per request: active power x latency */
+    double radio_joules;              /* sending the inputs over the radio instead */
+    double average_watts;             /* over the duty cycle */
+    double battery_life_seconds;      /* capacity / average power; 0 without a battery */
+    /* the verdict */
+    int32_t verdict;                  /* mc_check_verdict_t */
+    int32_t limiting;                 /* mc_resource_t that runs out first (the tightest when
+                                         everything fits) */
+    mc_resource_check_t resources[MC_RESOURCE_COUNT];
+} mc_check_t;
+
+/* One row per operator of the per-layer table. */
+typedef struct {
+    int64_t macs;
+    int64_t operations;
+    int64_t weights_bytes;     /* its constant inputs */
+    int64_t live_bytes;        /* bytes of the head's buffers alive while it runs (aligned) */
+    int64_t scratch_bytes;     /* its kernel scratch buffers */
+    double seconds;            /* its share of compute time */
+    bool peak;                 /* live_bytes is the graph's peak */
+} mc_check_op_t;
+
+/* Scratch mc_check_graph needs for `graph` under `config`, in bytes.
+ * [out] scratch_bytes  [out] problem may be NULL */
+mc_status_t mc_check_scratch_bytes(const mc_graph_t *graph, const mc_board_t *board,
+                                   const mc_check_config_t *config, int64_t *scratch_bytes,
+                                   mc_problem_t *problem);
+
+/*
+ * The whole check of a validated graph (mc_graph_validate) on `board`.
+ * [in] graph  [in] board  [in] config
+ * [in] scratch  8-byte aligned, mc_check_scratch_bytes() of it
+ * [out] out
+ * [out] ops  graph->n_ops rows, or NULL
+ * [out] problem  may be NULL
+ */
+mc_status_t mc_check_graph(const mc_graph_t *graph, const mc_board_t *board, const mc_check_config_t *config,
+                           void *scratch, int64_t scratch_bytes, mc_check_t *out, mc_check_op_t *ops,
+                           mc_problem_t *problem);
+
+/*
+ * Reads, validates and checks a .tflite file in one call — what a board runs on the
+ * model file in its filesystem.  The scratch holds the graph, then the check's work.
+ * Sizing it takes the graph itself (how many scratch buffers the kernels ask for), so
+ * mc_check_tflite_scratch_bytes reads the graph into `scratch` (at least
+ * mc_tflite_size()'s scratch_bytes) and says how much the whole check needs:
+ *   mc_tflite_size -> scratch for the graph -> mc_check_tflite_scratch_bytes -> scratch
+ *   of *needed bytes -> mc_check_tflite.
+ */
+mc_status_t mc_check_tflite_scratch_bytes(const mc_source_t *source, const mc_board_t *board,
+                                          const mc_check_config_t *config, void *scratch, int64_t scratch_bytes,
+                                          int64_t *needed, mc_problem_t *problem);
+mc_status_t mc_check_tflite(const mc_source_t *source, const mc_board_t *board, const mc_check_config_t *config,
+                            void *scratch, int64_t scratch_bytes, mc_check_t *out, mc_problem_t *problem);
 
 #ifdef __cplusplus
 }

@@ -68,6 +68,7 @@ const char *mc_problem_text(int32_t kind)
         [MC_PROBLEM_EXTERNAL_DATA] = "keeps its data outside the flatbuffer, which TFLM cannot read",
         [MC_PROBLEM_SPARSE] = "is sparse, which TFLM does not run",
         [MC_PROBLEM_TOO_LARGE] = "has more tensors or operators than memcore's limits (1,000,000 each)",
+        [MC_PROBLEM_UNKNOWN_OP] = "is an operator TFLM does not run",
     };
     if (kind < 0 || kind >= MC_PROBLEM_COUNT || texts[kind] == NULL) {
         return "unknown problem";

@@ -45,6 +45,10 @@ enum { METADATA_NAME = 0 };
 
 static const char OFFLINE_PLAN[] = "OfflineMemoryAllocation";
 
+/* The reader's state and its window, at the end of mc_tflite_read's scratch. */
+#define READER_BYTES ((int64_t)((sizeof(reader_t) + 7) / 8 * 8))
+#define RESERVED_BYTES (READER_BYTES + WINDOW_BYTES)
+
 /* The per-tensor and per-operator readers hold several tables and vectors each; inlined
  * into the public function (as compilers do with functions called once) their locals
  * add up in one frame.  Kept out of line, only one of them is on the stack at a time,
@@ -643,7 +647,8 @@ static mc_status_t layout_bytes(const mc_tflite_size_t *n, int64_t *bytes)
     MC_TRY(mc_checked_mul(c, (int64_t)sizeof(int32_t), &c));
     MC_TRY(mc_checked_add(a, b, &total));
     MC_TRY(mc_checked_add(total, c, &total));
-    return mc_checked_add(total, WINDOW_BYTES, bytes);
+    total = (total + 7) / 8 * 8; /* the reader's state is 8-byte aligned */
+    return mc_checked_add(total, RESERVED_BYTES, bytes);
 }
 
 OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out)
@@ -677,7 +682,7 @@ mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_
 mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scratch_bytes,
                            mc_graph_t *graph, mc_problem_t *problem)
 {
-    reader_t r;
+    reader_t *r;
     mc_tflite_size_t n;
     arrays_t a;
     int64_t i, next = 0;
@@ -687,19 +692,22 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     if (graph == NULL || (scratch == NULL && scratch_bytes > 0)) {
         return MC_E_NULL;
     }
-    if (scratch_bytes < WINDOW_BYTES || ((uintptr_t)scratch & 7u) != 0) {
+    if (scratch_bytes < RESERVED_BYTES || ((uintptr_t)scratch & 7u) != 0) {
         return MC_E_SCRATCH;
     }
-    /* The window sits at the start of the scratch while the file is sized, and after the
-     * graph's arrays once their size is known. */
-    start(&r, source, (uint8_t *)scratch, problem);
-    MC_TRY(size_of(&r, &n));
+    /* The reader's state and window sit at the start of the scratch while the file is
+     * sized, and after the graph's arrays once their size is known: a board's stack
+     * only carries pointers. */
+    r = (reader_t *)scratch;
+    start(r, source, (uint8_t *)scratch + READER_BYTES, problem);
+    MC_TRY(size_of(r, &n));
     if (scratch_bytes < n.scratch_bytes) {
         return MC_E_SCRATCH;
     }
-    r.window = (uint8_t *)scratch + (n.scratch_bytes - WINDOW_BYTES);
-    r.window_at = -1;
-    /* 8-byte members first, then the int32 arrays, then the window. */
+    r = (reader_t *)memmove((uint8_t *)scratch + (n.scratch_bytes - RESERVED_BYTES), r, sizeof *r);
+    r->window = (uint8_t *)r + READER_BYTES;
+    r->window_at = -1;
+    /* 8-byte members first, then the int32 arrays, then the reader. */
     a.tensors = (mc_tensor_t *)scratch;
     a.ops = (mc_op_t *)(a.tensors + n.n_tensors);
     a.op_tensors = (int32_t *)(a.ops + n.n_ops);
@@ -707,18 +715,18 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     a.outputs = a.inputs + n.n_inputs;
 
     for (i = 0; i < n.n_tensors; i++) {
-        MC_TRY(read_tensor(&r, i, &a.tensors[i]));
+        MC_TRY(read_tensor(r, i, &a.tensors[i]));
     }
     for (i = 0; i < n.n_ops; i++) {
-        MC_TRY(read_op(&r, i, &a.ops[i], a.op_tensors, &next));
+        MC_TRY(read_op(r, i, &a.ops[i], a.op_tensors, &next));
     }
     for (i = 0; i < n.n_inputs; i++) {
-        MC_TRY(int_element(&r, &r.root.inputs, i, &a.inputs[i]));
+        MC_TRY(int_element(r, &r->root.inputs, i, &a.inputs[i]));
     }
     for (i = 0; i < n.n_outputs; i++) {
-        MC_TRY(int_element(&r, &r.root.outputs, i, &a.outputs[i]));
+        MC_TRY(int_element(r, &r->root.outputs, i, &a.outputs[i]));
     }
-    MC_TRY(offline_plan(&r, &offline));
+    MC_TRY(offline_plan(r, &offline));
 
     graph->tensors = a.tensors;
     graph->ops = a.ops;

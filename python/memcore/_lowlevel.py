@@ -204,3 +204,59 @@ def tflm_arena(head_bytes, tail_requests, n_tail_before_planning, planning_reque
                            n_tail_before_planning, planning, len(planning_requests), out)
     _check(rc, "tflm_arena(head_bytes=%d, %d tail allocations)" % (head_bytes, len(tail_requests)))
     return out
+
+
+def problem_error(rc, problem, graph, source):
+    """MemcoreError for a failed call that filled an mc_problem_t, worded by cgraph."""
+    from memcore.cgraph import describe
+    return MemcoreError("%s: %s" % (source, describe(rc, problem, graph)))
+
+
+def tflm_buffers(graph, target, kernels, flags, source):
+    """The head's buffers of a CGraph: (sizes, first_use, last_use, owner) lists."""
+    g = graph.graph
+    problem = ffi.new("mc_problem_t *")
+    n = ffi.new("int64_t *")
+    need = ffi.new("int64_t *")
+    rc = lib.mc_tflm_buffer_count(g, target, kernels, flags, n, need, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    count_ = n[0]
+    scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
+    sizes = ffi.new("int64_t[]", max(1, count_))
+    first = ffi.new("int32_t[]", max(1, count_))
+    last = ffi.new("int32_t[]", max(1, count_))
+    owner = ffi.new("int32_t[]", max(1, count_))
+    rc = lib.mc_tflm_buffers(g, target, kernels, flags, scratch, need[0], sizes, first, last, owner, count_,
+                             problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    return list(sizes[0:count_]), list(first[0:count_]), list(last[0:count_]), list(owner[0:count_])
+
+
+def tflm_model(graph, target, kernels, flags, head_bytes, n_buffers, source):
+    out = ffi.new("mc_tflm_t *")
+    problem = ffi.new("mc_problem_t *")
+    rc = lib.mc_tflm_model(graph.graph, target, kernels, flags, head_bytes, n_buffers, out, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    return out
+
+
+def check_graph(graph, board_fields, config_fields, source, rows=False):
+    """mc_check_graph on a CGraph: (mc_check_t, list of mc_check_op_t or None)."""
+    g = graph.graph
+    board = ffi.new("mc_board_t *", board_fields)
+    config = ffi.new("mc_check_config_t *", config_fields)
+    problem = ffi.new("mc_problem_t *")
+    need = ffi.new("int64_t *")
+    rc = lib.mc_check_scratch_bytes(g, board, config, need, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
+    out = ffi.new("mc_check_t *")
+    c_rows = ffi.new("mc_check_op_t[]", max(1, g.n_ops)) if rows else ffi.NULL
+    rc = lib.mc_check_graph(g, board, config, scratch, need[0], out, c_rows, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    return out, (list(c_rows[0:g.n_ops]) if rows else None)

@@ -1,33 +1,37 @@
 """Will this model fit on this device, why, and what would make it fit.
 
-`check(model, profile)` gathers one deployment's numbers — weights and where they live,
-the activation arena (TFLM's plan, memcore's, the lower bound), TFLM's runtime
-overhead, required vs available memory, latency and regime — every one computed by the
-C core through the public API (plan, tflm_arena, budget, latency, roofline, verdict).
-The memory model is SPEC 1's budget with the arena as the per-example activation term:
-
-    required = weights kept in RAM + batch x arena + runtime overhead
-
-where runtime overhead is what TFLM adds to the planned arena (its persistent "tail"
-and the temporary space it needs while allocating), so at batch 1 the arena part is
-exactly TFLM's recommended arena size.  Scaling the arena with the batch assumes every
-activation grows with it, which is how a batched model's tensors grow.
+`check(model, profile)` is one call into the C core (mc_check_graph, csrc/src/check.c):
+the arena plans (TFLM's and memcore's on the same buffers, the lower bound), TFLM's
+runtime overhead and recommended arena for the profile's target, memory per region
+(RAM, PSRAM, flash), latency, energy and the verdict with the resource that runs out
+first all come back from it; this module turns the profile and options into the C
+structs and the result into a CheckReport.  The board runs the same function on the
+model file itself (micropython/memcore_boot.py), so host and board agree by
+construction.
 """
 import os
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import memcore
+from memcore import _lowlevel as ll
+from memcore._memcore import lib
 from memcore.budget import Budget, budget, max_batch
-from memcore.latency import Latency, latency
+from memcore.latency import Latency, from_c as latency_from_c
 from memcore.profiles import Profile, builtin_profiles
-from memcore.roofline import Roofline, roofline
+from memcore.roofline import Roofline, from_c as roofline_from_c
+from memcore.targets import KERNEL_NAMES, kernels_code
 from memcore.units import format_bytes
 
 SCHEMA = "memcore.report/1"
 
 # The board to suggest when a microcontroller runs out of internal RAM.
 PSRAM_BOARD = "esp32-psram"
+
+VERDICTS = {lib.MC_CHECK_FITS: "fits", lib.MC_CHECK_DOES_NOT_FIT: "does_not_fit",
+            lib.MC_CHECK_MISSES_BUDGET: "misses_budget"}
+RESOURCES = {lib.MC_RESOURCE_RAM: "ram", lib.MC_RESOURCE_PSRAM: "psram", lib.MC_RESOURCE_FLASH: "flash",
+             lib.MC_RESOURCE_LATENCY: "latency", lib.MC_RESOURCE_BATTERY: "battery"}
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,17 @@ class Suggestion:
     @property
     def fits(self):
         return self.headroom_bytes >= 0
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One resource of the verdict: what the model needs, the limit, the margin."""
+    name: str                # "ram", "psram", "flash", "latency", "battery"
+    fits: bool
+    need: float              # bytes, seconds or joules
+    limit: float
+    margin: float            # limit - need
+    usage: float             # need / limit
 
 
 @dataclass(frozen=True)
@@ -55,13 +70,23 @@ class CheckReport:
     arena_tflm_bytes: int            # activation arena per example, TFLM's planner
     arena_best_bytes: int            # memcore's planner
     arena_lower_bound_bytes: int     # no placement can need less
-    runtime_overhead_bytes: int      # TFLM's persistent tail for this pointer width
+    runtime_overhead_bytes: int      # TFLM's persistent tail for this target
     recommended_arena_bytes: int     # the arena size to give TFLM at this batch
-    budget: Budget                   # required / headroom / dominant term (SPEC 1)
-    flash_headroom_bytes: Optional[int]  # flash left after the weights, when they live there
+    budget: Budget                   # required / headroom / dominant term
+    flash_headroom_bytes: Optional[int]  # flash left after the model file, when it lives there
     latency: Latency
     roofline: Roofline
     suggestions: List[Suggestion] = field(default_factory=list)
+    verdict: str = "fits"            # "fits", "does_not_fit" or "misses_budget"
+    limiting_resource: str = "ram"   # the resource that runs out first (the tightest if all fit)
+    resources: Dict[str, Resource] = field(default_factory=dict)
+    minimum_arena_bytes: int = 0     # the smallest arena TFLM accepts (per example at batch 1)
+    target: str = "esp32"
+    estimated: bool = False          # TFLM's numbers are upper-bound estimates for some operators
+    required: int = 0                # required bytes in the arena's region
+    available: int = 0
+    headroom: int = 0
+    heap_growth: bool = False
 
     @property
     def device(self):
@@ -69,32 +94,30 @@ class CheckReport:
 
     @property
     def required_bytes(self):
-        return self.budget.required_bytes
+        return self.required
 
     @property
     def available_bytes(self):
-        return self.profile.available_bytes
+        return self.available
 
     @property
     def headroom_bytes(self):
-        return self.budget.headroom_bytes
+        return self.headroom
 
     @property
     def fits(self):
-        return self.budget.fits and (self.flash_headroom_bytes is None or self.flash_headroom_bytes >= 0)
-
-    @property
-    def verdict(self):
-        return "fits" if self.fits else "does_not_fit"
+        """Memory and flash suffice (the latency and battery budgets aside)."""
+        return self.verdict != "does_not_fit"
 
     @property
     def within_latency_budget(self):
-        return self.latency.total_seconds <= self.profile.latency_budget_seconds
+        latency = self.resources.get("latency")
+        return latency is None or latency.fits
 
     @property
     def needs_heap_growth(self):
         """Fits only once the runtime has grown its heap past what is free at boot."""
-        return self.fits and self.required_bytes > self.profile.available_bytes_at_boot
+        return self.heap_growth
 
     def to_json(self):
         """The report as plain JSON values, following data/report.schema.json."""
@@ -123,6 +146,9 @@ class CheckReport:
                 "dominant": self.latency.dominant,
             },
             "regime": self.roofline.bound,
+            "limiting_resource": self.limiting_resource,
+            "resources": {name: {"fits": r.fits, "need": r.need, "limit": r.limit, "margin": r.margin}
+                          for name, r in self.resources.items()},
             "suggestions": [{"action": s.action, "headroom_bytes": s.headroom_bytes, "estimate": s.estimate}
                             for s in self.suggestions],
         }
@@ -145,47 +171,53 @@ def sibling_int8_path(path):
     return candidate if os.path.isfile(candidate) else None
 
 
-def check(model, profile, batch=1, kernels="optimised", weights_placement=None, suggest=True):
+def check(model, profile, batch=1, kernels="optimised", weights_placement=None, suggest=True,
+          available_bytes=None, allow_unknown_ops=False):
     """One deployment of `model` (a memcore Model) on `profile`, with suggestions when it
-    does not fit (suggest=False skips them, as the suggestions' own checks do)."""
+    does not fit (suggest=False skips them, as the suggestions' own checks do).
+    `available_bytes` pins what the arena's region offers (a board's measurement)."""
     placement = weights_placement or profile.default_weights_placement()
     if placement == "flash" and not profile.has_flash:
         raise memcore.MemcoreError("device %r has no flash region to keep weights in" % profile.name)
-    dtype = model_dtype(model)
-    kernels_used = "reference" if dtype == "float32" else kernels
-
-    tflm_plan = model.plan("tflm")
-    best_plan = model.plan("best")
-    arena = memcore.tflm_arena(model, pointer_bytes=profile.pointer_bytes)
-    # What TFLM needs beyond the planned activations: the persistent tail and the
-    # allocation-time scratch (the gap between its reported total and the smallest
-    # arena that works) — both per interpreter, not per example.
-    runtime_bytes = arena.recommended_arena_bytes - tflm_plan.arena_bytes
+    arena_region = profile.region_code(profile.arena_region)
+    config = {
+        "kernels": kernels_code(kernels),
+        "arena_region": arena_region,
+        "weights_region": lib.MC_REGION_FLASH if placement == "flash" else arena_region,
+        "batch": ll.count("batch", batch, 1),
+        # The file is what sits in flash; an ONNX model's deployed file is not known
+        # yet, so its weights stand for it.
+        "model_file_bytes": (model.file_bytes if model.file_bytes is not None else model.weight_bytes)
+        if profile.has_flash else 0,
+        "available_bytes": -1 if available_bytes is None else ll.count("available_bytes", available_bytes),
+        "latency_budget_seconds": profile.latency_budget_seconds,
+        "flags": lib.MC_CHECK_ALLOW_UNKNOWN_OPS if allow_unknown_ops else 0,
+    }
+    raw, _ = ll.check_graph(model.c_graph(), profile.board(), config, model.path)
+    resources = {}
+    for code, name in RESOURCES.items():
+        res = raw.resources[code]
+        if res.checked:
+            resources[name] = Resource(name, bool(res.fits), res.need, res.limit, res.margin, res.usage)
     weights_in_ram = model.weight_bytes if placement == "ram" else 0
-
-    need = budget(weights_in_ram, 1, batch, tflm_plan.arena_bytes, runtime_bytes, profile.available_bytes)
-    arena_only = budget(0, 1, batch, tflm_plan.arena_bytes, runtime_bytes, profile.available_bytes)
-    flash_headroom = None
-    if placement == "flash":
-        flash_headroom = budget(model.weight_bytes, 1, 0, 0, 0, profile.regions["flash"].size_bytes).headroom_bytes
-
-    # One bandwidth for all traffic: the slower of the regions the weights and the
-    # activations sit in, so a PSRAM arena or flash-streamed weights are not flattered.
-    bandwidth = min(profile.weights_bandwidth(placement), profile.regions[profile.arena_region].read_bytes_per_second)
-    ops_rate = profile.ops_per_second(kernels_used)
-    timing = latency(model.weight_bytes + batch * model.activation_bytes, batch * model.operations, bandwidth,
-                     ops_rate, profile.overhead_seconds)
-    regime = roofline(model.weight_bytes, model.activation_bytes, model.operations, ops_rate / bandwidth, batch)
-
+    flash = raw.resources[lib.MC_RESOURCE_FLASH]
     report = CheckReport(
-        model=os.path.basename(model.path), model_path=model.path, profile=profile, batch=batch, dtype=dtype,
-        kernels=kernels_used, operations=batch * model.operations, weights_bytes=model.weight_bytes, weights_placement=placement,
-        arena_tflm_bytes=tflm_plan.arena_bytes, arena_best_bytes=best_plan.arena_bytes,
-        arena_lower_bound_bytes=tflm_plan.lower_bound_bytes, runtime_overhead_bytes=arena.tail_bytes,
-        recommended_arena_bytes=arena_only.required_bytes, budget=need, flash_headroom_bytes=flash_headroom,
-        latency=timing, roofline=regime)
+        model=os.path.basename(model.path), model_path=model.path, profile=profile, batch=batch,
+        dtype="float32" if raw.numeric == lib.MC_NUMERIC_FLOAT32 else "int8", kernels=KERNEL_NAMES[raw.kernels],
+        operations=raw.operations, weights_bytes=raw.weights_bytes, weights_placement=placement,
+        arena_tflm_bytes=raw.arena_tflm_bytes, arena_best_bytes=raw.arena_best_bytes,
+        arena_lower_bound_bytes=raw.arena_lower_bound_bytes, runtime_overhead_bytes=raw.runtime_overhead_bytes,
+        recommended_arena_bytes=raw.recommended_arena_bytes,
+        # The required memory as the three terms of a budget, for the report's "largest term".
+        budget=budget(weights_in_ram, 1, batch, raw.arena_tflm_bytes, raw.runtime_bytes, raw.available_bytes),
+        flash_headroom_bytes=flash.margin_bytes if flash.checked else None,
+        latency=latency_from_c(raw.latency), roofline=roofline_from_c(raw.roofline),
+        verdict=VERDICTS[raw.verdict], limiting_resource=RESOURCES[raw.limiting], resources=resources,
+        minimum_arena_bytes=raw.tflm.minimum_arena_bytes, target=profile.target,
+        estimated=bool(raw.tflm.upper_bound), required=raw.required_bytes, available=raw.available_bytes,
+        headroom=raw.headroom_bytes, heap_growth=bool(raw.needs_heap_growth))
     if suggest and not report.fits:
-        report.suggestions.extend(_suggestions(report, model, runtime_bytes, weights_in_ram, kernels))
+        report.suggestions.extend(_suggestions(report, model, raw.runtime_bytes, weights_in_ram, kernels))
     return report
 
 

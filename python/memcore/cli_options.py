@@ -15,6 +15,16 @@ def positive_int(text):
     return value
 
 
+def byte_count(text):
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a whole number of bytes, got %r" % text) from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must not be negative, got %d" % value)
+    return value
+
+
 def add_units(parser):
     parser.add_argument("--si", action="store_true",
                         help="show bytes in decimal kB/MB (default: binary KiB/MiB)")

@@ -106,6 +106,17 @@ class Model:
     inputs: Tuple[int, ...]          # graph input tensor indices
     outputs: Tuple[int, ...]         # graph output tensor indices
     subgraph_count: int = 1
+    file_bytes: Optional[int] = None  # the model file's size, when it is the file deployed (TFLite)
+    # The C core's copy of the graph (memcore.cgraph.CGraph), kept from the C reader for
+    # TFLite files and built on first use for models imported in Python.
+    _cgraph: object = field(default=None, compare=False, repr=False)
+
+    def c_graph(self):
+        """The graph as the C core reads it (memcore.cgraph.CGraph)."""
+        if self._cgraph is None:
+            from memcore.cgraph import from_model
+            object.__setattr__(self, "_cgraph", from_model(self))
+        return self._cgraph
 
     @property
     def parameter_count(self) -> int:

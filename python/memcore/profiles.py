@@ -20,8 +20,10 @@ except ImportError:  # Python < 3.11: the same parser, published as tomli
 
 from importlib import resources
 
+from memcore._memcore import lib
 from memcore.devices import Device, devices as spec_devices
 from memcore.errors import MemcoreError
+from memcore.targets import TARGETS, target_code
 
 REGION_NAMES = ("ram", "psram", "flash", "memory")
 
@@ -48,6 +50,7 @@ class Profile:
     latency_budget_seconds: float   # must answer within
     pointer_bytes: int              # 4 on 32-bit microcontrollers, 8 on 64-bit hosts
     origin: str                     # "SPEC 4", "built-in" or the TOML file it came from
+    target: str = "esp32"           # the ABI and TFLM build (memcore.targets.TARGETS)
 
     @property
     def has_flash(self):
@@ -68,6 +71,31 @@ class Profile:
     def ops_per_second(self, kernels):
         return self.ops_per_second_optimised if kernels == "optimised" else self.ops_per_second_reference
 
+    def region_code(self, region):
+        """The C core's region for one of this profile's regions ("memory" is a host's RAM)."""
+        return {"ram": lib.MC_REGION_RAM, "memory": lib.MC_REGION_RAM, "psram": lib.MC_REGION_PSRAM,
+                "flash": lib.MC_REGION_FLASH}[region]
+
+    def board(self):
+        """The profile as the C check's mc_board_t fields.  The arena's region offers what
+        a model may use in it (available_bytes), the others their whole size."""
+        regions = [{"bytes": 0, "read_bytes_per_second": 0.0} for _ in range(lib.MC_REGION_COUNT)]
+        for name, region in self.regions.items():
+            size = self.available_bytes if name == self.arena_region else region.size_bytes
+            regions[self.region_code(name)] = {"bytes": size, "read_bytes_per_second": region.read_bytes_per_second}
+        rate = [self.ops_per_second_reference, self.ops_per_second_optimised]
+        return {
+            "target": target_code(self.target),
+            "regions": regions,
+            "ram_bytes_at_boot": self.available_bytes_at_boot if self.region_code(self.arena_region) ==
+            lib.MC_REGION_RAM else 0,
+            # One achieved rate per kernel library for every operator class and both
+            # numeric types, until the profile gives them per class.
+            "ops_per_second": [[rate, rate] for _ in range(lib.MC_OPCLASS_COUNT)],
+            "rates_include_region": 0,
+            "overhead_seconds": self.overhead_seconds,
+        }
+
     def device(self, kernels="optimised", placement=None):
         """The `memcore.Device` for the C verdict: the memory a model may use, read at
         the speed of the region its weights are read from."""
@@ -86,7 +114,8 @@ def _from_spec_device(d):
     region = MemoryRegion("memory", d.memory_bytes, d.read_bytes_per_second)
     return Profile(_SPEC_RENAMES.get(d.name, d.name), d.description, {"memory": region}, "memory", "memory",
                    d.memory_bytes, d.memory_bytes, d.ops_per_second, d.ops_per_second, d.overhead_seconds,
-                   d.latency_budget_seconds, 4 if d.name == "esp32" else 8, "SPEC 4")
+                   d.latency_budget_seconds, 4 if d.name == "esp32" else 8, "SPEC 4",
+                   "esp32" if d.name == "esp32" else "host64")
 
 
 _REQUIRED = ("description", "available_bytes", "ops_per_second_reference", "ops_per_second_optimised",
@@ -142,10 +171,13 @@ def _profile_from_table(name, table, origin):
     if pointer_bytes not in (4, 8):
         raise MemcoreError("%s: pointer_bytes must be 4 or 8, got %d" % (where, pointer_bytes))
     overhead = _number(where, table, "overhead_seconds", positive=False) if "overhead_seconds" in table else 0.0
+    target = table.get("target", "host64" if pointer_bytes == 8 else "esp32")
+    if target not in TARGETS:
+        raise MemcoreError("%s: target must be one of %s, got %r" % (where, ", ".join(TARGETS), target))
     return Profile(name, str(table["description"]), regions, arena_region, weights_region, available, at_boot,
                    _number(where, table, "ops_per_second_reference"),
                    _number(where, table, "ops_per_second_optimised"), overhead,
-                   _number(where, table, "latency_budget_seconds"), pointer_bytes, origin)
+                   _number(where, table, "latency_budget_seconds"), pointer_bytes, origin, target)
 
 
 def profiles_from_toml(text, origin):

@@ -32,7 +32,7 @@ def load_tflite(path, data: bytes) -> Model:
     operators = tuple(_operator(path, graph, k, tensors) for k in range(g.n_ops))
     return Model(path=path, format="tflite", tensors=tensors, operators=operators,
                  inputs=tuple(g.inputs[0:g.n_inputs]), outputs=tuple(g.outputs[0:g.n_outputs]),
-                 subgraph_count=g.n_subgraphs)
+                 subgraph_count=g.n_subgraphs, file_bytes=len(data), _cgraph=graph)
 
 
 def _tensor(graph, i):

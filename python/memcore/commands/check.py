@@ -1,6 +1,7 @@
 """`memcore check MODEL`: will it fit on this device, why, and what would make it fit.
 
-Exit status: 0 fits, 1 does not fit, 2 error (bad arguments, unreadable model)."""
+Exit status: 0 fits, 1 does not fit in memory or flash, 2 error (bad arguments, unreadable
+model), 3 fits but misses the latency budget."""
 import json
 
 from rich.console import Console
@@ -13,27 +14,39 @@ from memcore.units import format_bytes, format_count, format_ops_rate, format_se
 
 
 def register(sub):
-    p = sub.add_parser("check", help="will MODEL fit on a device, and what would make it fit (exit 0 fits, 1 not)",
+    p = sub.add_parser("check", help="will MODEL fit on a device, and what would make it fit (exit 0 fits, 1 not, "
+                                     "3 too slow)",
                        description="Weights, activation arena, runtime overhead and latency of MODEL on one "
                                    "device; when it does not fit, what would make it fit.  "
-                                   "Exit status: 0 fits, 1 does not fit, 2 error.")
+                                   "Exit status: 0 fits, 1 does not fit in memory or flash, 2 error, "
+                                   "3 fits but misses the latency budget.")
     p.add_argument("model", help=".tflite or .onnx model file")
     cli_options.add_device(p)
     cli_options.add_deployment(p)
     cli_options.add_units(p)
+    p.add_argument("--available-bytes", type=cli_options.byte_count, default=None, metavar="N",
+                   help="what the board has free for the arena (e.g. the available_bytes its boot report "
+                        "printed), instead of the profile's figure")
+    p.add_argument("--allow-unknown-ops", action="store_true",
+                   help="check models with operators TFLM does not run, as an upper bound")
     p.add_argument("--json", action="store_true", help="print the report as JSON (schema memcore.report/1, "
                                                        "docs/report-schema.md)")
     p.set_defaults(run=run)
 
 
+# The verdict is the exit status (the C core numbers them so).
+EXIT_STATUS = {"fits": 0, "does_not_fit": 1, "misses_budget": 3}
+
+
 def run(args):
     profile = cli_options.device_profile(args)
-    report = check(memcore.load(args.model), profile, args.batch, args.kernels, args.weights_in)
+    report = check(memcore.load(args.model), profile, args.batch, args.kernels, args.weights_in,
+                   available_bytes=args.available_bytes, allow_unknown_ops=args.allow_unknown_ops)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
         render(report, Console(), args.si)
-    return 0 if report.fits else 1
+    return EXIT_STATUS[report.verdict]
 
 
 def _headroom(n_bytes, si):
