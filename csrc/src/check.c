@@ -27,7 +27,7 @@
 #include "memcore.h"
 
 #define ARENA_ALIGNMENT 16
-#define SECONDS_PER_HOUR 3600.0
+#define SECONDS_PER_HOUR 3600
 
 /* Operator codes the rate classes name. */
 enum { CONV_2D = 3, DEPTHWISE_CONV_2D = 4, FULLY_CONNECTED = 9, TRANSPOSE_CONV = 67, BATCH_MATMUL = 126 };
@@ -75,7 +75,7 @@ static bool has_region(const mc_board_t *b, int32_t region)
 
 static bool finite_nonnegative(double x)
 {
-    return mc_finite(x) && x >= 0.0;
+    return mc_finite(x) && x >= 0;
 }
 
 static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
@@ -92,7 +92,7 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
             return MC_E_NEGATIVE;
         }
         if (b->regions[r].bytes > 0 &&
-            (!mc_finite(b->regions[r].read_bytes_per_second) || b->regions[r].read_bytes_per_second <= 0.0)) {
+            (!mc_finite(b->regions[r].read_bytes_per_second) || b->regions[r].read_bytes_per_second <= 0)) {
             return MC_E_RANGE;
         }
     }
@@ -197,7 +197,7 @@ static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
 static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t kernels)
 {
     double rate = b->ops_per_second[cls][numeric][kernels];
-    return rate > 0.0 ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
+    return rate > 0 ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
 }
 
 /* Compute time by class, and the per-operator rows when asked. */
@@ -216,10 +216,10 @@ static mc_status_t compute(const mc_graph_t *g, const mc_board_t *b, mc_check_t 
         MC_TRY(mc_checked_mul(ops, batch, &ops));
         MC_TRY(mc_checked_add(r->macs, macs, &r->macs));
         MC_TRY(mc_checked_add(r->operations, ops, &r->operations));
-        if (ops > 0 && rate <= 0.0) {
+        if (ops > 0 && rate <= 0) {
             return MC_E_RANGE; /* the board gives no rate for this numeric type and kernels */
         }
-        seconds = ops > 0 ? (double)ops / rate : 0.0;
+        seconds = ops > 0 ? (double)ops / rate : 0;
         r->compute_seconds_by_class[cls] += seconds;
         if (rows != NULL) {
             rows[k].macs = macs;
@@ -286,7 +286,7 @@ static void resource(mc_resource_check_t *res, int64_t need, int64_t limit)
     res->need = (double)need;
     res->limit = (double)limit;
     res->margin = (double)limit - (double)need;
-    res->usage = limit > 0 ? (double)need / (double)limit : (need > 0 ? DBL_MAX : 0.0);
+    res->usage = limit > 0 ? (double)need / (double)limit : (need > 0 ? DBL_MAX : 0);
 }
 
 static void budget_resource(mc_resource_check_t *res, double need, double limit)
@@ -296,7 +296,7 @@ static void budget_resource(mc_resource_check_t *res, double need, double limit)
     res->limit = limit;
     res->margin = limit - need;
     res->fits = need <= limit;
-    res->usage = limit > 0.0 ? need / limit : DBL_MAX;
+    res->usage = limit > 0 ? need / limit : DBL_MAX;
 }
 
 /* Memory per region, and the arena region's headline numbers. */
@@ -337,7 +337,7 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
 
 static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
-    double fetch = 0.0, compute = 0.0, rate, bandwidth;
+    double fetch = 0, compute = 0, rate, bandwidth;
     int64_t activations = 0;
     int k;
     for (k = 0; k < MC_OPCLASS_COUNT; k++) {
@@ -355,14 +355,14 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
     /* The roofline with the model's own mix of rates: operations over compute time
      * against the arena region's bandwidth. */
     bandwidth = b->regions[c->arena_region].read_bytes_per_second;
-    rate = compute > 0.0 ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
-    if (rate > 0.0 && c->batch > 0) {
+    rate = compute > 0 ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
+    if (rate > 0 && c->batch > 0) {
         MC_TRY(mc_roofline(r->weights_bytes, r->activation_bytes, r->operations / c->batch, rate / bandwidth,
                            c->batch, &r->roofline));
     }
-    if (c->latency_budget_seconds > 0.0 || c->inferences_per_hour > 0.0) {
-        double limit = c->latency_budget_seconds > 0.0 ? c->latency_budget_seconds : DBL_MAX;
-        if (c->inferences_per_hour > 0.0 && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
+    if (c->latency_budget_seconds > 0 || c->inferences_per_hour > 0) {
+        double limit = c->latency_budget_seconds > 0 ? c->latency_budget_seconds : DBL_MAX;
+        if (c->inferences_per_hour > 0 && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
             limit = SECONDS_PER_HOUR / c->inferences_per_hour; /* the duty cycle's period */
         }
         budget_resource(&r->resources[MC_RESOURCE_LATENCY], r->latency.total_seconds, limit);
@@ -373,22 +373,22 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
 static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
     double busy;
-    if (b->radio_joules_per_byte > 0.0) {
+    if (b->radio_joules_per_byte > 0) {
         r->radio_joules = (double)r->input_bytes * b->radio_joules_per_byte;
     }
-    if (b->active_watts <= 0.0) {
+    if (b->active_watts <= 0) {
         return;
     }
     r->energy_joules = b->active_watts * r->latency.total_seconds;
-    if (c->inferences_per_hour <= 0.0) {
+    if (c->inferences_per_hour <= 0) {
         return;
     }
     busy = c->inferences_per_hour * r->latency.total_seconds / SECONDS_PER_HOUR;
-    busy = busy > 1.0 ? 1.0 : busy;
-    r->average_watts = b->active_watts * busy + b->sleep_watts * (1.0 - busy);
-    if (c->battery_joules > 0.0 && r->average_watts > 0.0) {
+    busy = busy > 1 ? 1 : busy;
+    r->average_watts = b->active_watts * busy + b->sleep_watts * (1 - busy);
+    if (c->battery_joules > 0 && r->average_watts > 0) {
         r->battery_life_seconds = c->battery_joules / r->average_watts;
-        if (c->battery_life_seconds > 0.0) {
+        if (c->battery_life_seconds > 0) {
             budget_resource(&r->resources[MC_RESOURCE_BATTERY], r->average_watts * c->battery_life_seconds,
                             c->battery_joules);
         }

@@ -41,7 +41,7 @@ mc_status_t mc_latency_of_parts(double fetch_seconds, double compute_seconds, do
     if (!mc_finite(fetch_seconds) || !mc_finite(compute_seconds) || !mc_finite(setup_seconds)) {
         return MC_E_NOT_FINITE;
     }
-    if (fetch_seconds < 0.0 || compute_seconds < 0.0 || setup_seconds < 0.0) {
+    if (fetch_seconds < 0 || compute_seconds < 0 || setup_seconds < 0) {
         return MC_E_NEGATIVE;
     }
     assemble(fetch_seconds, compute_seconds, setup_seconds, out);
