@@ -50,7 +50,7 @@ class Firmware:
 
     @classmethod
     def read(cls, path, machine=None):
-        path = pathlib.Path(path)
+        path = pathlib.Path(path).absolute()  # QEMU runs in the board's own folder
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -147,10 +147,10 @@ class QemuBoard(SimulatedBoard):
     def interrupt(self):
         Board.interrupt(self)  # Ctrl-C over the UART: qemu_bsp polls it while code runs
 
-    def reset(self, timeout_s=10.0):
+    def reset(self, timeout_s=10.0, run_main=False):
         """A soft reset, as on a serial board; a board whose QEMU has exited is powered on."""
         if self.running():
-            Board.reset(self, timeout_s)
+            Board.reset(self, timeout_s, run_main)
             return
         self.spawn()
         self.repl.in_raw_repl = False

@@ -164,8 +164,8 @@ def serve(board, fs=None, port_file=None, say=print):
     # SIGINT too: a shell starts a background job with SIGINT ignored, and Python then
     # leaves it ignored; `kill -INT` must stop the simulator as Ctrl-C does.
     previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-    sim = Simulator(board, fs, say)
     try:
+        sim = Simulator(board, fs, say)
         say("memcore sim: %s" % board.describe())
         port = sim.start()
         say("memcore sim: the board is on %s" % port)
@@ -183,7 +183,7 @@ def serve(board, fs=None, port_file=None, say=print):
         return 2
     finally:
         try:
-            sim.stop()
+            board.close()
         finally:
             if port_file:
                 try:
