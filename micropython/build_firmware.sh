@@ -80,6 +80,11 @@ if [ "$target" = source ]; then
   echo "$mpy"
   exit 0
 fi
+# MicroPython names its version after `git describe` in its tree; an unpacked tarball has
+# no .git, and git would find the repository around OUTDIR instead (this one, by default):
+# stop it at the tree's top, so the firmware says v1.28.0.
+export GIT_CEILING_DIRECTORIES
+GIT_CEILING_DIRECTORIES=$(dirname "$mpy")
 
 # ---- the build ---------------------------------------------------------------------
 build="$out/$target"

@@ -2,9 +2,9 @@
 
 Both give the harness the same thing: a pyserial port with a RawRepl on it, a transcript
 per run, and `reset()` that soft-reboots the board and comes back in the raw REPL with
-stale input cleared.  The simulated board is a MicroPython unix-port process whose
-stdin/stdout/stderr is the master side of a pty; the harness opens the slave side with
-pyserial exactly as it opens /dev/ttyUSB0.
+stale input cleared.  The simulated board is a MicroPython unix-port process on a pty:
+the harness opens the slave side with pyserial exactly as it opens /dev/ttyUSB0, and the
+process talks to the master side (through a terminal of its own, memcore.hil.terminal).
 """
 import ctypes
 import importlib.util

@@ -95,7 +95,8 @@ class Simulator:
         while PROMPT not in shown:
             now = time.monotonic()
             if now - last > BOOT_QUIET_S or now - start > BOOT_SHOW_MAX_S:
-                self.say("memcore sim: no REPL prompt yet: main.py is still running (Ctrl-C over the port stops it)")
+                self.say("memcore sim: no REPL prompt yet: main.py is still running"
+                         + (" (Ctrl-C over the port stops it)" if isinstance(self.board, QemuBoard) else ""))
                 break
             if repl._fill():
                 shown += repl._buf
