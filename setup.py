@@ -58,6 +58,7 @@ setup(
         "pyserial",
         "rich",
         "matplotlib",
+        "argcomplete",
         "tomli; python_version < '3.11'",
     ],
     extras_require={

@@ -43,8 +43,9 @@ def test_boot_check(deployed, model, placement, verdict, board_options, real_boa
     board = deployed
     board.reset()  # the check runs at boot, on a heap nothing else has fragmented
     out = board.repl.exec("import memcore_boot\nmemcore_boot.main(%r)" % (model + ".json"), timeout_s=60)
-    objects, _ = lines.parse(out)
-    (report,) = [o for o in objects if o["schema"] == lines.REPORT]
+    objects, _, bad = lines.parse(out)
+    assert bad == []
+    (report,) = [o for _, o in objects if o["schema"] == lines.REPORT]
     host = host_check(model, placement, report["available_bytes"])
     for name in ("weights_bytes", "weights_placement", "arena_tflm_bytes", "arena_best_bytes",
                  "arena_lower_bound_bytes", "runtime_overhead_bytes", "recommended_arena_bytes", "required_bytes",

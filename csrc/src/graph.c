@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "checked.h"
+#include "graph.h"
 #include "memcore.h"
 
 /* writer[] entries besides an operator index */
@@ -163,8 +164,11 @@ static mc_status_t check_io(const mc_graph_t *g, const int32_t *list, int64_t n,
     return MC_OK;
 }
 
-static mc_status_t check_shape(const mc_graph_t *g, mc_problem_t *p)
+mc_status_t mc_graph_structure(const mc_graph_t *g, mc_problem_t *p)
 {
+    if (g == NULL) {
+        return MC_E_NULL;
+    }
     int64_t i;
     if (g->n_tensors < 0 || g->n_ops < 0 || g->n_op_tensors < 0 || g->n_inputs < 0 || g->n_outputs < 0) {
         return MC_E_NEGATIVE;
@@ -207,7 +211,7 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
     if (g == NULL) {
         return MC_E_NULL;
     }
-    MC_TRY(check_shape(g, p));
+    MC_TRY(mc_graph_structure(g, p));
     MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &need));
     if (need > 0 && (scratch == NULL || scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0)) {
         return MC_E_SCRATCH;

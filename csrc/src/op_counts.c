@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "checked.h"
+#include "graph.h"
 #include "memcore.h"
 
 enum {
@@ -76,16 +77,23 @@ static mc_status_t dims_product(const mc_tensor_t *t, int32_t from, int32_t to, 
 
 mc_status_t mc_op_counts(const mc_graph_t *g, int64_t k, int64_t *macs, int64_t *other_ops)
 {
-    const mc_op_t *op;
-    const mc_tensor_t *out, *filter, *first;
-    int64_t n_out = 0, per = 0, m = 0, other = 0;
-
     if (g == NULL || macs == NULL || other_ops == NULL) {
         return MC_E_NULL;
     }
     if (k < 0 || k >= g->n_ops) {
         return MC_E_RANGE;
     }
+    /* A graph from outside: every index is checked before the counting follows it. */
+    MC_TRY(mc_graph_structure(g, NULL));
+    return mc_op_counts_of(g, k, macs, other_ops);
+}
+
+mc_status_t mc_op_counts_of(const mc_graph_t *g, int64_t k, int64_t *macs, int64_t *other_ops)
+{
+    const mc_op_t *op;
+    const mc_tensor_t *out, *filter, *first;
+    int64_t n_out = 0, per = 0, m = 0, other = 0;
+
     op = &g->ops[k];
     out = op->n_outputs > 0 ? &g->tensors[g->op_tensors[op->first_output]] : NULL;
     if (out != NULL) {

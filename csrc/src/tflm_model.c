@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "graph.h"
 #include "memcore.h"
 
 #define ARENA_ALIGNMENT 16
@@ -104,7 +105,7 @@ static const abi_t *abi_of(mc_target_t target)
     return target == MC_TARGET_HOST64 ? &abi64 : &abi32;
 }
 
-static mc_status_t check_args(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels)
+static mc_status_t check_args(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels, mc_problem_t *problem)
 {
     /* As int32: enums may be 1-byte and unsigned (arm-none-eabi), so no sign test on them. */
     int32_t t = (int32_t)target, k = (int32_t)kernels;
@@ -115,7 +116,8 @@ static mc_status_t check_args(const mc_graph_t *g, mc_target_t target, mc_kernel
         (k != (int32_t)MC_KERNELS_REFERENCE && k != (int32_t)MC_KERNELS_OPTIMISED)) {
         return MC_E_RANGE;
     }
-    return MC_OK;
+    /* Every index is followed below: they must be in range, whoever built the graph. */
+    return mc_graph_structure(g, problem);
 }
 
 static bool planned(const mc_tensor_t *t)
@@ -130,8 +132,7 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *g, mc_target_t target, mc_ker
 {
     int64_t i, n = 0;
     (void)flags;
-    (void)problem;
-    MC_TRY(check_args(g, target, kernels));
+    MC_TRY(check_args(g, target, kernels, problem));
     if (n_buffers == NULL || scratch_bytes == NULL) {
         return MC_E_NULL;
     }
@@ -275,7 +276,7 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     int64_t k, before = 0, temporaries = 0, bytes = 0, total = 0;
     tail_t planning = {0};
 
-    MC_TRY(check_args(g, target, kernels));
+    MC_TRY(check_args(g, target, kernels, problem));
     if (out == NULL) {
         return MC_E_NULL;
     }

@@ -15,23 +15,22 @@ from typing import Dict, List, Optional
 
 import memcore
 from memcore import _lowlevel as ll
-from memcore._memcore import lib
+from memcore._memcore import ffi, lib
 from memcore.budget import Budget, budget, max_batch
 from memcore.latency import Latency, from_c as latency_from_c
+from memcore.ops import OperatorRow, rows_from_c
 from memcore.profiles import Profile, builtin_profiles
 from memcore.roofline import Roofline, from_c as roofline_from_c
-from memcore.targets import KERNEL_NAMES, kernels_code
+from memcore.targets import KERNEL_NAMES, enum_names, kernels_code
 from memcore.units import format_bytes
 
-SCHEMA = "memcore.report/1"
+SCHEMA = ffi.string(lib.mc_report_schema()).decode()
 
 # The board to suggest when a microcontroller runs out of internal RAM.
 PSRAM_BOARD = "esp32-psram"
 
-VERDICTS = {lib.MC_CHECK_FITS: "fits", lib.MC_CHECK_DOES_NOT_FIT: "does_not_fit",
-            lib.MC_CHECK_MISSES_BUDGET: "misses_budget"}
-RESOURCES = {lib.MC_RESOURCE_RAM: "ram", lib.MC_RESOURCE_PSRAM: "psram", lib.MC_RESOURCE_FLASH: "flash",
-             lib.MC_RESOURCE_LATENCY: "latency", lib.MC_RESOURCE_BATTERY: "battery"}
+VERDICTS = enum_names(lib.mc_verdict_name, 4)
+RESOURCES = enum_names(lib.mc_resource_name, lib.MC_RESOURCE_COUNT)
 
 
 @dataclass(frozen=True)
@@ -87,6 +86,10 @@ class CheckReport:
     available: int = 0
     headroom: int = 0
     heap_growth: bool = False
+    layers: List[OperatorRow] = field(default_factory=list)  # one per operator, from the C check
+    ops_per_second: float = 0.0      # the effective rate of the model's mix of operators
+    bandwidth_bytes_per_second: float = 0.0  # the arena region's read speed
+    fields: Dict[str, object] = field(default_factory=dict)  # the C check's report fields, in order
 
     @property
     def device(self):
@@ -120,12 +123,17 @@ class CheckReport:
         return self.heap_growth
 
     def to_json(self):
-        """The report as plain JSON values, following data/report.schema.json."""
+        """The report as plain JSON values, following data/report.schema.json: the C
+        check's fields (the ones the board's report line carries, named by the C core),
+        then the host's own."""
         out = {
             "schema": SCHEMA,
             "model": self.model,
             "device": self.device,
             "memcore_version": memcore.__version__,
+        }
+        out.update(self.fields)
+        out.update({
             "weights_bytes": self.weights_bytes,
             "weights_placement": self.weights_placement,
             "arena_tflm_bytes": self.arena_tflm_bytes,
@@ -151,7 +159,7 @@ class CheckReport:
                           for name, r in self.resources.items()},
             "suggestions": [{"action": s.action, "headroom_bytes": s.headroom_bytes, "estimate": s.estimate}
                             for s in self.suggestions],
-        }
+        })
         return out
 
 
@@ -179,11 +187,12 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
     placement = weights_placement or profile.default_weights_placement()
     if placement == "flash" and not profile.has_flash:
         raise memcore.MemcoreError("device %r has no flash region to keep weights in" % profile.name)
-    arena_region = profile.region_code(profile.arena_region)
+    kernels_code(kernels)  # a clear error for a bad name, before the C's generic one
+    arena_region = "ram" if profile.arena_region == "memory" else profile.arena_region
     config = {
-        "kernels": kernels_code(kernels),
+        "kernels": kernels,
         "arena_region": arena_region,
-        "weights_region": lib.MC_REGION_FLASH if placement == "flash" else arena_region,
+        "weights_region": "flash" if placement == "flash" else arena_region,
         "batch": ll.count("batch", batch, 1),
         # The file is what sits in flash; an ONNX model's deployed file is not known
         # yet, so its weights stand for it.
@@ -191,9 +200,9 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
         if profile.has_flash else 0,
         "available_bytes": -1 if available_bytes is None else ll.count("available_bytes", available_bytes),
         "latency_budget_seconds": profile.latency_budget_seconds,
-        "flags": lib.MC_CHECK_ALLOW_UNKNOWN_OPS if allow_unknown_ops else 0,
+        "allow_unknown_ops": bool(allow_unknown_ops),
     }
-    raw, _ = ll.check_graph(model.c_graph(), profile.board(), config, model.path)
+    raw, c_rows = ll.check_graph(model.c_graph(), profile.board(), config, model.path, rows=True)
     resources = {}
     for code, name in RESOURCES.items():
         res = raw.resources[code]
@@ -215,7 +224,9 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
         verdict=VERDICTS[raw.verdict], limiting_resource=RESOURCES[raw.limiting], resources=resources,
         minimum_arena_bytes=raw.tflm.minimum_arena_bytes, target=profile.target,
         estimated=bool(raw.tflm.upper_bound), required=raw.required_bytes, available=raw.available_bytes,
-        headroom=raw.headroom_bytes, heap_growth=bool(raw.needs_heap_growth))
+        headroom=raw.headroom_bytes, heap_growth=bool(raw.needs_heap_growth),
+        layers=rows_from_c(model, c_rows, raw.arena_tflm_bytes), ops_per_second=raw.ops_per_second,
+        bandwidth_bytes_per_second=raw.arena_bytes_per_second, fields=ll.check_fields(raw))
     if suggest and not report.fits:
         report.suggestions.extend(_suggestions(report, model, raw.runtime_bytes, weights_in_ram, kernels))
     return report

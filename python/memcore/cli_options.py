@@ -1,8 +1,27 @@
 """Options several `memcore` subcommands share, declared once so they read the same
-everywhere: --device, --device-file, --si, --batch, --kernels, --weights-in."""
+everywhere: --device, --device-file, --si, --batch, --kernels, --weights-in, --json;
+and the shape of every subcommand's help (summary, description, examples)."""
 import argparse
 
 from memcore.profiles import profile
+
+
+def add_command(sub, name, summary, description, examples):
+    """A subcommand's parser with its one-line summary (in `memcore --help`), a
+    description and examples (in `memcore NAME --help`)."""
+    return sub.add_parser(name, help=summary, description=description,
+                          epilog="examples:\n" + "\n".join("  " + e for e in examples))
+
+
+def add_json(parser, what):
+    parser.add_argument("--json", action="store_true",
+                        help="print %s as JSON on stdout; errors too, as a memcore.error/1 object "
+                             "(docs/json-output.md)" % what)
+
+
+def add_picture(parser, what):
+    parser.add_argument("--png", "--picture", dest="png", metavar="FILE",
+                        help="draw %s into FILE: .png, .jpg, .svg or .pdf, by its extension" % what)
 
 
 def positive_int(text):
@@ -35,9 +54,16 @@ def add_device_file(parser):
                         help="extra device profiles (format: docs/device-profiles.md)")
 
 
+def _device_names(**_):
+    """Tab completion of --device: the built-in profiles' names."""
+    from memcore.profiles import builtin_profiles
+    return list(builtin_profiles())
+
+
 def add_device(parser, default="esp32"):
-    parser.add_argument("--device", "-d", default=default,
-                        help="device profile name (default: %(default)s; list them with `memcore devices`)")
+    action = parser.add_argument("--device", "-d", default=default,
+                                 help="device profile name (default: %(default)s; list them with `memcore devices`)")
+    action.completer = _device_names
     add_device_file(parser)
 
 

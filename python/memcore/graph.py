@@ -26,14 +26,15 @@ Counting conventions, in one place:
     data movement   0 (RESHAPE, CONCATENATION, PAD, ...)
   Total operations = 2 x macs + other_ops.  These match the ground truth's
   `total_macs` (which counts only the MAC layers).
-- Lifetimes use TFLM's scopes (memcore.h, mc_tflm_lifetimes): scope 0 is before the
+- Lifetimes use TFLM's scopes (memcore.h, mc_tflm_buffers): scope 0 is before the
   first operator, operator k runs at scope k + 1; graph outputs are live to the end.
 """
 from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional, Tuple
 
 from memcore import _lowlevel as ll
-from memcore.errors import MemcoreError
+from memcore._memcore import lib
+from memcore.errors import MemcoreError, os_error_hint, with_hint
 from memcore.planner import Plan, plan as _plan
 
 # Element sizes in bytes, as TFLM's TfLiteTypeSizeOf (int4 is unpacked: one per byte).
@@ -145,28 +146,30 @@ class Model:
         """Indices of the tensors the activation arena holds, in TFLM's order."""
         return tuple(t.index for t in self.tensors if t.needs_allocating)
 
+    def _tensor_buffers(self):
+        """The activation tensors of TFLM's head, with TFLM's lifetimes shifted by one
+        (the C core's mc_tflm_buffers; kernel scratch buffers left out)."""
+        from memcore.targets import KERNELS, TARGETS
+        sizes, first, last, owner = ll.tflm_buffers(self.c_graph(), TARGETS["host64"], KERNELS["reference"],
+                                                    lib.MC_TFLM_ALLOW_UNKNOWN, self.path)
+        return [(o, s, f, l) for s, f, l, o in zip(sizes, first, last, owner) if o >= 0]
+
     def lifetimes(self) -> Dict[int, Tuple[int, int]]:
         """{tensor index: (first scope, last scope)} for every planned tensor, with
-        TFLM's rules (computed by the C core).  A planned tensor no operator touches
-        gets (-1, -1), as in TFLM."""
-        first, last = ll.tflm_lifetimes(len(self.tensors), [op.inputs for op in self.operators],
-                                         [op.outputs for op in self.operators], self.inputs,
-                                         self.outputs)
-        return {i: (first[i], last[i]) for i in self.planned_tensors}
+        TFLM's rules (computed by the C core): scope 0 is before the first operator,
+        operator k runs at scope k + 1.  A planned tensor no operator touches gets
+        (-1, -1), as in TFLM."""
+        return {t: (f - 1, l - 1) for t, _, f, l in self._tensor_buffers()}
 
     def plan(self, strategy: str = "tflm", alignment: int = 16) -> Plan:
         """The activation arena: `Plan.offsets` is {tensor index: byte offset} for
         every planned tensor (see `planned_tensors`); `arena_bytes` for "tflm" is
-        TFLM's reported head."""
-        lifetimes = self.lifetimes()
-        indices = list(lifetimes)
-        # Scopes shift by one so TFLM's "never touched" (-1) becomes a valid first use;
-        # a uniform shift keeps every overlap, hence every placement, unchanged.
-        raw = _plan([self.tensors[i].bytes for i in indices],
-                    [lifetimes[i][0] + 1 for i in indices],
-                    [lifetimes[i][1] + 1 for i in indices],
+        TFLM's reported head when the kernels ask for no scratch buffers."""
+        buffers = self._tensor_buffers()
+        raw = _plan([s for _, s, _, _ in buffers], [f for _, _, f, _ in buffers], [l for _, _, _, l in buffers],
                     alignment=alignment, strategy=strategy)
-        return Plan(raw.arena_bytes, dict(zip(indices, raw.offsets)), raw.lower_bound_bytes, strategy)
+        return Plan(raw.arena_bytes, dict(zip([t for t, _, _, _ in buffers], raw.offsets)), raw.lower_bound_bytes,
+                    strategy)
 
     def tensor(self, name: str) -> Optional[Tensor]:
         for t in self.tensors:
@@ -190,7 +193,7 @@ def load(path) -> Model:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise bad_model(path, "cannot read the file: %s" % e.strerror) from None
+        raise with_hint(bad_model(path, "cannot read the file: %s" % e.strerror), os_error_hint(e, path)) from None
     if len(data) == 0:
         raise bad_model(path, "the file is empty")
     if data[4:8] == b"TFL3":

@@ -1,21 +1,21 @@
-"""Targets and kernel libraries by name, as the C core numbers them (memcore.h §9).
+"""Targets and kernel libraries by name, as the C core numbers and names them (memcore.h
+§9 and §13).
 
 A target is an ABI plus a TFLM build: TFLM's persistent structures differ between a
 64-bit host, 32-bit Arm Linux, bare-metal Cortex-M (1-byte enums), RV32 and Xtensa.
 """
-from memcore._memcore import lib
+from memcore._memcore import ffi, lib
 from memcore.errors import MemcoreError
 
-TARGETS = {
-    "host64": lib.MC_TARGET_HOST64,
-    "armhf": lib.MC_TARGET_ARMHF,
-    "cortex-m": lib.MC_TARGET_CORTEX_M,
-    "riscv32": lib.MC_TARGET_RISCV32,
-    "esp32": lib.MC_TARGET_ESP32,
-}
-KERNELS = {"reference": lib.MC_KERNELS_REFERENCE, "optimised": lib.MC_KERNELS_OPTIMISED}
-TARGET_NAMES = {code: name for name, code in TARGETS.items()}
-KERNEL_NAMES = {code: name for name, code in KERNELS.items()}
+def enum_names(function, count):
+    """{code: name} of an enum, from the C core's table of its names (memcore.h §13)."""
+    return {code: ffi.string(function(code)).decode() for code in range(count) if function(code) != ffi.NULL}
+
+
+TARGET_NAMES = enum_names(lib.mc_target_name, lib.MC_TARGET_COUNT)
+KERNEL_NAMES = enum_names(lib.mc_kernels_name, 2)
+TARGETS = {name: code for code, name in TARGET_NAMES.items()}
+KERNELS = {name: code for code, name in KERNEL_NAMES.items()}
 
 
 def target_code(name):

@@ -52,10 +52,26 @@ class Simulator:
         self.files = folder_files(fs) if fs else {}
         self.say = say
         self.restarts = []
+        self.boot_output = ""
 
     @property
     def port(self):
         return self.board.port_name
+
+    def info(self):
+        """The board that is up, as `memcore sim --json` prints it (memcore.sim/1)."""
+        qemu = isinstance(self.board, QemuBoard)
+        return {
+            "schema": "memcore.sim/1",
+            "port": self.port,
+            "board": self.board.describe(),
+            "kind": "qemu" if qemu else "unix",
+            "firmware": str(self.board.firmware.path) if qemu else None,
+            "machine": self.board.firmware.machine if qemu else None,
+            "command": list(self.board.argv),
+            "files": sorted(self.files),
+            "boot_output": self.boot_output,
+        }
 
     def start(self):
         """Boot the board (boot.py and main.py run); returns the port to give a client."""
@@ -103,6 +119,7 @@ class Simulator:
                 repl._buf.clear()
                 last = time.monotonic()
         text = bytes(shown).decode("utf-8", "replace").replace("\r\n", "\n").rstrip()
+        self.boot_output = text
         if text:
             self.say(text)
 
@@ -159,27 +176,36 @@ def _raise_stop(signum, frame):
     raise Stop(signal.Signals(signum).name)
 
 
-def serve(board, fs=None, port_file=None, say=print):
-    """The whole `memcore sim`: start, print the port, run until a signal, stop cleanly.
-    Returns the exit status."""
+def serve(board, fs=None, port_file=None, say=print, on_ready=None):
+    """The whole `memcore sim`: start, say the port, run until a signal, stop cleanly.
+
+    on_ready(info) is called once the board is up, with the document `memcore sim --json`
+    prints (schema memcore.sim/1).  A HilError before that is raised; after it, it is said
+    and ends the run with status 2.  Returns the exit status."""
     # SIGINT too: a shell starts a background job with SIGINT ignored, and Python then
     # leaves it ignored; `kill -INT` must stop the simulator as Ctrl-C does.
     previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    ready = False
     try:
         sim = Simulator(board, fs, say)
         say("memcore sim: %s" % board.describe())
         port = sim.start()
+        if port_file:
+            pathlib.Path(port_file).write_text(port + "\n")
+        ready = True
         say("memcore sim: the board is on %s" % port)
         say("  memcore hil --port %s" % port)
         say("  mpremote connect %s resume repl" % port)
         say("memcore sim: Ctrl-C stops the board")
-        if port_file:
-            pathlib.Path(port_file).write_text(port + "\n")
+        if on_ready is not None:
+            on_ready(sim.info())
         sim.run()
     except (KeyboardInterrupt, Stop):
         say("memcore sim: stopping the board")
         return 0
     except HilError as exc:
+        if not ready:
+            raise
         say("memcore sim: error: %s" % exc)
         return 2
     finally:
