@@ -53,6 +53,7 @@ class Simulator:
         self.say = say
         self.restarts = []
         self.boot_output = ""
+        self._reload_pending = self._said_waiting = False
 
     @property
     def port(self):
@@ -127,6 +128,8 @@ class Simulator:
         """Start the board again if its process ended; call it now and then."""
         board = self.board
         if board.running():
+            if self._reload_pending:
+                self._reload_after_power_on()
             return
         rc = board.proc.returncode if board.proc is not None else None
         now = time.monotonic()
@@ -138,7 +141,8 @@ class Simulator:
             self.say("memcore sim: QEMU exited (status %s): powering the board on again, with a blank RAM disk%s"
                      % (rc, "; copying the files again" if self.files else ""))
             board.spawn()
-            if self.files:
+            self._reload_pending = bool(self.files)
+            if self._reload_pending:
                 self._reload_after_power_on()
         else:
             # A soft reset ends the unix port (status 0 whether from the raw or the friendly
@@ -150,13 +154,19 @@ class Simulator:
             board.spawn(run_main=False)
 
     def _reload_after_power_on(self):
+        """Copy the files onto the board again; while a client holds the port, wait (this
+        is tried again at every check) and say so once."""
         try:
             self.board.open("sim-reload", enter=False)
-        except HilError as exc:
-            self.say("memcore sim: cannot copy the files: %s (is a client holding the port?)" % exc)
+        except HilError:
+            if not self._said_waiting:
+                self.say("memcore sim: the port is in use: the files are copied once it is free")
+                self._said_waiting = True
             return
+        self._reload_pending = self._said_waiting = False
         try:
             self._load_qemu_files()
+            self._show_boot()
         except HilError as exc:
             self.say("memcore sim: copying the files failed: %s" % exc)
         finally:
