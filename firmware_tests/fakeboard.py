@@ -47,9 +47,10 @@ ROM_LOG = (b"ets Jun  8 2016 00:22:57\r\n\r\nrst:0x1 (POWERON_RESET),boot:0x13 (
 WINDOW = 32
 BOOT_REPORTS = [
     {"schema": "memcore.report/1", "model": name, "device": "esp32", "memcore_version": "0.1.0",
-     "implementation": "c", "firmware": "MicroPython v1.99.0-fake on 2026-01-01", "weights_bytes": weights,
-     "weights_placement": "flash", "arena_tflm_bytes": arena, "arena_best_bytes": arena,
-     "arena_lower_bound_bytes": arena, "runtime_overhead_bytes": 4000, "recommended_arena_bytes": arena + 5000,
+     "implementation": "c", "firmware": "MicroPython v1.99.0-fake on 2026-01-01", "source": "descriptor",
+     "weights_bytes": weights, "weights_placement": "flash", "arena_tflm_bytes": arena, "arena_best_bytes": arena,
+     "arena_lower_bound_bytes": arena, "runtime_overhead_bytes": 4000, "runtime_bytes": 5000,
+     "recommended_arena_bytes": arena + 5000,
      "required_bytes": arena + 5000, "available_bytes": 101234, "headroom_bytes": 101234 - arena - 5000,
      "verdict": "fits" if arena + 5000 <= 101234 else "does_not_fit", "gc_free_bytes": 110000,
      "idf_largest_free_bytes": 90000, "host_agrees": True, "check_seconds": 0.02}

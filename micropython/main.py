@@ -12,7 +12,7 @@ report = None
 if memcore_boot is not None:
     report = memcore_boot.last_report
     if not memcore_boot.checked:  # boot.py did not run the check: run it now (one report line)
-        report = memcore_boot.main("model.json")
+        report = memcore_boot.main()
 
 
 def _app_file():
@@ -57,7 +57,12 @@ def start_app(report):
         _app_failed(exc)
 
 
-if report is not None and report["verdict"] == "fits":
+# Memory decides whether the model can be loaded without crashing the board; a missed
+# latency or battery budget is worth saying, not a reason to stay idle.
+if report is not None and report["verdict"] in ("fits", "misses_budget"):
+    if report["verdict"] == "misses_budget":
+        print("memcore: %s fits, but misses its %s budget" % (report["model"], report.get("limiting_resource",
+                                                                                           "time")))
     start_app(report)
 else:
     if report is not None:

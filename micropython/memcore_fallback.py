@@ -155,6 +155,59 @@ def max_batch(parameters, bytes_per_parameter, activation_bytes_per_example, run
                    _count("runtime_bytes", runtime_bytes), _count("limit_bytes", limit_bytes)).max_batch
 
 
+# ---- training memory (csrc/src/training.c) -----------------------------------------------
+
+MlpTraining = namedtuple("MlpTraining", ("parameters", "gradients", "optimizer_state", "activations", "total",
+                                         "total_bytes", "activation_share"))
+
+
+def _mlp_shape(function, g, h, layers):
+    """(parameters, values kept per example): g.h + h + (L-1)(h.h + h) + h + 1, and
+    2 (g + L.h + 1), each step checked as the C core checks it."""
+    for name, value in (("inputs", g), ("hidden", h), ("layers", layers)):
+        if value == 0:
+            _fail(name, _RANGE)
+    gh = _checked(function, g * h)
+    hidden_block = _checked(function, _checked(function, h * h) + h)
+    deep = _checked(function, (layers - 1) * hidden_block)
+    parameters = _checked(function, _checked(function, _checked(function, gh + h) + deep) + h + 1)
+    per = _checked(function, 2 * _checked(function, g + _checked(function, layers * h) + 1))
+    return parameters, per
+
+
+def mlp_training(inputs, hidden, layers, batch, optimizer_state_per_parameter=0, bytes_per_value=4):
+    """Training values for g inputs, L hidden layers of width h and one output (SPEC 2)."""
+    g, h, n = _count("inputs", inputs), _count("hidden", hidden), _count("layers", layers)
+    batch, state = _count("batch", batch), _count("optimizer_state_per_parameter", optimizer_state_per_parameter)
+    bits = _bits("bytes_per_value", bytes_per_value)
+    parameters, per = _mlp_shape("mlp_training", g, h, n)
+    optimizer = _checked("mlp_training", parameters * state)
+    fixed = _checked("mlp_training", 2 * parameters + optimizer)
+    activations = _checked("mlp_training", batch * per)
+    total = _checked("mlp_training", fixed + activations)
+    total_bytes = _checked("mlp_training", (total * bits + 7) // 8)
+    share = activations / total if total > 0 else 0.0
+    return MlpTraining(parameters, parameters, optimizer, activations, total, total_bytes, share)
+
+
+def mlp_max_batch(inputs, hidden, layers, budget_values=None, optimizer_state_per_parameter=0, budget_bytes=None,
+                  bytes_per_value=4):
+    """Largest batch under a budget of values (or bytes, given bytes_per_value); None when
+    not even batch 0 fits."""
+    if (budget_values is None) == (budget_bytes is None):
+        raise ValueError("give exactly one of budget_values and budget_bytes")
+    g, h, n = _count("inputs", inputs), _count("hidden", hidden), _count("layers", layers)
+    state = _count("optimizer_state_per_parameter", optimizer_state_per_parameter)
+    if budget_values is not None:
+        values = _count("budget_values", budget_values)
+    else:
+        budget = _count("budget_bytes", budget_bytes)
+        values = budget * 8 // _bits("bytes_per_value", bytes_per_value)  # whole values only
+    parameters, per = _mlp_shape("mlp_max_batch", g, h, n)
+    fixed = _checked("mlp_max_batch", 2 * parameters + _checked("mlp_max_batch", parameters * state))
+    return None if fixed > values else (values - fixed) // per
+
+
 # ---- latency (csrc/src/latency.c) ----------------------------------------------------
 
 def latency(bytes_moved, operations, bandwidth_bytes_per_second, operations_per_second, overhead_seconds=0.0):
@@ -415,3 +468,26 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm"):
 def version():
     """(memcore version string, API version number) this fallback mirrors."""
     return VERSION, API_VERSION
+
+
+def descriptor_check(arena_tflm_bytes, batch, runtime_bytes, weights_in_arena_bytes, available_bytes,
+                     other_memory_fits, budgets_fit):
+    """The board's part of the C check for firmware that cannot read the model: the
+    descriptor gives what the host computed (memcore export) and the board adds the
+    memory it has free.  Returns (recommended_arena_bytes, required_bytes, headroom_bytes,
+    verdict), as mc_check_graph computes them:
+      recommended = batch x TFLM's head + what TFLM needs beyond it (once per interpreter)
+      required    = recommended + the weights loaded into the arena's region
+      headroom    = available - required
+      verdict     "does_not_fit" when memory is short here or in another region,
+                  "misses_budget" when it fits but misses the latency or battery budget."""
+    recommended = batch * arena_tflm_bytes + runtime_bytes
+    required = recommended + weights_in_arena_bytes
+    headroom = available_bytes - required
+    if headroom < 0 or not other_memory_fits:
+        verdict = "does_not_fit"
+    elif not budgets_fit:
+        verdict = "misses_budget"
+    else:
+        verdict = "fits"
+    return recommended, required, headroom, verdict

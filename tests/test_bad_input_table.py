@@ -420,19 +420,23 @@ def _boot_check(here, tamper):
 
 def test_descriptor_with_another_weights_placement(here):
     def psram(d):
-        d["weights"].update(placement="psram", bytes=1_000_000)
-    assert _boot_check(here, psram) == '@memcore {"schema":"memcore.report-error/1","error":"ValueError: weights.placement must be \\"ram\\" or \\"flash\\", got \'psram\'"}'  # noqa: E501
+        d.update(weights_placement="psram")
+        d["fallback"].update(weights_bytes=1_000_000, weights_in_arena_bytes=0)
+    assert _boot_check(here, psram) == '@memcore {"schema":"memcore.report-error/1","error":"ValueError: weights_placement must be \\"ram\\" or \\"flash\\", got \'psram\'"}'  # noqa: E501
 
 
 def test_descriptor_of_the_wrong_shape(here):
-    assert _boot_check(here, lambda d: d.update(weights=[1])) == '@memcore {"schema":"memcore.report-error/1","error":"ValueError: weights must be an object, got [1]"}'  # noqa: E501
+    assert _boot_check(here, lambda d: d.update(fallback=[1])) == '@memcore {"schema":"memcore.report-error/1","error":"ValueError: fallback must be an object, got [1]"}'  # noqa: E501
     assert _boot_check(here, lambda d: d.update(host=[1])) == '@memcore {"schema":"memcore.report-error/1","error":"ValueError: host must be an object, got [1]"}'  # noqa: E501
 
 
 def test_descriptor_too_big_for_the_board(here):
-    assert _boot_check(here, lambda d: d.update(model="m" * 10_000_000)) == '@memcore {"schema":"memcore.report-error/1","error":"ValueError: model.json is 10000748 bytes; the board reads at most 32768"}'  # noqa: E501
+    def ten_megabytes(d):
+        d["model"] = ""
+        d["model"] = "m" * (10_000_000 - len(json.dumps(d)))
+    assert _boot_check(here, ten_megabytes) == '@memcore {"schema":"memcore.report-error/1","error":"ValueError: model.json is 10000000 bytes; the board reads at most 32768"}'  # noqa: E501
     def many(d):
-        d["buffers"] = {"sizes": [16] * 600, "first_use": [0] * 600, "last_use": [0] * 600}
+        d["fallback"]["buffers"] = {"sizes": [16] * 600, "first_use": [0] * 600, "last_use": [0] * 600}
     assert _boot_check(here, many) == '@memcore {"schema":"memcore.report-error/1","error":"ValueError: buffers.sizes has 600 entries; the board checks at most 512"}'  # noqa: E501
 
 

@@ -716,7 +716,7 @@ typedef enum { MC_NUMERIC_INT8 = 0, MC_NUMERIC_FLOAT32 = 1, MC_NUMERIC_COUNT = 2
 
 typedef struct {
     int64_t bytes;                  /* what a model may use in the region; 0: no such region */
-    double read_bytes_per_second;   /* > 0 when bytes > 0 */
+    double read_bytes_per_second;   /* 0: not known (the check is then untimed) */
 } mc_region_spec_t;
 
 /* A board, as numbers (a device profile's; see docs/device-profiles.md for sources). */
@@ -725,7 +725,8 @@ typedef struct {
     mc_region_spec_t regions[MC_REGION_COUNT];
     int64_t ram_bytes_at_boot;             /* RAM free before the runtime grows its heap (<= RAM) */
     /* Achieved operations per second, per operator class, numeric type and kernel
-     * library; 0 where unknown (the class then uses MC_OPCLASS_OTHER's rate). */
+     * library; 0 where unknown (the class then uses MC_OPCLASS_OTHER's rate; when that is
+     * 0 too, the check is untimed). */
     double ops_per_second[MC_OPCLASS_COUNT][MC_NUMERIC_COUNT][2];
     /* Bit r set: traffic to region r is already inside the measured rates (they were
      * fitted on benchmarks run that way), so it is not charged again as fetch time. */
@@ -814,6 +815,8 @@ typedef struct {
     int64_t headroom_bytes;           /* available - required */
     bool needs_heap_growth;           /* fits only once the heap grows past its size at boot */
     /* time */
+    bool timed;                       /* the board gave every speed the model needs; when not,
+                                         the times below are 0 and no time budget can be checked */
     mc_latency_t latency;             /* fetch + compute + setup, per request */
     mc_roofline_t roofline;           /* at the effective rate against the arena's bandwidth */
     double ops_per_second;            /* effective: operations / compute time, the model's mix */

@@ -94,8 +94,8 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
         if (b->regions[r].bytes < 0) {
             return MC_E_NEGATIVE;
         }
-        if (b->regions[r].bytes > 0 &&
-            (!mc_finite(b->regions[r].read_bytes_per_second) || b->regions[r].read_bytes_per_second <= 0)) {
+        /* 0: not known (a board checking its memory only); the check then has no timing */
+        if (!finite_nonnegative(b->regions[r].read_bytes_per_second)) {
             return MC_E_RANGE;
         }
     }
@@ -114,8 +114,10 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
         return MC_E_RANGE;
     }
     /* The arena must be writable RAM; weights are read in place from flash or loaded. */
+    /* (A board may give its arena region no size when available_bytes pins it.) */
     if ((c->arena_region != MC_REGION_RAM && c->arena_region != MC_REGION_PSRAM) ||
-        !has_region(b, c->arena_region) || !has_region(b, c->weights_region)) {
+        (!has_region(b, c->arena_region) && c->available_bytes < 0) ||
+        (c->weights_region != c->arena_region && !has_region(b, c->weights_region))) {
         return MC_E_RANGE;
     }
     if (c->batch < 1 || c->model_file_bytes < 0 || c->available_bytes < -1 || c->plan_steps < 0) {
@@ -234,7 +236,7 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         MC_TRY(mc_checked_add(r->macs, macs, &r->macs));
         MC_TRY(mc_checked_add(r->operations, ops, &r->operations));
         if (ops > 0 && rate <= 0) {
-            return MC_E_RANGE; /* the board gives no rate for this numeric type and kernels */
+            r->timed = false; /* the board gives no rate for this numeric type and kernels */
         }
         for (i = op->first_input; i < op->first_input + op->n_inputs; i++) {
             int32_t t = g->op_tensors[i];
@@ -253,9 +255,16 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
             MC_TRY(mc_checked_add(activations, g->tensors[g->op_tensors[i]].bytes, &activations));
         }
         MC_TRY(mc_checked_mul(activations, c->batch, &activations));
-        compute_seconds = ops > 0 ? (double)ops / rate : 0;
-        fetch_seconds = (weights_free ? 0 : (double)constants / weights_speed) +
-                        (arena_free ? 0 : (double)activations / arena_speed);
+        compute_seconds = ops > 0 && rate > 0 ? (double)ops / rate : 0;
+        fetch_seconds = 0;
+        if (!weights_free && constants > 0) {
+            r->timed = r->timed && weights_speed > 0;
+            fetch_seconds += weights_speed > 0 ? (double)constants / weights_speed : 0;
+        }
+        if (!arena_free && activations > 0) {
+            r->timed = r->timed && arena_speed > 0;
+            fetch_seconds += arena_speed > 0 ? (double)activations / arena_speed : 0;
+        }
         r->compute_seconds_by_class[cls] += compute_seconds;
         r->latency.fetch_seconds += fetch_seconds;
         if (rows != NULL) {
@@ -352,7 +361,8 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
         if (reg == c->arena_region && c->available_bytes >= 0) {
             limit = c->available_bytes;
         }
-        if (need[reg] > 0 || reg == c->arena_region) {
+        /* A region the board gives no size for is not known, not empty: unchecked. */
+        if ((need[reg] > 0 && limit > 0) || reg == c->arena_region) {
             resource(&r->resources[reg], need[reg], limit);
         }
     }
@@ -379,11 +389,14 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
     rate = compute > 0 ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
     r->ops_per_second = rate;
     r->arena_bytes_per_second = bandwidth;
-    if (rate > 0 && c->batch > 0) {
+    if (r->timed && rate > 0 && bandwidth > 0) {
         MC_TRY(mc_roofline(r->weights_bytes, r->activation_bytes, r->operations / c->batch, rate / bandwidth,
                            c->batch, &r->roofline));
     }
     if (c->latency_budget_seconds > 0 || c->inferences_per_hour > 0) {
+        if (!r->timed) {
+            return MC_E_RANGE; /* a time budget, but the board's speeds are not given */
+        }
         double limit = c->latency_budget_seconds > 0 ? c->latency_budget_seconds : DBL_MAX;
         if (c->inferences_per_hour > 0 && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
             limit = SECONDS_PER_HOUR / c->inferences_per_hour; /* the duty cycle's period */
@@ -399,7 +412,7 @@ static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *
     if (b->radio_joules_per_byte > 0) {
         r->radio_joules = (double)r->input_bytes * b->radio_joules_per_byte;
     }
-    if (b->active_watts <= 0) {
+    if (b->active_watts <= 0 || !r->timed) {
         return;
     }
     r->energy_joules = b->active_watts * r->latency.total_seconds;
@@ -490,6 +503,10 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     work = (uint8_t *)scratch + (l.total_bytes - l.work_bytes);
 
     memset(r, 0, sizeof *r);
+    r->timed = true;
+    for (i = 0; i < MC_RESOURCE_COUNT; i++) {
+        r->resources[i].fits = true; /* a resource not checked does not stand in the way */
+    }
     r->tensors = g->n_tensors;
     r->ops = g->n_ops;
     r->buffers = l.n_buffers;

@@ -63,6 +63,7 @@ static const field_t fields[] = {
     F("headroom_bytes", headroom_bytes, INT64, 0),
     F("needs_heap_growth", needs_heap_growth, BOOL, 0),
     /* time */
+    F("timed", timed, BOOL, 0),
     F("fetch_seconds", latency.fetch_seconds, DOUBLE, 0),
     F("compute_seconds", latency.compute_seconds, DOUBLE, 0),
     F("setup_seconds", latency.setup_seconds, DOUBLE, 0),

@@ -289,3 +289,22 @@ def check_fields(raw):
         else:
             out[name] = ffi.string(field.text).decode() if field.text != ffi.NULL else None
     return out
+
+
+def check_field_kinds():
+    """{name: mc_field_kind_t} of every report field of a check, in the C core's order."""
+    raw = ffi.new("mc_check_t *")
+    field = ffi.new("mc_field_t *")
+    kinds = {}
+    for i in range(lib.mc_check_field_count()):
+        _check(lib.mc_check_field(raw, i, field), "check_field(%d)" % i)
+        kinds[ffi.string(field.name).decode()] = field.kind
+    return kinds
+
+
+def op_counts(graph, op):
+    """(macs, other operations) of operator `op` of a CGraph (mc_op_counts)."""
+    macs = ffi.new("int64_t *")
+    other = ffi.new("int64_t *")
+    _check(lib.mc_op_counts(graph.graph, op, macs, other), "op_counts(operator %d)" % op)
+    return macs[0], other[0]

@@ -165,6 +165,12 @@ def describe(rc, problem, graph=None, file_bytes=None):
                "single-subgraph models only" % problem.value
     if kind == p.MC_PROBLEM_OFFLINE_PLAN:
         return "the model " + text
+    if kind == p.MC_PROBLEM_UNKNOWN_OP:
+        unknown = [k for k in range(graph.graph.n_ops) if not lib.mc_tflm_supports(graph.graph.ops[k].kind)] \
+            if graph is not None else [problem.op]
+        return "TFLM does not run %s: %s (--allow-unknown-ops checks it anyway, as an upper bound)" % (
+            "this operator" if len(unknown) == 1 else "these %d operators" % len(unknown),
+            ", ".join(_op(graph, k) for k in unknown[:20]) + (", ..." if len(unknown) > 20 else ""))
     if kind == p.MC_PROBLEM_TOO_LARGE:
         return "the model has %d tensors, operators or operator inputs; memcore's limits are %d tensors, " \
                "%d operators and %d operator inputs and outputs" % (

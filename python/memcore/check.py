@@ -90,6 +90,7 @@ class CheckReport:
     ops_per_second: float = 0.0      # the effective rate of the model's mix of operators
     bandwidth_bytes_per_second: float = 0.0  # the arena region's read speed
     fields: Dict[str, object] = field(default_factory=dict)  # the C check's report fields, in order
+    config: Dict[str, object] = field(default_factory=dict)  # the configuration it was checked with
 
     @property
     def device(self):
@@ -179,17 +180,16 @@ def sibling_int8_path(path):
     return candidate if os.path.isfile(candidate) else None
 
 
-def check(model, profile, batch=1, kernels="optimised", weights_placement=None, suggest=True,
-          available_bytes=None, allow_unknown_ops=False):
-    """One deployment of `model` (a memcore Model) on `profile`, with suggestions when it
-    does not fit (suggest=False skips them, as the suggestions' own checks do).
-    `available_bytes` pins what the arena's region offers (a board's measurement)."""
-    placement = weights_placement or profile.default_weights_placement()
+def deployment(model, profile, placement, batch=1, kernels="optimised", available_bytes=None,
+               allow_unknown_ops=False):
+    """The C check's configuration (mc_check_config_set's names) for `model` on `profile`
+    with the weights in `placement` ("flash" or "ram": loaded into the arena's region):
+    what the host checks with, and what `memcore export` gives the board."""
     if placement == "flash" and not profile.has_flash:
         raise memcore.MemcoreError("device %r has no flash region to keep weights in" % profile.name)
     kernels_code(kernels)  # a clear error for a bad name, before the C's generic one
     arena_region = "ram" if profile.arena_region == "memory" else profile.arena_region
-    config = {
+    return {
         "kernels": kernels,
         "arena_region": arena_region,
         "weights_region": "flash" if placement == "flash" else arena_region,
@@ -202,6 +202,15 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
         "latency_budget_seconds": profile.latency_budget_seconds,
         "allow_unknown_ops": bool(allow_unknown_ops),
     }
+
+
+def check(model, profile, batch=1, kernels="optimised", weights_placement=None, suggest=True,
+          available_bytes=None, allow_unknown_ops=False):
+    """One deployment of `model` (a memcore Model) on `profile`, with suggestions when it
+    does not fit (suggest=False skips them, as the suggestions' own checks do).
+    `available_bytes` pins what the arena's region offers (a board's measurement)."""
+    placement = weights_placement or profile.default_weights_placement()
+    config = deployment(model, profile, placement, batch, kernels, available_bytes, allow_unknown_ops)
     raw, c_rows = ll.check_graph(model.c_graph(), profile.board(), config, model.path, rows=True)
     resources = {}
     for code, name in RESOURCES.items():
@@ -226,7 +235,7 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
         estimated=bool(raw.tflm.upper_bound), required=raw.required_bytes, available=raw.available_bytes,
         headroom=raw.headroom_bytes, heap_growth=bool(raw.needs_heap_growth),
         layers=rows_from_c(model, c_rows, raw.arena_tflm_bytes), ops_per_second=raw.ops_per_second,
-        bandwidth_bytes_per_second=raw.arena_bytes_per_second, fields=ll.check_fields(raw))
+        bandwidth_bytes_per_second=raw.arena_bytes_per_second, fields=ll.check_fields(raw), config=config)
     if suggest and not report.fits:
         report.suggestions.extend(_suggestions(report, model, raw.runtime_bytes, weights_in_ram, kernels))
     return report

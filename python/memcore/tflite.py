@@ -4,18 +4,18 @@ The bytes go to the C core's reader (csrc/src/tflite_reader.c, the same one the 
 runs on a model file in its filesystem), which checks every offset and length before
 following it; the C core then validates the dataflow (cycles, tensors read before they
 are written, ...).  This module only turns the C graph into memcore's Python Model:
-names from the file, operator names from the C table, and the facts the runtime
-model and operation counts read.
+names from the file, operator names and operation counts from the C core.  Whether
+TFLM runs every operator is the check's question (an unknown operator is refused there,
+or costed as an upper bound with --allow-unknown-ops), not the reader's.
 """
+from memcore import _lowlevel as ll
 from memcore.cgraph import DTYPE_NAMES, read_tflite
 from memcore.errors import MemcoreError
 from memcore.graph import Model, Operator, Tensor, bad_model
-from memcore.opcount import count_operations, is_supported
 
 # Builtin options (mc_op_t.options, schema order) the operation counts read.
 _CONV_STRIDE = (2, 1)     # Conv2DOptions / DepthwiseConv2DOptions / TransposeConvOptions: stride_h, stride_w
 _POOL = (4, 3, 2, 1)      # Pool2DOptions: filter_height, filter_width, stride_h, stride_w
-_TRANSPOSE_CONV_STRIDE = (2, 1)
 
 
 def load_tflite(path, data: bytes) -> Model:
@@ -51,44 +51,24 @@ def _operator(path, graph, k, tensors):
     outputs = tuple(flat[op.first_output:op.first_output + op.n_outputs])
     intermediates = tuple(flat[op.first_intermediate:op.first_intermediate + op.n_intermediates])
     options = tuple(op.options[0:8])
-    if op.custom_name_offset >= 0:
-        raise bad_model(path, "unsupported operator %d: %s" % (k, kind))
-    if not is_supported(kind):
-        raise bad_model(path, "unsupported operator %d: %s" % (k, kind))
     attributes = {}
     if kind in ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV"):
         attributes["stride_hw"] = tuple(options[i] for i in _CONV_STRIDE)
     if kind in ("AVERAGE_POOL_2D", "MAX_POOL_2D", "L2_POOL_2D"):
         attributes["kernel_hw"] = (options[_POOL[0]], options[_POOL[1]])
         attributes["stride_hw"] = (options[_POOL[2]], options[_POOL[3]])
-    present = [tensors[i] for i in inputs if i >= 0]
-    weights = [t for t in present if t.is_constant]
     filt = tensors[inputs[1]] if len(inputs) > 1 and inputs[1] >= 0 else None
     # TFLite layouts: conv filter OHWI, depthwise 1HWO, fully connected (O, I),
     # transpose conv OHWI.
-    if kind in ("CONV_2D", "TRANSPOSE_CONV", "FULLY_CONNECTED", "DEPTHWISE_CONV_2D"):
-        if filt is None or not filt.shape:
-            raise bad_model(path, "operator %d (%s) has no filter tensor" % (k, kind))
-        if kind == "FULLY_CONNECTED" and len(filt.shape) != 2:
-            raise bad_model(path, "operator %d (%s) has a filter of shape %s, not (out, in)"
-                            % (k, kind, list(filt.shape)))
-        if kind != "FULLY_CONNECTED" and len(filt.shape) != 4:
-            raise bad_model(path, "operator %d (%s) has a filter of shape %s, not 4-D"
-                            % (k, kind, list(filt.shape)))
-        attributes["output_channels"] = filt.shape[3] if kind == "DEPTHWISE_CONV_2D" else filt.shape[0]
+    if kind in ("CONV_2D", "TRANSPOSE_CONV", "FULLY_CONNECTED", "DEPTHWISE_CONV_2D") and filt is not None \
+            and filt.shape:
+        attributes["output_channels"] = filt.shape[-1] if kind == "DEPTHWISE_CONV_2D" else filt.shape[0]
         attributes["per_channel"] = filt.quantization_channels > 1
-        if kind != "FULLY_CONNECTED":
+        if kind != "FULLY_CONNECTED" and len(filt.shape) == 4:
             attributes["kernel_hw"] = (filt.shape[1], filt.shape[2])
-    if kind == "TRANSPOSE_CONV":
-        if len(inputs) < 3 or inputs[2] < 0:
-            raise bad_model(path, "operator %d (%s) has no data input" % (k, kind))
-        data_in = tensors[inputs[2]]
-        macs, other = data_in.elements * filt.shape[1] * filt.shape[2] * filt.shape[0], 0
-    else:
-        first_in = present[0] if present else None
-        out = tensors[outputs[0]]
-        macs, other = count_operations(kind, first_in.shape if first_in else (), out.shape,
-                                       filt.shape if filt is not None else (), attributes)
+    # The arithmetic is the C core's (mc_op_counts), as the check counts it.
+    macs, other = ll.op_counts(graph, k)
+    weights = [tensors[i] for i in inputs if i >= 0 and tensors[i].is_constant]
     return Operator(index=k, kind=kind, inputs=inputs, outputs=outputs, macs=macs, other_ops=other,
                     weight_bytes=sum(t.bytes for t in weights), attributes=attributes, code=op.kind,
                     version=op.version, options_type=op.options_type, options=options,

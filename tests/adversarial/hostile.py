@@ -410,52 +410,57 @@ def descriptor_attempts(rng, count, bases, small=False):
     what a 110 KiB heap reads (for MicroPython)."""
     for k in range(count):
         d = copy.deepcopy(rng.choice(bases))
-        n = len(d["buffers"]["sizes"])
+        fb = d["fallback"]
+        n = len(fb["buffers"]["sizes"])
         how = rng.choice(("placement", "placement", "type", "type", "type", "negative", "lengths", "order",
                           "alignment", "schema", "too many", "huge text", "deep", "not json", "missing"))
         text = None
         if how == "placement":
             value = rng.choice(("RAM", "psram", "Flash", "", None, 1, ["ram"], {"x": "ram"}, True, " ram"))
-            d["weights"]["placement"] = value
-            d["weights"]["bytes"] = 1_000_000
+            d["weights_placement"] = value
+            fb["weights_bytes"] = 1_000_000
             how = "placement %r" % (value,)
         elif how == "type":
-            path = rng.choice((("weights",), ("host",), ("buffers",), ("runtime",), ("weights", "bytes"),
-                               ("runtime", "overhead_bytes"), ("runtime", "tail_bytes"), ("model",),
-                               ("host", "arena_tflm_bytes"), ("buffers", "sizes"), ("buffers", "first_use"),
-                               ("alignment",)))
+            path = rng.choice((("fallback",), ("host",), ("board",), ("config",), ("fallback", "buffers"),
+                               ("fallback", "weights_bytes"), ("fallback", "runtime_bytes"),
+                               ("fallback", "runtime_overhead_bytes"), ("fallback", "batch"), ("model",),
+                               ("host", "arena_tflm_bytes"), ("fallback", "buffers", "sizes"),
+                               ("fallback", "buffers", "first_use"), ("fallback", "alignment"),
+                               ("fallback", "other_memory_fits"), ("fallback", "budgets_fit")))
             value = rng.choice(([1], "12", 1.5, True, {"a": 1}, [[1]]))
             if path == ("model",) and isinstance(value, str):
                 value = 12
-            if path == ("host",) and isinstance(value, dict):
-                value = [value]  # any object is a valid host table
+            if path in (("host",), ("board",), ("config",)) and isinstance(value, dict):
+                value = [value]  # any object of scalars is a valid host, board or config table
+            if path[-1] in ("other_memory_fits", "budgets_fit") and value is True:
+                value = "true"  # True is a valid flag
             _set_path(d, path, value)
             how = "%s = %r" % (".".join(path), value)
         elif how == "negative":
             key = rng.choice(("sizes", "first_use", "last_use"))
-            d["buffers"][key][rng.randrange(n)] = rng.choice((-1, -2 ** 40, 2 ** 60))
+            fb["buffers"][key][rng.randrange(n)] = rng.choice((-1, -2 ** 40, 2 ** 60))
             how += " " + key
         elif how == "lengths":
-            d["buffers"][rng.choice(("sizes", "first_use", "last_use"))].append(1)
+            fb["buffers"][rng.choice(("sizes", "first_use", "last_use"))].append(1)
         elif how == "order":
             i = rng.randrange(n)
-            d["buffers"]["first_use"][i] = d["buffers"]["last_use"][i] + 1
+            fb["buffers"]["first_use"][i] = fb["buffers"]["last_use"][i] + 1
         elif how == "alignment":
-            d["alignment"] = rng.choice((0, 3, -16, 2 ** 20, 48))
+            fb["alignment"] = rng.choice((0, 3, -16, 2 ** 20, 48))
         elif how == "schema":
-            d["schema"] = rng.choice(("memcore.model/2", None, 1, "MEMCORE.MODEL/1"))
+            d["schema"] = rng.choice(("memcore.model/1", None, 1, "MEMCORE.MODEL/2"))
         elif how == "too many":
             m = 600 if small else rng.choice((600, 20_000))
-            d["buffers"] = {"sizes": [16] * m, "first_use": [0] * m, "last_use": [0] * m}
+            fb["buffers"] = {"sizes": [16] * m, "first_use": [0] * m, "last_use": [0] * m}
         elif how == "huge text":
             d["model"] = "m" * (40_000 if small else rng.choice((40_000, 10_000_000)))
         elif how == "deep":
             depth = rng.choice((100, 5000, 16_000))
-            text = '{"schema":"memcore.model/1","model":' + "[" * depth + "]" * depth + "}"
+            text = '{"schema":"memcore.model/2","model":' + "[" * depth + "]" * depth + "}"
         elif how == "not json":
-            text = rng.choice(("", "{", "null", "[]", '{"schema":"memcore.model/1"', "\xff\xfe"))
+            text = rng.choice(("", "{", "null", "[]", '{"schema":"memcore.model/2"', "\xff\xfe"))
         elif how == "missing":
-            del d[rng.choice(("weights", "runtime", "buffers"))]
+            del d[rng.choice(("fallback", "board", "config"))]
         yield "%s #%d" % (how, k), text if text is not None else json.dumps(d)
 
 

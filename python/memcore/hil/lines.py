@@ -141,19 +141,36 @@ SCHEMAS = {
              "firmware": _req(TEXT), "platform": _req(TEXT)},
     RESULT: {"file": _req(TEXT), "case": _req(TEXT), "fields": _opt(FIELDS), "error": _opt(TEXT)},
     END: {"cases": _req(COUNT), "errors": _opt(COUNT)},
-    REPORT: {
-        "model": _req(TEXT_OR_NULL), "device": _req(TEXT), "memcore_version": _req(TEXT),
-        "implementation": _req(TEXT), "firmware": _req(TEXT), "weights_bytes": _req(COUNT),
-        "weights_placement": _req(_one_of("ram", "flash")), "arena_tflm_bytes": _req(COUNT),
-        "arena_best_bytes": _req(COUNT), "arena_lower_bound_bytes": _req(COUNT),
-        "runtime_overhead_bytes": _req(COUNT), "recommended_arena_bytes": _req(COUNT),
-        "required_bytes": _req(COUNT), "available_bytes": _req(COUNT), "headroom_bytes": _req(INT),
-        "verdict": _req(_one_of("fits", "does_not_fit")), "gc_free_bytes": _req(COUNT_OR_NULL),
-        "idf_largest_free_bytes": _req(COUNT_OR_NULL), "host_agrees": _req(BOOL),
-        "check_seconds": _req(NUMBER),
-    },
+    REPORT: None,  # from the C core's field table: _report_schema() below
     REPORT_ERROR: {"error": _req(TEXT), "model": _opt(TEXT_OR_NULL)},
 }
+
+
+def _report_schema():
+    """The boot report's fields: the board script's own (header, measurements), and the C
+    check's report fields by the C core's names and kinds (csrc/src/fields.c) — the ones
+    a board with the C module prints, of which a descriptor-only board prints a subset."""
+    from memcore import _lowlevel as ll
+    from memcore._memcore import lib
+    kinds = {lib.MC_FIELD_INTEGER: INT, lib.MC_FIELD_REAL: NUMBER, lib.MC_FIELD_BOOL: BOOL,
+             lib.MC_FIELD_NAME: TEXT_OR_NULL}
+    fields = {name: _opt(kinds[kind]) for name, kind in ll.check_field_kinds().items()}
+    fields.update({
+        "model": _req(TEXT_OR_NULL), "device": _req(TEXT), "memcore_version": _req(TEXT),
+        "implementation": _req(TEXT), "firmware": _req(TEXT),
+        "source": _req(_one_of("model", "descriptor")),
+        "weights_bytes": _req(COUNT), "weights_placement": _req(_one_of("ram", "flash")),
+        "arena_tflm_bytes": _req(COUNT), "arena_best_bytes": _req(COUNT), "arena_lower_bound_bytes": _req(COUNT),
+        "runtime_overhead_bytes": _req(COUNT), "runtime_bytes": _req(COUNT), "recommended_arena_bytes": _req(COUNT),
+        "required_bytes": _req(COUNT), "available_bytes": _req(COUNT), "headroom_bytes": _req(INT),
+        "verdict": _req(_one_of("fits", "does_not_fit", "misses_budget")),
+        "gc_free_bytes": _req(COUNT_OR_NULL), "idf_largest_free_bytes": _req(COUNT_OR_NULL),
+        "host_agrees": _opt(BOOL), "check_seconds": _req(NUMBER),
+    })
+    return fields
+
+
+SCHEMAS[REPORT] = _report_schema()
 
 
 def validate(obj):
@@ -187,7 +204,9 @@ def _check_report_sums(r):
     if r["headroom_bytes"] != r["available_bytes"] - r["required_bytes"]:
         raise BadLine("report line: headroom_bytes %d is not available_bytes - required_bytes (%d)"
                       % (r["headroom_bytes"], r["available_bytes"] - r["required_bytes"]))
-    if (r["verdict"] == "fits") != (r["headroom_bytes"] >= 0):
+    # Memory short means "does not fit"; "fits" needs room (flash or another region can be
+    # short with room in the arena, so does_not_fit with room is possible).
+    if r["headroom_bytes"] < 0 and r["verdict"] != "does_not_fit":
         raise BadLine("report line: verdict %r with headroom_bytes %d" % (r["verdict"], r["headroom_bytes"]))
 
 
