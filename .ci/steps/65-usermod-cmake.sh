@@ -11,6 +11,7 @@
 set -euo pipefail
 python -c 'import memcore' 2>/dev/null || pip install -q '.[test]'
 fw=build/firmware
+export JOBS=${JOBS:-2}  # make -j2: CI runs on two cores
 work=$(mktemp -d)
 micropython/build_firmware.sh qemu-m3 "$fw" >"$work/qemu-m3.log" 2>&1 || { cat "$work/qemu-m3.log"; exit 1; }
 mpy=$(micropython/build_firmware.sh source "$fw")

@@ -68,6 +68,7 @@ static bool mount_root(void) {
 }
 
 void qemu_bsp_boot(void) {
+    qemu_bsp_uart_fifo();
     if (!mount_root()) {
         return;
     }

@@ -27,4 +27,7 @@ void qemu_bsp_vm_hook(void);
  * bytes are kept for the REPL (uart_poll.c). */
 void qemu_bsp_poll_uart(void);
 
+/* The UART's receive FIFO on where the board's UART has one (at every boot). */
+void qemu_bsp_uart_fifo(void);
+
 #endif /* QEMU_BSP_H */
