@@ -64,7 +64,7 @@ def test_json_numbers_are_the_graph_and_tflm_numbers():
     assert report["weights_bytes"] == m.weight_bytes
     assert report["weights_placement"] == "flash"
     assert report["arena_tflm_bytes"] == m.plan("tflm").arena_bytes == 16000   # TFLM's measured head
-    arena = memcore.tflm_arena(m, pointer_bytes=4)
+    arena = memcore.tflm_arena(m, target="esp32", kernels="optimised")
     assert report["runtime_overhead_bytes"] == arena.tail_bytes
     # At batch 1 with weights in flash, the requirement is exactly TFLM's recommended arena.
     assert report["required_bytes"] == report["recommended_arena_bytes"] == arena.recommended_arena_bytes

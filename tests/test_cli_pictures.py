@@ -344,7 +344,9 @@ def test_report_renders_in_headless_chromium(report_page, tmp_path):
     assert "Does not fit on esp32" in dom
     cards = dict(re.findall(r'data-device="([^"]+)" data-status="([^"]+)"', dom))
     assert cards["esp32"] == "will_not_fit" and cards["server"] == "runs" and cards["esp32-psram"] == "too_slow"
-    assert "will not fit: 1.84 times bigger than the memory available" in dom
+    # resnet8 float32 on the esp32 profile: TFLM's head 196,608 B + the esp32 tail
+    # (derived from armhf, op table) against the memory available.
+    assert "will not fit: 1.83 times bigger than the memory available" in dom
     assert 'id="layers"' in dom and 'class="mc-peak"' in dom
 
 

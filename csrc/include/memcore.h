@@ -493,6 +493,11 @@ typedef enum {
     MC_PROBLEM_TOO_LARGE,         /* more tensors or operators than the documented limits
                                      (MC_E_LIMIT; value: the count) */
     MC_PROBLEM_UNKNOWN_OP,        /* an operator TFLM does not run (op; value: its code) */
+    MC_PROBLEM_KERNEL_REFUSES,    /* TFLM's kernel refuses the operator in Prepare (a RESHAPE
+                                     whose input and output hold different numbers of elements,
+                                     a per-channel int16 FULLY_CONNECTED with CMSIS-NN) (op) */
+    MC_PROBLEM_MISSING_INPUT,     /* the operator lacks an input its TFLM kernel reads in
+                                     Prepare (op) */
     MC_PROBLEM_COUNT
 } mc_problem_kind_t;
 
@@ -562,6 +567,25 @@ typedef enum {
                                   ESP-NN on ESP32; the reference kernels elsewhere */
 } mc_kernels_t;
 
+/* What memcore knows about a target's TFLM build, for reports: which TFLM the tables
+ * hold and, for a target that cannot be measured here, what they are derived from and
+ * why.  The target's name is mc_target_name(target). */
+typedef struct {
+    const char *description;       /* the ABI and the TFLM build, in words */
+    const char *tflm_version;      /* the TFLM source the tables hold (a commit or a wheel) */
+    const char *optimised_kernels; /* what MC_KERNELS_OPTIMISED selects ("CMSIS-NN ..."), or "" */
+    int32_t pointer_bytes;         /* sizeof(void *) and sizeof(size_t) */
+    int32_t enum_bytes;            /* sizeof of a C enum (1 with -fshort-enums) */
+    int32_t int64_alignment;       /* alignof(int64_t) and alignof(double) */
+    bool compression;              /* TFLM built with USE_TFLM_COMPRESSION */
+    bool measured;                 /* tables measured with TFLM built for this target */
+    int32_t derived_from;          /* mc_target_t the tables are taken from; -1 if measured */
+    const char *note;              /* how it was measured, or what it is derived from and why */
+} mc_target_info_t;
+
+/* [in] target  [out] out */
+mc_status_t mc_target_info(mc_target_t target, mc_target_info_t *out);
+
 /* ---- 10. Reading a .tflite file ---------------------------------------------- */
 
 /*
@@ -622,9 +646,23 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
  *                         the recommended one.
  */
 
-/* mc_tflm_model flags */
-#define MC_TFLM_ALLOW_UNKNOWN 1u  /* cost operators missing from the op table as upper bounds
-                                     instead of failing with MC_E_UNSUPPORTED */
+/* mc_tflm_* flags */
+#define MC_TFLM_ALLOW_UNKNOWN 1u  /* cost unknown operators with an upper bound instead of
+                                     failing with MC_E_UNSUPPORTED (MC_PROBLEM_UNKNOWN_OP) */
+
+/*
+ * Unknown operators are kinds TFLM does not register on the target, and kernels whose
+ * allocations the op table does not hold (e.g. CMSIS-NN's SVDF); mc_tflm_unknown_ops
+ * lists them.  With MC_TFLM_ALLOW_UNKNOWN each is costed as the most demanding of
+ * TFLM's kernels could cost it: the largest options struct and OpData of the target,
+ * every input and output as a temporary TfLiteTensor twice, a persistent buffer and a
+ * scratch buffer of 8 bytes per element of its inputs and outputs plus 8 KB each, and
+ * twelve scratch requests (the most TFLM allows per operator).  TFLM's greedy
+ * placement is not monotone in buffer sizes, so the head is then bounded by the sum of
+ * every aligned buffer (a placement never puts a buffer past the buffers placed before
+ * it), and mc_tflm_t.head_bytes says so.  Every result is then an upper bound for any
+ * kernel that allocates like TFLM's own; a custom kernel can allocate anything.
+ */
 
 /* RecordingMicroAllocator's categories of the tail. */
 typedef enum {
@@ -633,7 +671,8 @@ typedef enum {
     MC_TFLM_PERSISTENT_BUFFERS = 2,  /* "Persistent buffer data" (kernels' data, io arrays) */
     MC_TFLM_PERSISTENT_TENSORS = 3,  /* "Persistent TfLiteTensor data" */
     MC_TFLM_QUANTIZATION = 4,        /* "Persistent TfLiteTensor quantization data" */
-    MC_TFLM_CATEGORY_COUNT = 5
+    MC_TFLM_VARIABLES = 5,           /* "TfLiteTensor variable buffer data" */
+    MC_TFLM_CATEGORY_COUNT = 6
 } mc_tflm_category_t;
 
 typedef struct {
@@ -643,7 +682,8 @@ typedef struct {
 } mc_tflm_usage_t;
 
 typedef struct {
-    int64_t head_bytes;              /* the planned head, as given */
+    int64_t head_bytes;              /* the planned head, as given; with unknown operators the
+                                        sum of every aligned buffer when that is larger */
     int64_t tail_bytes;              /* persistent allocations */
     int64_t total_bytes;             /* head + tail: what TFLM reports after AllocateTensors */
     int64_t minimum_arena_bytes;     /* the smallest arena AllocateTensors accepts */
@@ -673,13 +713,46 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
                             int32_t *last_use, int32_t *owner, int64_t n_buffers, mc_problem_t *problem);
 
 /* TFLM's tail, minimum and recommended arena around a head planned as head_bytes
- * (mc_plan(MC_PLAN_TFLM) of mc_tflm_buffers, alignment 16).
+ * (mc_plan(MC_PLAN_TFLM) of mc_tflm_buffers, alignment 16), by replaying
+ * MicroInterpreter::AllocateTensors() on a model of TFLM's arena allocator (see
+ * csrc/src/tflm_model.c): the minimum is the smallest arena in which every step fits,
+ * the temporaries kernels hold in Prepare and the planner's working memory included;
+ * the recommended arena is the minimum rounded up to 16.
+ * [in] n_buffers  what mc_tflm_buffer_count gave
+ * [in] scratch  8-byte aligned, mc_tflm_buffer_count's scratch_bytes (the work area of
+ *               mc_tflm_buffers can be reused)
  * [out] out  [out] problem may be NULL */
 mc_status_t mc_tflm_model(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
-                          int64_t head_bytes, int64_t n_buffers, mc_tflm_t *out, mc_problem_t *problem);
+                          int64_t head_bytes, int64_t n_buffers, void *scratch, int64_t scratch_bytes,
+                          mc_tflm_t *out, mc_problem_t *problem);
 
 /* Whether TFLM registers a kernel for builtin operator `kind` (MicroMutableOpResolver). */
 bool mc_tflm_supports(int32_t kind);
+
+/* What one operator kind costs TFLM on a target, from the op table (csrc/src/tflm_ops.c). */
+typedef struct {
+    int32_t code;              /* TFLite BuiltinOperator code */
+    const char *name;          /* TFLite's name for it (mc_op_name), or NULL */
+    bool registered;           /* TFLM has a kernel for it (MicroMutableOpResolver::Add*) */
+    bool modelled;             /* the op table holds that kernel's allocations */
+    bool vendor_kernel;        /* with these kernels the target runs a vendor kernel for it */
+    int32_t options_bytes;     /* builtin-options struct kept in the tail; 0 when none */
+    int32_t options_alignment;
+    int32_t opdata_bytes;      /* persistent data its kernel's Init() allocates; 0 when none */
+} mc_tflm_op_info_t;
+
+/* [in] code  [in] target  [in] kernels  [out] out.  MC_E_RANGE for a negative code. */
+mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kernels,
+                            mc_tflm_op_info_t *out);
+
+/* The distinct builtin codes of a graph's operators that TFLM does not run on this
+ * target with these kernels, or whose kernel's allocations the op table does not hold,
+ * in order of first appearance; *n_unknown is their number (codes beyond `capacity`
+ * are counted, not written).
+ * [in] graph  [in] target  [in] kernels  [out] codes  [in] capacity  [out] n_unknown */
+mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
+                                int32_t *codes, int64_t capacity, int64_t *n_unknown);
+
 
 /* One operator's arithmetic, with the counting conventions of the docs: multiply-
  * accumulates (conv, depthwise, fully connected, batch matmul, transpose conv) and the

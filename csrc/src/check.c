@@ -464,7 +464,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
 {
     layout_t l;
     mc_check_t *r;
-    mc_plan_t tflm_plan, best_plan;
+    mc_plan_t plan; /* one at a time: the check's stack is a board's */
     uint32_t flags;
     int64_t *sizes, *offsets_tflm, *offsets_best, i;
     int32_t *first, *last, *owner;
@@ -513,19 +513,20 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, flags, work, l.work_bytes, sizes, first, last, owner,
                            l.n_buffers, problem));
     MC_TRY(mc_plan(MC_PLAN_TFLM, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, work, l.work_bytes,
-                   offsets_tflm, &tflm_plan));
+                   offsets_tflm, &plan));
+    r->arena_tflm_bytes = plan.arena_bytes;
+    r->arena_lower_bound_bytes = plan.lower_bound_bytes;
     MC_TRY(mc_plan(MC_PLAN_BEST, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, work, l.work_bytes,
-                   offsets_best, &best_plan));
-    r->arena_tflm_bytes = tflm_plan.arena_bytes;
-    r->arena_best_bytes = best_plan.arena_bytes;
-    r->arena_lower_bound_bytes = tflm_plan.lower_bound_bytes;
-    r->best_is_optimal = best_plan.arena_bytes == best_plan.lower_bound_bytes;
+                   offsets_best, &plan));
+    r->arena_best_bytes = plan.arena_bytes;
+    r->best_is_optimal = plan.arena_bytes == plan.lower_bound_bytes;
     for (i = 0; i < l.n_buffers; i++) {
         if (owner[i] < 0) {
             MC_TRY(mc_checked_add(r->scratch_buffer_bytes, sizes[i], &r->scratch_buffer_bytes));
         }
     }
-    MC_TRY(mc_tflm_model(g, b->target, c->kernels, flags, r->arena_tflm_bytes, l.n_buffers, &r->tflm, problem));
+    MC_TRY(mc_tflm_model(g, b->target, c->kernels, flags, r->arena_tflm_bytes, l.n_buffers, work, l.work_bytes,
+                         &r->tflm, problem));
 
     MC_TRY(totals(g, r));
     r->kernels = r->numeric == MC_NUMERIC_FLOAT32 ? (int32_t)MC_KERNELS_REFERENCE : (int32_t)c->kernels;

@@ -70,6 +70,8 @@ const char *mc_problem_text(int32_t kind)
         [MC_PROBLEM_SPARSE] = "is sparse, which TFLM does not run",
         [MC_PROBLEM_TOO_LARGE] = "has more tensors or operators than memcore's limits (1,000,000 each)",
         [MC_PROBLEM_UNKNOWN_OP] = "is an operator TFLM does not run",
+        [MC_PROBLEM_KERNEL_REFUSES] = "is refused by TFLM's kernel: its Prepare fails for these shapes and types",
+        [MC_PROBLEM_MISSING_INPUT] = "lacks an input its TFLM kernel needs (TFLM's Prepare fails)",
     };
     if (kind < 0 || kind >= MC_PROBLEM_COUNT || texts[kind] == NULL) {
         return "unknown problem";

@@ -12,7 +12,7 @@ from memcore.latency import Latency, latency
 from memcore.layers import Layer, LayerReport, NetworkReport, layer_report, network_report
 from memcore.planner import LiveBytes, Plan, live_bytes, plan
 from memcore.roofline import Roofline, roofline
-from memcore.tflm import TflmArena, tflm_arena
+from memcore.tflm import Target, TflmArena, target_info, tflm_arena, unknown_ops
 from memcore.training import MlpTraining, mlp_max_batch, mlp_training
 
 __version__, API_VERSION = _version()
@@ -31,7 +31,7 @@ def version():
 
 __all__ = [
     "API_VERSION", "Budget", "Device", "LiveBytes", "Report", "check", "live_bytes", "Latency", "Layer", "LayerReport", "MemcoreError", "MlpTraining",
-    "Model", "Operator", "Tensor", "TflmArena", "load", "tflm_arena",
+    "Model", "Operator", "Tensor", "Target", "TflmArena", "load", "target_info", "tflm_arena", "unknown_ops",
     "NetworkReport", "Plan", "Roofline", "Verdict", "budget", "devices", "latency", "layer_report",
     "max_batch", "mlp_max_batch", "mlp_training", "network_report", "plan", "roofline", "verdict",
     "version",

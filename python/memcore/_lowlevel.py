@@ -202,7 +202,14 @@ def tflm_buffers(graph, target, kernels, flags, source):
 def tflm_model(graph, target, kernels, flags, head_bytes, n_buffers, source):
     out = ffi.new("mc_tflm_t *")
     problem = ffi.new("mc_problem_t *")
-    rc = lib.mc_tflm_model(graph.graph, target, kernels, flags, head_bytes, n_buffers, out, problem)
+    n = ffi.new("int64_t *")
+    need = ffi.new("int64_t *")
+    rc = lib.mc_tflm_buffer_count(graph.graph, target, kernels, flags, n, need, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
+    rc = lib.mc_tflm_model(graph.graph, target, kernels, flags, head_bytes, n_buffers, scratch, need[0], out,
+                           problem)
     if rc != lib.MC_OK:
         raise problem_error(rc, problem, graph, source)
     return out

@@ -146,6 +146,8 @@ def describe(rc, problem, graph=None, file_bytes=None):
         return "%s %s" % (_op(graph, problem.op), text)
     if kind in (p.MC_PROBLEM_WRITES_CONSTANT, p.MC_PROBLEM_WRITES_INPUT):
         return "%s %s, %s" % (_op(graph, problem.op), text, _tensor(graph, problem.tensor))
+    if kind in (p.MC_PROBLEM_KERNEL_REFUSES, p.MC_PROBLEM_MISSING_INPUT):
+        return "%s %s" % (_op(graph, problem.op), text)
     if kind == p.MC_PROBLEM_WRITTEN_TWICE:
         return "%s is written by two operators: %s and %s" % (
             _tensor(graph, problem.tensor), _op(graph, problem.op), _op(graph, problem.other))
@@ -168,6 +170,11 @@ def describe(rc, problem, graph=None, file_bytes=None):
     if kind == p.MC_PROBLEM_UNKNOWN_OP:
         unknown = [k for k in range(graph.graph.n_ops) if not lib.mc_tflm_supports(graph.graph.ops[k].kind)] \
             if graph is not None else [problem.op]
+        if not unknown:
+            # TFLM registers the kind; what memcore lacks is the vendor library's kernel.
+            return ("memcore does not model the optimised kernel TFLM runs for %s on this target "
+                    "(--kernels reference is modelled; --allow-unknown-ops checks it as an upper bound)"
+                    % _op(graph, problem.op))
         return "TFLM does not run %s: %s (--allow-unknown-ops checks it anyway, as an upper bound)" % (
             "this operator" if len(unknown) == 1 else "these %d operators" % len(unknown),
             ", ".join(_op(graph, k) for k in unknown[:20]) + (", ..." if len(unknown) > 20 else ""))

@@ -266,6 +266,17 @@ class _Builder:
             attributes = {"kernel_hw": kernel, "stride_hw": self._ints(where, attrs, "strides", (1, 1))}
         elif op in _REDUCES:
             kind = _REDUCES[op]
+            if len(inputs) < 2 and first is not None:
+                # TFLite's reductions take their axes as a constant int32 tensor, which
+                # TFLM's kernels read in Prepare: the converted model has one, so this
+                # graph gets it too (ONNX gives axes as an attribute, or all of them, or
+                # the spatial ones for the global pools).
+                if op.startswith("Global"):
+                    n_axes = max(0, len(first.shape) - 2)
+                else:
+                    axes = attrs.get("axes")
+                    n_axes = len(axes) if isinstance(axes, (list, tuple)) else len(first.shape)
+                inputs = inputs[:1] + (self._add(node.output[0] + "/axes", (n_axes,), "int32", True),)
         elif op in _ELEMENTWISE:
             kind = _ELEMENTWISE[op]
         elif op in _MOVES:

@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
 from memcore import _lowlevel as ll
-from memcore._memcore import lib
+from memcore._memcore import ffi, lib
+from memcore.cgraph import op_name
 from memcore.errors import MemcoreError
 from memcore.graph import Model
 from memcore.planner import plan as _plan
-from memcore.targets import kernels_code, target_code
+from memcore.targets import TARGET_NAMES, kernels_code, target_code
 
 ARENA_ALIGNMENT = 16  # MicroArenaBufferAlignment()
 
@@ -23,9 +24,49 @@ NODES = "NodeAndRegistration struct"
 BUFFERS = "Persistent buffer data"
 PERSISTENT_TENSORS = "Persistent TfLiteTensor data"
 QUANTIZATION = "Persistent TfLiteTensor quantization data"
+VARIABLES = "TfLiteTensor variable buffer data"
 
 # pointer_bytes= of earlier versions: the target each width stood for.
 _TARGET_OF_POINTER_BYTES = {8: "host64", 4: "esp32"}
+
+
+@dataclass(frozen=True)
+class Target:
+    """A target's TFLM build as the C core's tables know it (mc_target_info)."""
+    name: str
+    description: str
+    tflm_version: str
+    optimised_kernels: str       # what kernels="optimised" selects ("" when none)
+    pointer_bytes: int
+    enum_bytes: int
+    int64_alignment: int
+    compression: bool
+    measured: bool
+    derived_from: Optional[str]  # the measured target its tables are taken from
+    note: str                    # how it was measured, or what it is derived from and why
+
+
+def target_info(name: str) -> Target:
+    out = ffi.new("mc_target_info_t *")
+    ll._check(lib.mc_target_info(target_code(name), out), "target_info(%r)" % name)
+    text = lambda p: ffi.string(p).decode()  # noqa: E731
+    return Target(name=name, description=text(out.description), tflm_version=text(out.tflm_version),
+                  optimised_kernels=text(out.optimised_kernels), pointer_bytes=out.pointer_bytes,
+                  enum_bytes=out.enum_bytes, int64_alignment=out.int64_alignment,
+                  compression=bool(out.compression), measured=bool(out.measured),
+                  derived_from=TARGET_NAMES[out.derived_from] if out.derived_from >= 0 else None,
+                  note=text(out.note))
+
+
+def unknown_ops(model: Model, target: str = "host64", kernels: str = "reference") -> Tuple[str, ...]:
+    """The operator kinds of `model` that TFLM does not run on `target` with `kernels`,
+    or whose kernel's allocations the op table does not hold, in order of appearance."""
+    graph = model.c_graph()
+    n = ffi.new("int64_t *")
+    codes = ffi.new("int32_t[]", max(1, len(model.operators)))
+    ll._check(lib.mc_tflm_unknown_ops(graph.graph, target_code(target), kernels_code(kernels), codes,
+                                      len(model.operators), n), "%s: unknown operators" % model.path)
+    return tuple(op_name(codes[i]) for i in range(min(n[0], len(model.operators))))
 
 
 @dataclass(frozen=True)
@@ -37,14 +78,23 @@ class TflmArena:
     recommended_arena_bytes: int  # pass this as the arena size (>= the minimum)
     target: str
     kernels: str
-    upper_bound: bool             # some operators costed with estimates that err high
+    upper_bound: bool             # unknown operators costed with a bound: every size is
+                                  # an upper bound, not TFLM's number
     # RecordingMicroAllocator's categories: name -> (used bytes incl. padding, requested, count)
     categories: Dict[str, Tuple[int, int, int]]
+    unknown_ops: int = 0          # operators costed with the bound
+    # The head's buffers as TFLM plans them: (bytes, first, last scope + 1, owner) where
+    # owner is a tensor index or -1 - k for a scratch buffer of operator k.
+    buffers: Tuple[Tuple[int, int, int, int], ...] = ()
 
     @property
     def measured(self):
-        """Whether the target's numbers were measured (the 64-bit host) or derived."""
-        return self.target == "host64"
+        """Whether the target's tables were measured (not derived from another ABI)."""
+        return target_info(self.target).measured
+
+    @property
+    def scratch_buffer_bytes(self):
+        return sum(b[0] for b in self.buffers if b[3] < 0)
 
     @property
     def planning_bytes(self):
@@ -67,19 +117,22 @@ def tflm_arena(model: Model, target: Optional[str] = None, kernels: str = "refer
     if model.subgraph_count != 1:
         raise MemcoreError("%s: TFLM's arena is modelled for one subgraph, the model has %d"
                            % (model.path, model.subgraph_count))
-    sizes, first, last, _ = ll.tflm_buffers(graph, t, k, flags, model.path)
+    sizes, first, last, owner = ll.tflm_buffers(graph, t, k, flags, model.path)
     head = _plan(sizes, first, last, alignment=ARENA_ALIGNMENT, strategy="tflm")
     r = ll.tflm_model(graph, t, k, flags, head.arena_bytes, len(sizes), model.path)
     names = {lib.MC_TFLM_EVAL_TENSORS: TENSORS, lib.MC_TFLM_NODES: NODES,
              lib.MC_TFLM_PERSISTENT_BUFFERS: BUFFERS, lib.MC_TFLM_PERSISTENT_TENSORS: PERSISTENT_TENSORS,
-             lib.MC_TFLM_QUANTIZATION: QUANTIZATION}
+             lib.MC_TFLM_QUANTIZATION: QUANTIZATION, lib.MC_TFLM_VARIABLES: VARIABLES}
+    # As print_allocations() shows them: categories with used or requested bytes.
     categories = {name: (r.categories[c].used_bytes, r.categories[c].requested_bytes, r.categories[c].count)
-                  for c, name in names.items() if r.categories[c].count}
+                  for c, name in names.items()
+                  if r.categories[c].used_bytes or r.categories[c].requested_bytes}
     return TflmArena(head_bytes=r.head_bytes, tail_bytes=r.tail_bytes, total_bytes=r.total_bytes,
                      minimum_arena_bytes=r.minimum_arena_bytes,
                      recommended_arena_bytes=r.recommended_arena_bytes, target=target, kernels=kernels,
                      upper_bound=bool(r.upper_bound),
-                     categories=categories)
+                     categories=categories, unknown_ops=r.unknown_ops,
+                     buffers=tuple(zip(sizes, first, last, owner)))
 
 
-__all__ = ["TflmArena", "tflm_arena"]
+__all__ = ["Target", "TflmArena", "target_info", "tflm_arena", "unknown_ops"]

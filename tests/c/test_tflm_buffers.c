@@ -64,7 +64,7 @@ static void op(builder_t *b, const int *ins, int n_ins, const int *outs, int n_o
 
 static int64_t sizes[MAX_T];
 static int32_t first[MAX_T], last[MAX_T], owner[MAX_T];
-static uint64_t scratch[MAX_T];
+static uint64_t scratch[4096]; /* the replay state, the tail's categories, two scopes per tensor */
 
 /* Lifetimes of the buffers, by tensor: TFLM's scope (0 before the first operator,
  * operator k at k + 1), i.e. the shifted lifetime - 1; -2 when not planned. */
