@@ -5,7 +5,9 @@
 # -fsingle-precision-constant -Wdouble-promotion -Wfloat-conversion: by an Xtensa compiler
 # (the ESP8266's LX106, the ESP32's instruction-set family) and for a Cortex-M4F (a
 # single-precision FPU, as the ESP32 has).  MicroPython's configuration and generated
-# headers come from the qemu-m3 build (step 60; built here if missing).
+# headers come from the qemu-m3 build (step 60; built here if missing).  ESP32's own
+# compiler (xtensa-esp32-elf-gcc) is neither a Debian nor a PyPI package: ESP-IDF's
+# installer downloads it; so the LX106 one stands in for the Xtensa ISA.
 # Also: the core compiles to the same object code with and without
 # -fsingle-precision-constant, so no float literal changes value on those ports.
 set -euo pipefail
@@ -36,7 +38,12 @@ check() { # name compiler cpu-flags
     { cat "$work/$name.configure.log"; exit 1; }
   cmake --build "$work/$name" -j2 -v >"$work/$name.build.log" 2>&1 || { cat "$work/$name.build.log"; exit 1; }
   grep -q -- "-fsingle-precision-constant.*-DNDEBUG" "$work/$name.build.log"  # the flags reached the compiler
-  echo "$name: $(wc -l <"$work/$name/usermod_sources.txt") sources compile -Werror-clean with ESP-IDF's flags"
+  # text of the module and core as compiled here (ESP-IDF's -O2 and -ffunction-sections,
+  # before a link drops unused functions): what the module adds to a firmware, at most
+  local text
+  text=$(find "$work/$name" -path '*memcore_usermod_check.dir*' -name '*.obj' -exec "${cc%gcc}size" -t {} + |
+    tail -n 1 | awk '{print $1}')
+  echo "$name: $(wc -l <"$work/$name/usermod_sources.txt") sources compile -Werror-clean with ESP-IDF's flags; text $text bytes"
 }
 check xtensa-lx106 xtensa-lx106-elf-gcc "-mlongcalls -mtext-section-literals"
 check cortex-m4f arm-none-eabi-gcc "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
