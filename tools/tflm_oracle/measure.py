@@ -259,13 +259,17 @@ def main(argv=None):
               f"({runner.probes} runs): {bad} differences")
         return 1 if bad else 0
 
-    command = ("tools/tflm_oracle/build.sh " + info["target"] + " $TFLM_SRC $BUILD_DIR && "
-               "python tools/tflm_oracle/abi_probe.py $BUILD_DIR && "
+    build = "tools/tflm_oracle/build.sh " + info["target"] + " $TFLM_SRC $BUILD_DIR && "
+    if info["target"] == "armhf-esp-nn":
+        build = "ESP_TFLM_SRC=... ESP_NN_SRC=... tools/tflm_oracle/build.sh armhf-esp-nn '' $BUILD_DIR && "
+    if os.path.exists(os.path.join(args.build_dir, "abi.json")):
+        build += "python tools/tflm_oracle/abi_probe.py $BUILD_DIR && "
+    command = (build +
                "python tools/tflm_oracle/measure.py --build-dir $BUILD_DIR " +
                " ".join("--models " + shlex.quote(m) for m in args.models) +
                "".join(" --header " + shlex.quote(h) for h in args.header) +
                " --out " + (args.out or "-"))
-    if info["compression"] is False:
+    if info["compression"] is False and info["target"] != "armhf-esp-nn":
         command = "COMPRESSION=0 " + command
     out = {"header": header(info, os.path.join(args.build_dir, "abi.json"), runner.abi(),
                             command, args.arena_bytes),
