@@ -28,7 +28,7 @@
 #include "memcore.h"
 
 #define ARENA_ALIGNMENT 16
-#define SECONDS_PER_HOUR 3600.0
+#define SECONDS_PER_HOUR 3600
 
 /* Operator codes the rate classes name. */
 enum { CONV_2D = 3, DEPTHWISE_CONV_2D = 4, FULLY_CONNECTED = 9, TRANSPOSE_CONV = 67, BATCH_MATMUL = 126 };
@@ -78,7 +78,7 @@ static bool has_region(const mc_board_t *b, int32_t region)
 
 static bool finite_nonnegative(double x)
 {
-    return mc_finite(x) && x >= 0.0;
+    return mc_finite(x) && x >= 0;
 }
 
 static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
@@ -202,7 +202,7 @@ static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
 static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t kernels)
 {
     double rate = b->ops_per_second[cls][numeric][kernels];
-    return rate > 0.0 ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
+    return rate > 0 ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
 }
 
 /* Each operator's arithmetic, fetch and compute time, summed into the result and, when
@@ -235,7 +235,7 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         MC_TRY(mc_checked_mul(ops, c->batch, &ops));
         MC_TRY(mc_checked_add(r->macs, macs, &r->macs));
         MC_TRY(mc_checked_add(r->operations, ops, &r->operations));
-        if (ops > 0 && rate <= 0.0) {
+        if (ops > 0 && rate <= 0) {
             r->timed = false; /* the board gives no rate for this numeric type and kernels */
         }
         for (i = op->first_input; i < op->first_input + op->n_inputs; i++) {
@@ -255,15 +255,15 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
             MC_TRY(mc_checked_add(activations, g->tensors[g->op_tensors[i]].bytes, &activations));
         }
         MC_TRY(mc_checked_mul(activations, c->batch, &activations));
-        compute_seconds = ops > 0 && rate > 0.0 ? (double)ops / rate : 0.0;
-        fetch_seconds = 0.0;
+        compute_seconds = ops > 0 && rate > 0 ? (double)ops / rate : 0;
+        fetch_seconds = 0;
         if (!weights_free && constants > 0) {
-            r->timed = r->timed && weights_speed > 0.0;
-            fetch_seconds += weights_speed > 0.0 ? (double)constants / weights_speed : 0.0;
+            r->timed = r->timed && weights_speed > 0;
+            fetch_seconds += weights_speed > 0 ? (double)constants / weights_speed : 0;
         }
         if (!arena_free && activations > 0) {
-            r->timed = r->timed && arena_speed > 0.0;
-            fetch_seconds += arena_speed > 0.0 ? (double)activations / arena_speed : 0.0;
+            r->timed = r->timed && arena_speed > 0;
+            fetch_seconds += arena_speed > 0 ? (double)activations / arena_speed : 0;
         }
         r->compute_seconds_by_class[cls] += compute_seconds;
         r->latency.fetch_seconds += fetch_seconds;
@@ -325,7 +325,7 @@ static void resource(mc_resource_check_t *res, int64_t need, int64_t limit)
     res->need = (double)need;
     res->limit = (double)limit;
     res->margin = (double)limit - (double)need;
-    res->usage = limit > 0 ? (double)need / (double)limit : (need > 0 ? DBL_MAX : 0.0);
+    res->usage = limit > 0 ? (double)need / (double)limit : (need > 0 ? DBL_MAX : 0);
 }
 
 static void budget_resource(mc_resource_check_t *res, double need, double limit)
@@ -335,7 +335,7 @@ static void budget_resource(mc_resource_check_t *res, double need, double limit)
     res->limit = limit;
     res->margin = limit - need;
     res->fits = need <= limit;
-    res->usage = limit > 0.0 ? need / limit : DBL_MAX;
+    res->usage = limit > 0 ? need / limit : DBL_MAX;
 }
 
 /* Memory per region, and the arena region's headline numbers. */
@@ -377,7 +377,7 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
 
 static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
-    double fetch = r->latency.fetch_seconds, compute = 0.0, rate, bandwidth;
+    double fetch = r->latency.fetch_seconds, compute = 0, rate, bandwidth;
     int k;
     for (k = 0; k < MC_OPCLASS_COUNT; k++) {
         compute += r->compute_seconds_by_class[k];
@@ -386,19 +386,19 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
     /* The roofline with the model's own mix of rates: operations over compute time
      * against the arena region's bandwidth. */
     bandwidth = b->regions[c->arena_region].read_bytes_per_second;
-    rate = compute > 0.0 ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
+    rate = compute > 0 ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
     r->ops_per_second = rate;
     r->arena_bytes_per_second = bandwidth;
-    if (r->timed && rate > 0.0 && bandwidth > 0.0) {
+    if (r->timed && rate > 0 && bandwidth > 0) {
         MC_TRY(mc_roofline(r->weights_bytes, r->activation_bytes, r->operations / c->batch, rate / bandwidth,
                            c->batch, &r->roofline));
     }
-    if (c->latency_budget_seconds > 0.0 || c->inferences_per_hour > 0.0) {
+    if (c->latency_budget_seconds > 0 || c->inferences_per_hour > 0) {
         if (!r->timed) {
             return MC_E_RANGE; /* a time budget, but the board's speeds are not given */
         }
-        double limit = c->latency_budget_seconds > 0.0 ? c->latency_budget_seconds : DBL_MAX;
-        if (c->inferences_per_hour > 0.0 && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
+        double limit = c->latency_budget_seconds > 0 ? c->latency_budget_seconds : DBL_MAX;
+        if (c->inferences_per_hour > 0 && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
             limit = SECONDS_PER_HOUR / c->inferences_per_hour; /* the duty cycle's period */
         }
         budget_resource(&r->resources[MC_RESOURCE_LATENCY], r->latency.total_seconds, limit);
@@ -409,22 +409,22 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
 static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
     double busy;
-    if (b->radio_joules_per_byte > 0.0) {
+    if (b->radio_joules_per_byte > 0) {
         r->radio_joules = (double)r->input_bytes * b->radio_joules_per_byte;
     }
-    if (b->active_watts <= 0.0 || !r->timed) {
+    if (b->active_watts <= 0 || !r->timed) {
         return;
     }
     r->energy_joules = b->active_watts * r->latency.total_seconds;
-    if (c->inferences_per_hour <= 0.0) {
+    if (c->inferences_per_hour <= 0) {
         return;
     }
     busy = c->inferences_per_hour * r->latency.total_seconds / SECONDS_PER_HOUR;
-    busy = busy > 1.0 ? 1.0 : busy;
-    r->average_watts = b->active_watts * busy + b->sleep_watts * (1.0 - busy);
-    if (c->battery_joules > 0.0 && r->average_watts > 0.0) {
+    busy = busy > 1 ? 1 : busy;
+    r->average_watts = b->active_watts * busy + b->sleep_watts * (1 - busy);
+    if (c->battery_joules > 0 && r->average_watts > 0) {
         r->battery_life_seconds = c->battery_joules / r->average_watts;
-        if (c->battery_life_seconds > 0.0) {
+        if (c->battery_life_seconds > 0) {
             budget_resource(&r->resources[MC_RESOURCE_BATTERY], r->average_watts * c->battery_life_seconds,
                             c->battery_joules);
         }
