@@ -22,14 +22,15 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 DEFAULT_TRUTH = ROOT / "tests" / "corpus" / "truth" / "host64.json"
 SLACK_FRACTION, SLACK_BYTES = 0.05, 256
 
-# The truth file's name is its target.  The one place that says how memcore is asked for
+# The truth file's header names its target and kernels (else its name is the target and
+# the kernels are the reference ones).  The one place that says how memcore is asked for
 # a target's arena (before memcore named targets it was
 #   memcore.tflm_arena(model, pointer_bytes=8)  for host64).
 TARGETS = ("host64", "armhf", "cortex-m", "riscv32", "esp32")
 
 
-def memcore_arena(model, target):
-    return memcore.tflm_arena(model, target=target)
+def memcore_arena(model, target, kernels="reference"):
+    return memcore.tflm_arena(model, target=target, kernels=kernels)
 
 
 def model_path(key):
@@ -38,13 +39,13 @@ def model_path(key):
     return ROOT / "tests" / "corpus" / "models" / key
 
 
-def evaluate(key, truth, target):
+def evaluate(key, truth, target, kernels="reference"):
     """One row: memcore's numbers (or its refusal) next to the measured ones."""
     row = {"key": key, "truth": truth, "refused": None, "arena": None}
     try:
         model = memcore.load(model_path(key))
         model.plan("tflm")
-        row["arena"] = memcore_arena(model, target)
+        row["arena"] = memcore_arena(model, target, kernels)
     except memcore.MemcoreError as e:
         row["refused"] = str(e).replace(str(model_path(key)) + ": ", "")
     return row
@@ -144,11 +145,13 @@ def main(argv=None):
     ap.add_argument("--summary", action="store_true", help="print the summary only")
     args = ap.parse_args(argv)
     path = pathlib.Path(args.truth)
-    target = path.stem
+    data = json.loads(path.read_text())
+    target = data["header"].get("target", path.stem)
+    kernels = data["header"].get("kernels", "reference")
     if target not in TARGETS:
         sys.exit("%s: no memcore target for truth file %s" % (path, target))
-    truth = json.loads(path.read_text())["models"]
-    rows = [evaluate(key, entry, target) for key, entry in sorted(truth.items())]
+    truth = data["models"]
+    rows = [evaluate(key, entry, target, kernels) for key, entry in sorted(truth.items())]
     if not args.summary:
         print_table(rows, sys.stdout)
     summary(rows, target, sys.stdout)

@@ -45,8 +45,8 @@ def host(path):
 
 
 @pytest.fixture(scope="module")
-def host_answers():
-    return {p.name: host(p) for p in MODELS}
+def host_answers(model_stride):
+    return {p.name: host(p) for p in MODELS[::model_stride]}
 
 
 @pytest.fixture(scope="module")
@@ -81,9 +81,11 @@ for _name in %r:
 """
 
 
-def test_board_and_host_agree_on_every_model(scripts_on_board, host_answers):
+def test_board_and_host_agree_on_every_model(scripts_on_board, host_answers, model_stride):
     board, has_module = scripts_on_board
-    stems = [p.name[:-len(".tflite")] for p in MODELS]
+    # --model-stride N: every Nth model, for a board whose serial line is slow
+    models = MODELS[::model_stride]
+    stems = [p.name[:-len(".tflite")] for p in models]
     paths = {p.name[:-len(".tflite")]: p for p in MODELS}
 
     def files_of(stem):
@@ -128,7 +130,9 @@ def test_board_and_host_agree_on_every_model(scripts_on_board, host_answers):
         board.repl.exec("import os\nfor _f in %r:\n    os.remove(_f)\n" % sorted(files))
     assert mismatches == [], "%d of %d models disagree:\n%s" % (
         len({m[0] for m in mismatches}), checked + refused, "\n".join("%s: %s" % m for m in mismatches[:40]))
-    assert checked >= 200  # the shared models and the corpus, less what the host refuses
+    assert checked + refused == len(models)
+    # the shared models and the corpus, less what the host refuses
+    assert checked >= 200 * len(models) // len(MODELS)
 
 
 def test_the_cli_is_the_api_the_agreement_test_uses():

@@ -243,7 +243,7 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         MC_TRY(mc_checked_add(r->macs, macs, &r->macs));
         MC_TRY(mc_checked_add(r->operations, ops, &r->operations));
         MC_TRY(mc_checked_add(r->operations_by_class[cls], ops, &r->operations_by_class[cls]));
-        if (ops > 0 && rate <= 0.0) {
+        if (ops > 0 && rate <= 0) {
             r->timed = false; /* the board gives no rate for this numeric type and kernels */
         }
         for (i = op->first_input; i < op->first_input + op->n_inputs; i++) {
@@ -263,15 +263,15 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
             MC_TRY(mc_checked_add(activations, g->tensors[g->op_tensors[i]].bytes, &activations));
         }
         MC_TRY(mc_checked_mul(activations, c->batch, &activations));
-        compute_seconds = ops > 0 && rate > 0.0 ? (double)ops / rate : 0.0;
-        fetch_seconds = 0.0;
+        compute_seconds = ops > 0 && rate > 0 ? (double)ops / rate : 0;
+        fetch_seconds = 0;
         if (!weights_free && constants > 0) {
-            r->timed = r->timed && weights_speed > 0.0;
-            fetch_seconds += weights_speed > 0.0 ? (double)constants / weights_speed : 0.0;
+            r->timed = r->timed && weights_speed > 0;
+            fetch_seconds += weights_speed > 0 ? (double)constants / weights_speed : 0;
         }
         if (!arena_free && activations > 0) {
-            r->timed = r->timed && arena_speed > 0.0;
-            fetch_seconds += arena_speed > 0.0 ? (double)activations / arena_speed : 0.0;
+            r->timed = r->timed && arena_speed > 0;
+            fetch_seconds += arena_speed > 0 ? (double)activations / arena_speed : 0;
         }
         r->compute_seconds_by_class[cls] += compute_seconds;
         r->latency.fetch_seconds += fetch_seconds;
@@ -405,16 +405,16 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
     rate = compute > 0 ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
     r->ops_per_second = rate;
     r->arena_bytes_per_second = bandwidth;
-    if (r->timed && rate > 0.0 && bandwidth > 0.0) {
+    if (r->timed && rate > 0 && bandwidth > 0) {
         MC_TRY(mc_roofline(r->weights_bytes, r->activation_bytes, r->operations / c->batch, rate / bandwidth,
                            c->batch, &r->roofline));
     }
-    if (c->latency_budget_seconds > 0.0 || c->inferences_per_hour > 0.0) {
+    if (c->latency_budget_seconds > 0 || c->inferences_per_hour > 0) {
         if (!r->timed) {
             return MC_E_RANGE; /* a time budget, but the board's speeds are not given */
         }
-        double limit = c->latency_budget_seconds > 0.0 ? c->latency_budget_seconds : DBL_MAX;
-        if (c->inferences_per_hour > 0.0 && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
+        double limit = c->latency_budget_seconds > 0 ? c->latency_budget_seconds : DBL_MAX;
+        if (c->inferences_per_hour > 0 && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
             limit = SECONDS_PER_HOUR / c->inferences_per_hour; /* the duty cycle's period */
         }
         budget_resource(&r->resources[MC_RESOURCE_LATENCY], r->latency.total_seconds, limit);

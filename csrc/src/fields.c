@@ -169,7 +169,7 @@ mc_status_t mc_check_field(const mc_check_t *check, int32_t index, mc_field_t *o
     at = (const unsigned char *)check + f->offset;
     out->name = f->name;
     out->integer = 0;
-    out->real = 0.0;
+    out->real = 0;
     out->text = NULL;
     switch (f->storage) {
     case INT64:

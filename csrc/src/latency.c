@@ -20,10 +20,10 @@ mc_status_t mc_latency(int64_t bytes_moved, int64_t operations,
         !mc_finite(overhead_seconds)) {
         return MC_E_NOT_FINITE;
     }
-    if (bandwidth_bytes_per_second <= 0.0 || operations_per_second <= 0.0) {
+    if (bandwidth_bytes_per_second <= 0 || operations_per_second <= 0) {
         return MC_E_RANGE;
     }
-    if (overhead_seconds < 0.0) {
+    if (overhead_seconds < 0) {
         return MC_E_NEGATIVE;
     }
     /* A tiny rate can make a part overflow to infinity: that is the honest answer. */
@@ -41,7 +41,7 @@ mc_status_t mc_latency_of_parts(double fetch_seconds, double compute_seconds, do
     if (!mc_finite(fetch_seconds) || !mc_finite(compute_seconds) || !mc_finite(setup_seconds)) {
         return MC_E_NOT_FINITE;
     }
-    if (fetch_seconds < 0.0 || compute_seconds < 0.0 || setup_seconds < 0.0) {
+    if (fetch_seconds < 0 || compute_seconds < 0 || setup_seconds < 0) {
         return MC_E_NEGATIVE;
     }
     assemble(fetch_seconds, compute_seconds, setup_seconds, out);
@@ -69,14 +69,14 @@ static void assemble(double fetch_seconds, double compute_seconds, double setup_
         r.dominant = MC_PART_SETUP;
     }
     /* Doubling a rate halves its part and leaves the others alone. */
-    r.saving_seconds_if_compute_doubled = r.compute_seconds / 2.0;
-    r.saving_seconds_if_bandwidth_doubled = r.fetch_seconds / 2.0;
-    if (r.total_seconds > 0.0) {
+    r.saving_seconds_if_compute_doubled = r.compute_seconds / 2;
+    r.saving_seconds_if_bandwidth_doubled = r.fetch_seconds / 2;
+    if (r.total_seconds > 0) {
         r.saving_if_compute_doubled = r.saving_seconds_if_compute_doubled / r.total_seconds;
         r.saving_if_bandwidth_doubled = r.saving_seconds_if_bandwidth_doubled / r.total_seconds;
     } else {
-        r.saving_if_compute_doubled = 0.0;
-        r.saving_if_bandwidth_doubled = 0.0;
+        r.saving_if_compute_doubled = 0;
+        r.saving_if_bandwidth_doubled = 0;
     }
     *out = r;
 }

@@ -17,7 +17,8 @@
  * and script.  Sources: the kernels of tflite-micro 90b983c2 (reference), its
  * kernels/cmsis_nn/ glue with CMSIS-NN's *_get_buffer_size, esp-tflite-micro's
  * kernels/esp_nn/ glue with ESP-NN's scratch sizes; sizes from compile probes of those
- * sources per target, checked against TFLM's RecordingMicroAllocator on each target.
+ * sources per target, checked against TFLM's RecordingMicroAllocator on each target
+ * (ESP-NN: esp-tflite-micro 99f49e14 with esp-nn d45b843c built for armhf).
  *
  * A new operator kind: one row in ops[] (and a script when no existing one fits).
  * A new target: one column in structs[] and a row in tflm_targets.c.
@@ -225,7 +226,8 @@ static const mc_size_t structs[MC_S_COUNT][N_COLUMNS] = {
     /* V_CMSIS_ADD            */ {MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4)},  /* OpData */
     /* V_CMSIS_MUL            */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* OpData */
     /* V_CMSIS_SOFTMAX        */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(64, 8), MC_SZ(56, 8)},  /* CMSISNNSoftmaxParams {SoftmaxParams; int32 num_rows, row_size} */
-    /* ESP-NN glue (esp-tflite-micro kernels/esp_nn/), esp32 column derived */
+    /* ESP-NN glue (esp-tflite-micro kernels/esp_nn/); esp32 column: armhf's layout without
+     * compression, measured so (tests/corpus/truth/esp32-esp-nn.json) */
     /* V_ESP_CONV             */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(60, 4)},  /* NodeData {OpDataConv; int buffer_idx} */
     /* V_ESP_SOFTMAX          */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(56, 8), MC_SZ(64, 8)},  /* NodeData {SoftmaxParams; int buffer_idx} */
 };

@@ -18,6 +18,8 @@
  *   esp32    esp-tflite-micro's CMakeLists.txt builds TFLM without
  *            USE_TFLM_COMPRESSION and without -fshort-enums, and Xtensa GCC uses 4-byte
  *            enums and 8-aligned 8-byte types: armhf's layout, compression off.
+ *            Its ESP-NN kernels (head, scratch requests) are measured on that layout:
+ *            tests/corpus/truth/esp32-esp-nn.json.
  */
 #include <stddef.h>
 #include <string.h>

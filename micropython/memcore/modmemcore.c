@@ -115,7 +115,9 @@ static int64_t get_count(qstr name, mp_obj_t o)
 }
 
 /* A real number (int or float, not bool) as the double the core takes.  On a
- * single-precision build the value is already a float; widening it loses nothing. */
+ * single-precision build the value is already a float; widening it loses nothing.
+ * (Constants below are integers, not 0.0: single-precision ports compile with
+ * -fsingle-precision-constant -Wdouble-promotion, see csrc/src/floats.h.) */
 static double get_real(qstr name, mp_obj_t o)
 {
     if (o == mp_const_false || o == mp_const_true ||
@@ -133,10 +135,10 @@ static double get_rate(qstr name, mp_obj_t o, bool positive)
     if (!(v >= -DBL_MAX && v <= DBL_MAX)) {
         raise_status(name, MC_E_NOT_FINITE);
     }
-    if (v < 0.0) {
+    if (v < 0) {
         raise_status(name, positive ? MC_E_RANGE : MC_E_NEGATIVE);
     }
-    if (positive && v == 0.0) {
+    if (positive && v == 0) {
         raise_status(name, MC_E_RANGE);
     }
     return v;
@@ -157,9 +159,9 @@ static int64_t get_bits(qstr name, mp_obj_t o)
         }
         return bytes * 8;
     } else {
-        double bits = get_real(name, o) * 8.0;
-        if (!(bits >= 1.0 && bits <= 64.0) || bits != (double)(int64_t)bits) {
-            raise_status(name, bits < 0.0 ? MC_E_NEGATIVE : MC_E_RANGE);
+        double bits = get_real(name, o) * 8;
+        if (!(bits >= 1 && bits <= 64) || bits != (double)(int64_t)bits) {
+            raise_status(name, bits < 0 ? MC_E_NEGATIVE : MC_E_RANGE);
         }
         return (int64_t)bits;
     }

@@ -22,6 +22,7 @@ SCHEMAS = {
     "export": "memcore.export/1",
     "hil": "memcore.parity/1",
     "monitor": "memcore.monitor/1",
+    "sim": "memcore.sim/1",
     "report": "memcore.html/1",
     "error": "memcore.error/1",
 }

@@ -208,6 +208,27 @@ static void test_conv_targets_and_kernels(void)
     CHECK(esp.t.tail_bytes < ref.t.tail_bytes);
 }
 
+/* SOFTMAX int8 over a [1, 4, 4, 10] tensor with ESP-NN on the plain ESP32: the kernel asks
+ * for 4 bytes per element of the input's dims[1] (esp_nn_get_softmax_scratch_size_opt is
+ * given dims[1] as its width), 16 B, measured so (softmax_4d_beta_i8 in
+ * tests/corpus/truth/esp32-esp-nn.json), although it works along the last axis (10). */
+static void test_esp_nn_softmax_scratch(void)
+{
+    const int32_t in[] = {1, 4, 4, 10};
+    one_op_t m;
+    result_t ref, esp;
+    m.tensors[0] = tensor(MC_DTYPE_INT8, 4, in, 1, 0);
+    m.tensors[1] = tensor(MC_DTYPE_INT8, 4, in, 1, 0);
+    one_op(&m, 25, 1, NULL, 0);
+    CHECK_EQ_I64(arena(&m, MC_TARGET_ESP32, MC_KERNELS_OPTIMISED, 0, &esp), MC_OK);
+    CHECK_EQ_I64(esp.n_scratch, 1);
+    CHECK_EQ_I64(esp.sizes[2], 16);
+    CHECK_EQ_I64(esp.owner[2], -1);
+    CHECK_EQ_I64(arena(&m, MC_TARGET_ESP32, MC_KERNELS_REFERENCE, 0, &ref), MC_OK);
+    CHECK_EQ_I64(ref.n_scratch, 0);
+    CHECK_EQ_I64(esp.t.head_bytes, ref.t.head_bytes + 16);
+}
+
 static void test_transpose_conv_accumulators(void)
 {
     const int32_t shape[] = {4}, w[] = {2, 3, 3, 4}, in[] = {1, 4, 4, 4}, o[] = {1, 8, 8, 2};
@@ -346,6 +367,7 @@ int main(void)
     test_fully_connected_per_channel();
     test_mean_scratch_buffers();
     test_conv_targets_and_kernels();
+    test_esp_nn_softmax_scratch();
     test_transpose_conv_accumulators();
     test_unknown_operators();
     test_bad_calls();

@@ -4,14 +4,16 @@
 #
 #   tools/tflm_oracle/build.sh TARGET [TFLM_SRC] [BUILD_DIR]
 #
-# TARGET    armhf | cortex-m | cortex-m-cmsis-nn | x86_64-src | i386 | riscv32
+# TARGET    armhf | armhf-esp-nn | cortex-m | cortex-m-cmsis-nn | x86_64-src | i386 | riscv32
 # TFLM_SRC  the unpacked tflite-micro/ folder (default $TFLM_SRC, else unpacked from
 #           /work/shared/tflm/*.tar.gz into BUILD_DIR/src)
 # BUILD_DIR where objects and the program go (default build/tflm-oracle/TARGET)
 #
 # Environment: JOBS (parallel compiles, default 2), COMPRESSION (1 = -DUSE_TFLM_COMPRESSION,
 # the default, as the PyPI wheel is built; 0 = off), OPT (default -O1: sizes do not depend on it, and it compiles fast), CMSIS_NN_SRC
-# (CMSIS-NN checkout, cortex-m-cmsis-nn only), EXTRA_DEFINES (appended to the library's
+# (CMSIS-NN checkout, cortex-m-cmsis-nn only), ESP_TFLM_SRC and ESP_NN_SRC (armhf-esp-nn
+# only: an espressif/esp-tflite-micro and an espressif/esp-nn checkout; the first is the
+# TFLM tree, so TFLM_SRC is not used), EXTRA_DEFINES (appended to the library's
 # flags), PROG_DEFINES (the measuring program's only: -DTFLM_ORACLE_ALLOCLOG for a build
 # of the alloclog-patched source), TFLM_TARBALL (default: the subset tarball in
 # ../shared/tflm beside the repository, else /work/shared/tflm).
@@ -35,6 +37,11 @@ opt=${OPT:--O1}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
+if [ "$target" = armhf-esp-nn ]; then
+  src=${ESP_TFLM_SRC:?armhf-esp-nn needs ESP_TFLM_SRC (an espressif/esp-tflite-micro checkout)}
+  # esp-tflite-micro builds TFLM without USE_TFLM_COMPRESSION (its CMakeLists.txt).
+  compression=0
+fi
 if [ -z "$src" ]; then
   repo=$(cd "$here/../.." && pwd)
   tarball=${TFLM_TARBALL:-$(ls "$repo"/../shared/tflm/tflite-micro-*-subset.tar.gz \
@@ -46,8 +53,13 @@ if [ -z "$src" ]; then
   src=$out/src/tflite-micro
 fi
 src=$(cd "$src" && pwd)
-[ -f "$src/LIBRARY_SOURCES.txt" ] || { echo "build.sh: $src has no LIBRARY_SOURCES.txt" >&2; exit 2; }
 dl=$src/tensorflow/lite/micro/tools/make/downloads
+if [ "$target" = armhf-esp-nn ]; then
+  [ -f "$src/tensorflow/lite/micro/kernels/esp_nn/conv.cc" ] || { echo "build.sh: $src is not an esp-tflite-micro tree" >&2; exit 2; }
+  dl=$src/third_party
+else
+  [ -f "$src/LIBRARY_SOURCES.txt" ] || { echo "build.sh: $src has no LIBRARY_SOURCES.txt" >&2; exit 2; }
+fi
 
 # Flags of TFLM's own Makefile that matter for what gets built; see /work/shared/tflm/README.md.
 defines=(-DTF_LITE_STATIC_MEMORY -DTF_LITE_DISABLE_X86_NEON -DKERNELS_OPTIMIZED_FOR_SPEED
@@ -59,10 +71,37 @@ cstd=(-std=c17)
 arch=()
 ldflags=()
 prog_srcs=("$here/oracle_main.cc")
-sources=$(grep -v '^#' "$src/LIBRARY_SOURCES.txt")
+if [ "$target" = armhf-esp-nn ]; then
+  # esp-tflite-micro has no LIBRARY_SOURCES.txt: the library is its CMakeLists.txt's list,
+  # less debug_log.cc (oracle_main.cc has the log) and esp/micro_time.cc (ESP-IDF's timer;
+  # the portable micro_time.cc instead), less the microfrontend (no operator of its own),
+  # plus what kernels/kernel_runner.cc needs (as TFLM's own list has it).
+  m=tensorflow/lite/micro
+  sources=$(cd "$src" && {
+    for f in flatbuffer_utils memory_helpers micro_allocation_info micro_allocator \
+      micro_context micro_interpreter_context micro_interpreter_graph micro_interpreter \
+      micro_log micro_op_resolver micro_profiler micro_resource_variable micro_time \
+      micro_utils recording_micro_allocator system_setup fake_micro_context mock_micro_graph \
+      test_helpers test_helper_custom_ops; do
+      echo "$m/$f.cc"; done
+    ls $m/kernels/*.cc $m/tflite_bridge/*.cc $m/kernels/esp_nn/*.cc signal/micro/kernels/*.cc \
+      signal/src/*.cc signal/src/kiss_fft_wrappers/*.cc
+    printf '%s\n' tensorflow/lite/kernels/kernel_util.cc $m/memory_planner/greedy_memory_planner.cc \
+      $m/memory_planner/linear_memory_planner.cc \
+      $m/arena_allocator/{non_persistent,persistent,recording_single,single}_arena_buffer_allocator.cc \
+      tensorflow/lite/core/c/common.cc tensorflow/lite/core/api/{flatbuffer_conversions,tensor_utils}.cc \
+      tensorflow/lite/kernels/internal/{common,quantization_util,portable_tensor_utils,tensor_utils,tensor_ctypes}.cc \
+      tensorflow/lite/kernels/internal/reference/portable_tensor_utils.cc \
+      tensorflow/compiler/mlir/lite/core/api/error_reporter.cc \
+      tensorflow/compiler/mlir/lite/schema/schema_utils.cc
+  } | grep -v -x -E "$m/kernels/(add|conv|depthwise_conv|fully_connected|mul|pooling|softmax)\.cc" \
+    | sort -u)
+else
+  sources=$(grep -v '^#' "$src/LIBRARY_SOURCES.txt")
+fi
 
 case $target in
-  armhf)
+  armhf|armhf-esp-nn)
     cxx=arm-linux-gnueabihf-g++ cc=arm-linux-gnueabihf-gcc
     ldflags=(-static) ;;
   i386)
@@ -130,6 +169,20 @@ if [ "$target" = cortex-m-cmsis-nn ]; then
     -e '/arm_nntables_flt\.c$' | sort)
 fi
 
+if [ "$target" = armhf-esp-nn ]; then
+  espnn=${ESP_NN_SRC:?armhf-esp-nn needs ESP_NN_SRC (an espressif/esp-nn checkout)}
+  espnn=$(cd "$espnn" && pwd)
+  # As esp-tflite-micro's CMakeLists.txt (-DESP_NN) with ESP-NN's default Kconfig choice
+  # (NN_OPTIMIZED) on the plain ESP32 (CONFIG_IDF_TARGET_ESP32): esp_nn.h then maps every
+  # function to its "generic optimised" C version (esp_nn_generic_opt.h); no S3/P4
+  # assembly.  esp/esp_timer.h stands in for ESP-IDF's timer (the kernels' profiling).
+  defines=(-DTF_LITE_STATIC_MEMORY -DTF_LITE_DISABLE_X86_NEON -DTF_LITE_USE_CTIME -DESP_NN=1
+    -DCONFIG_NN_OPTIMIZED=1 -DCONFIG_IDF_TARGET_ESP32=1)
+  includes+=(-I"$espnn/include" -I"$espnn/src/common" -I"$here/esp")
+  # ESP-NN's CMakeLists.txt c_srcs: the ANSI C and generic optimised files.
+  espnn_srcs=$(cd "$espnn" && ls src/*/*_ansi.c src/*/*_opt.c | sort)
+fi
+
 cflags_common=("${arch[@]}" "$opt" "${defines[@]}" ${EXTRA_DEFINES:-} "${includes[@]}")
 
 # xargs runs each compile in its own shell: arrays do not export, so pass them flattened
@@ -142,6 +195,9 @@ list=$out/objects.txt
   for s in $sources; do echo "$src/$s $out/obj/${s%.*}.o"; done
   if [ "$target" = cortex-m-cmsis-nn ]; then
     for s in $cmsis_srcs; do echo "$cmsis/$s $out/obj/cmsis-nn/${s%.*}.o"; done
+  fi
+  if [ "$target" = armhf-esp-nn ]; then
+    for s in $espnn_srcs; do echo "$espnn/$s $out/obj/esp-nn/${s%.*}.o"; done
   fi
 } >"$list"
 

@@ -5,6 +5,7 @@ compiles probes with the library's own flags) and as one display string with the
 machine's paths replaced by $TFLM_SRC / $BUILD_DIR (for the truth files' headers).
 """
 import json
+import os
 import sys
 
 
@@ -13,8 +14,12 @@ def main(out, src, here, target, cxx, compression, lib_seconds, prog):
         with open(f"{out}/{name}") as f:
             return [w for w in f.read().split("\n") if w]
 
+    espnn = os.environ.get("ESP_NN_SRC")
+    espnn = os.path.realpath(espnn) if espnn else None
+
     def show(words):
         return " ".join(w.replace(src, "$TFLM_SRC").replace(out, "$BUILD_DIR")
+                        .replace(espnn or "\0", "$ESP_NN_SRC")
                         .replace(here, "tools/tflm_oracle") for w in words)
 
     cxxflags, ldflags = lines("cxxflags.txt"), lines("ldflags.txt")

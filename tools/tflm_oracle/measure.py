@@ -44,6 +44,7 @@ RUNNERS = {
     "x86_64-src": ["{prog}", "{args}"],
     "i386": ["{prog}", "{args}"],
     "armhf": ["qemu-arm", "{prog}", "{args}"],
+    "armhf-esp-nn": ["qemu-arm", "{prog}", "{args}"],
     "cortex-m": _semihosting("mps2-an385", "cortex-m3"),
     "cortex-m-cmsis-nn": _semihosting("mps2-an386", "cortex-m4"),
     "riscv32": _semihosting("virt", None, "qemu-system-riscv32", ("-bios", "none")),
@@ -224,6 +225,10 @@ def main(argv=None):
     ap.add_argument("--arena-bytes", type=int, default=ROOMY_ARENA_BYTES)
     ap.add_argument("--note", action="append", default=[],
                     help="a line for the header (e.g. where a models folder came from)")
+    ap.add_argument("--header", action="append", default=[], metavar="KEY=VALUE",
+                    help="set a header field (VALUE as JSON when it parses, else a string): "
+                         "e.g. the tflm_commit of a tree other than the shared subset, or the "
+                         "memcore target and kernels the file is truth for")
     args = ap.parse_args(argv)
     info = json.load(open(os.path.join(args.build_dir, "build-info.json")))
     runner = Runner(info["target"], info["program"])
@@ -254,17 +259,28 @@ def main(argv=None):
               f"({runner.probes} runs): {bad} differences")
         return 1 if bad else 0
 
-    command = ("tools/tflm_oracle/build.sh " + info["target"] + " $TFLM_SRC $BUILD_DIR && "
-               "python tools/tflm_oracle/abi_probe.py $BUILD_DIR && "
+    build = "tools/tflm_oracle/build.sh " + info["target"] + " $TFLM_SRC $BUILD_DIR && "
+    if info["target"] == "armhf-esp-nn":
+        build = "ESP_TFLM_SRC=... ESP_NN_SRC=... tools/tflm_oracle/build.sh armhf-esp-nn '' $BUILD_DIR && "
+    if os.path.exists(os.path.join(args.build_dir, "abi.json")):
+        build += "python tools/tflm_oracle/abi_probe.py $BUILD_DIR && "
+    command = (build +
                "python tools/tflm_oracle/measure.py --build-dir $BUILD_DIR " +
                " ".join("--models " + shlex.quote(m) for m in args.models) +
+               "".join(" --header " + shlex.quote(h) for h in args.header) +
                " --out " + (args.out or "-"))
-    if info["compression"] is False:
+    if info["compression"] is False and info["target"] != "armhf-esp-nn":
         command = "COMPRESSION=0 " + command
     out = {"header": header(info, os.path.join(args.build_dir, "abi.json"), runner.abi(),
                             command, args.arena_bytes),
            "models": entries}
     out["header"]["notes"] = args.note
+    for kv in args.header:
+        key, _, value = kv.partition("=")
+        try:
+            out["header"][key] = json.loads(value)
+        except ValueError:
+            out["header"][key] = value
     out["header"]["measure_seconds"] = round(seconds)
     out["header"]["runs"] = runner.probes
     text = json.dumps(out, indent=1, sort_keys=False) + "\n"

@@ -5,7 +5,9 @@
    version, float width) and one `@memcore` line per case;
 3. compute every case on the host with the cffi package;
 4. compare: versions first (another memcore on the board is reported, not diffed), then
-   each case: integers and strings exactly, floats within the board's own precision.
+   each case under the parity rule (memcore.hil.rule): integers and strings exactly,
+   floats within the board's own precision, and what the core derives from float
+   arguments as far as the board's precision moves those arguments.
 
 Whatever goes wrong on the way (a timeout, a reboot, a lost line), the cases that did
 arrive are still compared, and the failure is part of the report.
@@ -17,13 +19,10 @@ from dataclasses import dataclass, field
 
 import memcore
 from memcore import vectors
-from memcore.hil import lines
+from memcore.hil import lines, rule
 from memcore.hil.deploy import deploy
 from memcore.hil.errors import HilError, RemoteError
 
-#: relative float tolerance by the board's float width: single precision carries ~7
-#: digits, and a few operations lose a little more; double matches the host's bits
-FLOAT_REL = {32: 1e-6, 64: 1e-12}
 VECTOR_DIR_ON_BOARD = "memcore_vectors_data"
 
 
@@ -208,11 +207,12 @@ def compare(run, vector_names, vector_dir=None):
         report.error = "board runs memcore %s (API %s), host %s (API %s): not compared" % (
             run.header["memcore_version"], run.header["api_version"], host_version, host_api)
         return report
-    report.float_rel = FLOAT_REL[run.header["float_bits"]]
+    float_bits = run.header["float_bits"]
+    report.float_rel = rule.tolerance(float_bits)
     for name in vector_names:
         data = vectors.load(vector_dir / (name + ".json"))
         stats = report.per_file.setdefault(name, {"cases": len(data["cases"]), "agreed": 0, "differing": 0,
-                                                  "missing": 0})
+                                                  "missing": 0, "fields": {}})
         for case in data["cases"]:
             _, board_result = got.pop((name, case["name"]), (None, None))
             if board_result is None:
@@ -220,10 +220,13 @@ def compare(run, vector_names, vector_dir=None):
                 report.differences.append(Difference(name, case["name"], "(case)", "computed", "not reported"))
                 continue
             report.cases += 1
-            host_outcome = host_result(data["function"], case, board_result)
             board_outcome = ({"error": board_result["error"]} if "error" in board_result
                              else {"fields": board_result["fields"]})
-            diffs = vectors.differences(host_outcome, board_outcome, report.float_rel)
+
+            def host(args, function=data["function"], case=case, board_result=board_result):
+                return host_result(function, dict(case, args=args), board_result)
+
+            diffs = rule.differences(host, case["args"], board_outcome, float_bits, stats["fields"])
             if diffs:
                 stats["differing"] += 1
                 report.differences.extend(Difference(name, case["name"], f, h, b) for f, h, b in diffs)

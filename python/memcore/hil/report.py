@@ -6,6 +6,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from memcore.hil import rule
+
 STATUS = {
     "ok": ("board and host agree", "green"),
     "differences": ("board and host differ", "red"),
@@ -28,18 +30,25 @@ def render(report, console=None):
     console.print(Text("host: memcore %s (API %s)" % (report.host["memcore_version"], report.host["api_version"])))
     console.print(_board_line(report.board))
     if report.per_file:
-        table = Table(title="host vs board, float tolerance rel %g" % report.float_rel)
-        for column in ("vector file", "cases", "agreed", "differing", "missing"):
+        # the last three columns count agreeing fields by the parity rule's clause
+        # (firmware_tests/README.md): equal, floats within precision, derived from moved floats
+        table = Table(title="host vs board, float tolerance rel %g" % report.float_rel,
+                      caption="fields agreeing: exact; rounded (floats within the board's precision); "
+                              "moved (derived from floats the board rounds)")
+        for column in ("vector file", "cases", "agreed", "differing", "missing", "exact", "rounded", "moved"):
             table.add_column(column, justify="left" if column == "vector file" else "right")
+        how = (rule.EXACT, rule.WITHIN_PRECISION, rule.MOVED)
         for name, s in report.per_file.items():
             bad = s["differing"] or s["missing"]
+            fields = s.get("fields", {})
             table.add_row(Text(name), str(s["cases"]), str(s["agreed"]),
                           Text(str(s["differing"]), style="red" if s["differing"] else ""),
                           Text(str(s["missing"]), style="red" if s["missing"] else ""),
-                          style="red" if bad else None)
-        table.add_row("all", str(sum(s["cases"] for s in report.per_file.values())), str(report.agreed),
-                      str(sum(s["differing"] for s in report.per_file.values())),
-                      str(sum(s["missing"] for s in report.per_file.values())), style="bold")
+                          *(str(fields.get(h, 0)) for h in how), style="red" if bad else None)
+        files = report.per_file.values()
+        table.add_row("all", str(sum(s["cases"] for s in files)), str(report.agreed),
+                      str(sum(s["differing"] for s in files)), str(sum(s["missing"] for s in files)),
+                      *(str(sum(s.get("fields", {}).get(h, 0) for s in files)) for h in how), style="bold")
         console.print(table)
     if report.differences:
         table = Table(title="%d difference(s)" % len(report.differences))

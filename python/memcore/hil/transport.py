@@ -46,6 +46,7 @@ READ_BLOCK = 65536
 KEEP_BYTES = 1 << 20
 RAW_CHUNK = 256
 RAW_CHUNK_PAUSE_S = 0.01
+AFTER_DEATH_QUIET_S = 0.1
 
 
 class RawRepl:
@@ -126,13 +127,18 @@ class RawRepl:
         select.select([fd], [], [], POLL_S)
 
     def _fill_after_death(self):
+        """What the board wrote before it went: a pty hands bytes on asynchronously, so the
+        last of them may arrive just after its writer has exited; read until quiet."""
+        quiet_until = time.monotonic() + AFTER_DEATH_QUIET_S
         try:
-            while True:
+            while time.monotonic() < quiet_until:
                 data = self.port.read(READ_BLOCK)
-                if not data:
-                    break
-                self.transcript.got(data)
-                self._buf += data
+                if data:
+                    self.transcript.got(data)
+                    self._buf += data
+                    quiet_until = time.monotonic() + AFTER_DEATH_QUIET_S
+                else:
+                    self._wait_readable()
         except (serial.SerialException, OSError):
             pass
 
@@ -324,12 +330,19 @@ class RawRepl:
             raise exc
         return out, err
 
-    def soft_reset(self, timeout_s=None):
-        """Ctrl-D in the raw REPL: the board soft-reboots; input is cleared, raw REPL re-entered."""
+    def soft_reset(self, timeout_s=None, friendly=False):
+        """Ctrl-D in the raw REPL: the board soft-reboots (boot.py runs); input is cleared,
+        raw REPL re-entered.  `friendly`: Ctrl-D in the friendly REPL instead, after which
+        a board also runs main.py, as at power-on."""
         deadline = self._deadline(timeout_s)
-        if not self.in_raw_repl:
-            self.enter()
-        self.write(b"\x04")
+        if friendly:
+            self.exit()
+            self.clear_input(quiet_s=0.1, max_s=1.0)
+            self.write(b"\x03\x04")  # Ctrl-C: an empty line, where Ctrl-D soft-reboots
+        else:
+            if not self.in_raw_repl:
+                self.enter()
+            self.write(b"\x04")
         self.read_until(b"soft reboot", deadline, "'soft reboot'", watch_reboot=False)
         self.in_raw_repl = False
         self.clear_input(quiet_s=0.2)
