@@ -142,7 +142,7 @@ def _budget(function, parameters, bits, batch, act, runtime, limit):
 
 def budget(parameters, bytes_per_parameter, batch, activation_bytes_per_example, runtime_bytes, limit_bytes):
     """required = parameters x bytes_per_parameter + batch x activation_bytes_per_example
-    + runtime_bytes, against limit_bytes (SPEC 1)."""
+    + runtime_bytes, against limit_bytes (docs/formulas.md)."""
     return _budget("budget", _count("parameters", parameters), _bits("bytes_per_parameter", bytes_per_parameter),
                    _count("batch", batch), _count("activation_bytes_per_example", activation_bytes_per_example),
                    _count("runtime_bytes", runtime_bytes), _count("limit_bytes", limit_bytes))
@@ -176,7 +176,7 @@ def _mlp_shape(function, g, h, layers):
 
 
 def mlp_training(inputs, hidden, layers, batch, optimizer_state_per_parameter=0, bytes_per_value=4):
-    """Training values for g inputs, L hidden layers of width h and one output (SPEC 2)."""
+    """Training values for g inputs, L hidden layers of width h and one output (docs/formulas.md)."""
     g, h, n = _count("inputs", inputs), _count("hidden", hidden), _count("layers", layers)
     batch, state = _count("batch", batch), _count("optimizer_state_per_parameter", optimizer_state_per_parameter)
     bits = _bits("bytes_per_value", bytes_per_value)
@@ -211,7 +211,7 @@ def mlp_max_batch(inputs, hidden, layers, budget_values=None, optimizer_state_pe
 # ---- latency (csrc/src/latency.c) ----------------------------------------------------
 
 def latency(bytes_moved, operations, bandwidth_bytes_per_second, operations_per_second, overhead_seconds=0.0):
-    """fetch + compute + setup, in seconds, and what doubling each rate saves (SPEC 5)."""
+    """fetch + compute + setup, in seconds, and what doubling each rate saves (docs/formulas.md)."""
     bytes_moved = _count("bytes_moved", bytes_moved)
     operations = _count("operations", operations)
     bandwidth = _rate("bandwidth_bytes_per_second", bandwidth_bytes_per_second, True)
@@ -247,7 +247,7 @@ def _intensity(weight_bytes, act, ops, batch):
 
 def roofline(weight_bytes, activation_bytes_per_example, operations_per_example, machine_ops_per_byte, batch=1):
     """Operations per byte at `batch`, the regime, the first compute-bound batch and the
-    ceiling no batch passes (SPEC 6)."""
+    ceiling no batch passes (docs/formulas.md)."""
     w = _count("weight_bytes", weight_bytes)
     a = _count("activation_bytes_per_example", activation_bytes_per_example)
     o = _count("operations_per_example", operations_per_example)
@@ -370,7 +370,7 @@ def _list(name, values):
 def plan(sizes, first_use, last_use, alignment=16, strategy="tflm"):
     """Offsets for buffers of `sizes` bytes live from first_use to last_use (inclusive
     operator indices) so that buffers live together never overlap: "tflm" is TensorFlow
-    Lite Micro's greedy planner, "best" memcore's, never worse (SPEC 7)."""
+    Lite Micro's greedy planner, "best" memcore's, never worse (docs/formulas.md)."""
     if not isinstance(strategy, str):
         raise TypeError("strategy must be a string, not %s" % type(strategy).__name__)
     if strategy not in ("tflm", "best"):

@@ -96,7 +96,7 @@ def test_unsupported_operator(here):
 def test_dynamic_shape(here):
     _onnx("dynamic.onnx", [helper.make_node("Relu", ["x"], ["y"])], [_value("x", ["batch", 4])],
           [_value("y", ["batch", 4])])
-    assert error_line("check", "dynamic.onnx") == (2, "memcore check: error: dynamic.onnx: tensor 'x' has a dynamic or unknown dimension 'batch'; memcore needs static shapes (fix the batch size when exporting)")  # noqa: E501
+    assert error_line("check", "dynamic.onnx") == (2, "memcore check: error: dynamic.onnx: tensor 'x' has a dynamic or unknown dimension 'batch'; memcore needs static shapes: give them with --input-shape NAME=1,3,96,96 (or fix them when exporting)")  # noqa: E501
 
 
 def test_several_subgraphs(here):
@@ -157,7 +157,7 @@ def test_nan_rate_in_a_device_file(here):
 
 
 def test_unknown_device():
-    assert error_line("check", TINY_INT8, "--device", "nosuch") == (2, "memcore check: error: unknown device 'nosuch'; known: datacentre, server, phone, microcontroller, esp32, esp32-psram, esp32s3, cortex-m4 (see `memcore devices`)")  # noqa: E501
+    assert error_line("check", TINY_INT8, "--device", "nosuch") == (2, "memcore check: error: unknown device 'nosuch'; known: esp32, esp32-psram, esp32s3, nucleo-l4r5zi, cortex-m4 (see `memcore devices`)")  # noqa: E501
 
 
 def test_bad_device_file_toml(here):

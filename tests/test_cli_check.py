@@ -41,13 +41,14 @@ def test_float32_resnet_does_not_fit_the_esp32_and_says_what_would():
     code, out, err = memcore_cli("check", model("resnet8_float32.tflite"), "--device", "esp32")
     assert code == 1, err
     assert "DOES NOT FIT" in out
-    assert "What would make it fit" in out
-    assert "quantise float32 → int8" in out and "PSRAM" in out
+    assert "What would change the verdict (each one checked)" in out
+    # the board offered is one of the same family (MicroPython on an ESP32), never a Cortex-M
+    assert "quantise float32 → int8" in out and "esp32s3" in out and "cortex-m4" not in out
 
 
 @pytest.mark.parametrize("name", ["kws_dscnn_float32.tflite", "kws_dscnn_int8.tflite", "mnist_cnn_int8.tflite",
                                   "resnet8_float32.tflite", "resnet8_int8.tflite", "tiny_mlp_float32.tflite"])
-@pytest.mark.parametrize("device", ["esp32", "cortex-m4", "phone"])
+@pytest.mark.parametrize("device", ["esp32", "esp32s3", "cortex-m4", "nucleo-l4r5zi"])
 def test_json_validates_and_agrees_with_the_exit_code(name, device):
     code, report = check_json(model(name), "--device", device)
     assert report["schema"] == "memcore.report/1"
@@ -60,7 +61,7 @@ def test_json_validates_and_agrees_with_the_exit_code(name, device):
 
 def test_json_numbers_are_the_graph_and_tflm_numbers():
     m = memcore.load(model("kws_dscnn_int8.tflite"))
-    code, report = check_json(model("kws_dscnn_int8.tflite"), "--device", "esp32")
+    code, report = check_json(model("kws_dscnn_int8.tflite"), "--device", "esp32", "--weights-in", "flash")
     assert report["weights_bytes"] == m.weight_bytes
     assert report["weights_placement"] == "flash"
     assert report["arena_tflm_bytes"] == m.plan("tflm").arena_bytes == 16000   # TFLM's measured head
@@ -87,7 +88,11 @@ def test_quantise_suggestion_uses_the_real_int8_sibling():
     assert code == 1
     _, int8 = check_json(model("resnet8_int8.tflite"), "--device", "esp32")
     quantise = [s for s in report["suggestions"] if s["action"].startswith("quantise")]
-    assert quantise == [{"action": quantise[0]["action"], "headroom_bytes": int8["headroom_bytes"], "estimate": False}]
+    assert len(quantise) == 1 and quantise[0]["estimate"] is False
+    # the suggestion is the check of the int8 file: the same verdict and margins
+    assert quantise[0]["command"].split()[2].endswith("resnet8_int8.tflite")
+    assert quantise[0]["headroom_bytes"] == int8["headroom_bytes"] and quantise[0]["verdict"] == int8["verdict"]
+    assert quantise[0]["resources"] == int8["resources"]
 
 
 def test_quantise_without_a_sibling_is_labelled_an_estimate(tmp_path):
@@ -103,7 +108,7 @@ def test_suggestions_cover_flash_psram_and_batch():
                               "--batch", "3")
     assert code == 1
     actions = " | ".join(s["action"] for s in report["suggestions"])
-    assert "weights in flash" in actions and "PSRAM" in actions
+    assert "weights in flash" in actions and "esp32s3" in actions
     flash = next(s for s in report["suggestions"] if "flash" in s["action"])
     assert flash["headroom_bytes"] > report["headroom_bytes"]
 
@@ -134,7 +139,9 @@ def test_si_flag_switches_to_decimal_units():
     (["check", "MODEL", "--device-file", "no/such/file.toml"], "No such file"),
     (["check", "MODEL", "--batch", "0"], "--batch"),
     (["check", "MODEL", "--batch", "two"], "--batch"),
-    (["check", "MODEL", "--device", "server", "--weights-in", "flash"], "no flash"),
+    (["check", "MODEL", "--battery-life", "30d"], "needs --battery"),
+    (["check", "MODEL", "--max-latency", "soon"], "--max-latency"),
+    (["check", "MODEL", "--battery", "lots"], "--battery"),
 ])
 def test_bad_arguments_give_one_line_and_exit_2(argv, needle):
     argv = [str(model("tiny_mlp_int8.tflite")) if a == "MODEL" else a for a in argv]

@@ -53,11 +53,11 @@ def test_ops_json_matches_check_json():
 
 
 def test_compare_json_has_every_device():
-    code, data, _ = cli_json("compare", model("resnet8_float32.tflite"))
+    code, data, _ = cli_json("compare", model("resnet8_int8.tflite"))
     assert code == 0
     assert [d["device"] for d in data["devices"]] == list(builtin_profiles())
     statuses = {d["device"]: d["status"] for d in data["devices"]}
-    assert statuses["esp32"] == "will_not_fit" and statuses["server"] == "runs" and statuses["esp32-psram"] == "too_slow"
+    assert statuses["esp32"] == "will_not_fit" and statuses["esp32s3"] == "runs" and statuses["esp32-psram"] == "too_slow"
     for d in data["devices"]:
         assert d["report"]["device"] == d["device"]
 
@@ -78,8 +78,6 @@ def test_plan_json_lists_every_buffer_like_print_memory_plan():
 def test_roofline_json_batches():
     _, mcu, _ = cli_json("roofline", model("kws_dscnn_int8.tflite"), "--device", "esp32")
     assert [p["batch"] for p in mcu["points"]] == [1] and mcu["streams_one_example"]
-    _, server, _ = cli_json("roofline", model("mnist_cnn_float32.tflite"), "--device", "server")
-    assert [p["batch"] for p in server["points"]] == [1, 2, 4, 8, 16, 32, 64]
     _, chosen, _ = cli_json("roofline", model("mnist_cnn_float32.tflite"), "--device", "esp32", "--batches", "1,3")
     assert [p["batch"] for p in chosen["points"]] == [1, 3]
     # kws at 5.32 M operations on 39 Mops/s takes 139 ms: over the ESP32's 100 ms budget.
@@ -90,11 +88,13 @@ def test_devices_and_verdicts_json():
     _, devices, _ = cli_json("devices")
     assert [d["name"] for d in devices["devices"]] == list(builtin_profiles())
     esp32 = next(d for d in devices["devices"] if d["name"] == "esp32")
-    assert esp32["available_bytes"] == 110_000 and esp32["available_bytes_at_boot"] == 56 * 1024
+    # the largest block a 110 KiB MicroPython heap lets one have (bench/largest_block.py)
+    assert esp32["available_bytes"] == 57_533 and esp32["available_bytes_at_boot"] == 56 * 1024
     _, verdicts, _ = cli_json("verdicts")
     mobilenet = next(m for m in verdicts["models"] if m["name"] == "MobileNet")
-    assert {v["device"]: v["status"] for v in mobilenet["verdicts"]}["esp32"] == "will_not_fit"
-    assert next(v for v in mobilenet["verdicts"] if v["device"] == "esp32")["times_too_big"] == pytest.approx(28.0)
+    assert {v["device"]: v["status"] for v in mobilenet["verdicts"]}["microcontroller"] == "will_not_fit"
+    assert next(v for v in mobilenet["verdicts"] if v["device"] == "microcontroller")["times_too_big"] == \
+        pytest.approx(28.0)
 
 
 def test_export_json(tmp_path):

@@ -50,10 +50,9 @@ def test_piped_check_is_plain_lines_without_wrap_or_trailing_spaces():
     assert not ANSI.search(text)
     lines = text.splitlines()
     assert all(line == line.rstrip() for line in lines)
-    # The line the issue quotes, whole: "(3.98 MiB left of 4.00 ⏎ MiB)" was split at 80
-    # columns.  (Now 3.95: the 49.3 KiB model file, not only its 23.8 KiB of weights, is
-    # what sits in flash.)
-    assert any("in flash, not RAM (3.95 MiB left of 4.00 MiB)" in line for line in lines)
+    # A table row whole: the flash row (the 49.3 KiB model file against the 2 MiB
+    # filesystem partition it lives in) once split its numbers at 80 columns.
+    assert any(line.split() == ["flash", "49.3", "KiB", "2.00", "MiB", "1.95", "MiB", "ok"] for line in lines)
     assert max(len(line) for line in lines) > 80      # not wrapped to a terminal's width
     assert not any(set(line.strip()) <= set("─━-") and line.strip() for line in lines)   # no rules
 

@@ -797,6 +797,9 @@ typedef struct {
     mc_target_t target;                    /* its ABI and TFLM build */
     mc_region_spec_t regions[MC_REGION_COUNT];
     int64_t ram_bytes_at_boot;             /* RAM free before the runtime grows its heap (<= RAM) */
+    /* The flash partition the model file lives in (a filesystem, or the partition the
+     * firmware reads it from): the flash budget.  0: the whole flash region. */
+    int64_t model_partition_bytes;
     /* Achieved operations per second, per operator class, numeric type and kernel
      * library; 0 where unknown (the class then uses MC_OPCLASS_OTHER's rate; when that is
      * 0 too, the check is untimed). */
@@ -807,11 +810,16 @@ typedef struct {
     double overhead_seconds;               /* fixed per request */
     double active_watts;                   /* while inferring; 0: unknown (no energy figures) */
     double sleep_watts;                    /* between inferences */
-    double radio_joules_per_byte;          /* sending the input instead; 0: no radio */
+    /* The radio, to compare computing on the board with sending the input away:
+     * transmit power and the rate it sends at (0: no radio). */
+    double radio_tx_watts;
+    double radio_bytes_per_second;
 } mc_board_t;
 
 /* mc_check_config_t.flags */
 #define MC_CHECK_ALLOW_UNKNOWN_OPS 1u  /* upper-bound numbers for operators TFLM does not know */
+#define MC_CHECK_MEMCORE_PLAN 2u       /* the arena as memcore plans it (given to TFLM as an offline
+                                          plan) instead of TFLM's own placement */
 
 typedef struct {
     mc_kernels_t kernels;
@@ -822,9 +830,10 @@ typedef struct {
     int64_t available_bytes;         /* >= 0: pins the arena region's available bytes (what a
                                         board measured); -1: the board's figure */
     double latency_budget_seconds;   /* > 0: a budget per request; 0: none */
-    double inferences_per_hour;      /* duty cycle for energy and battery; 0: none */
+    double inferences_per_hour;      /* duty cycle for energy and battery; 0: back to back */
     double battery_joules;           /* > 0: a battery of this capacity ... */
-    double battery_life_seconds;     /* ... that must last this long */
+    double battery_life_seconds;     /* ... that must last this long (needs a battery and the
+                                        board's power figures) */
     int64_t plan_steps;              /* work budget of memcore's planner; 0: its default */
     uint32_t flags;                  /* MC_CHECK_* */
 } mc_check_config_t;
@@ -895,11 +904,18 @@ typedef struct {
     double ops_per_second;            /* effective: operations / compute time, the model's mix */
     double arena_bytes_per_second;    /* the arena region's read speed */
     double compute_seconds_by_class[MC_OPCLASS_COUNT];
+    int64_t operations_by_class[MC_OPCLASS_COUNT];
+    double max_inferences_per_hour;   /* the most per hour the budgets allow: back to back, and
+                                         within the battery budget when there is one */
     /* energy (0 when the board's power is unknown) */
     double energy_joules;             /* per request: active power x latency */
-    double radio_joules;              /* sending the inputs over the radio instead */
+    double radio_joules;              /* sending the inputs over the radio instead: their bytes x
+                                         the radio's joules per byte (transmit power / rate) */
+    double radio_seconds;             /* the time that sending takes */
+    double duty_cycle;                /* fraction of the time spent inferring (1: back to back) */
     double average_watts;             /* over the duty cycle */
     double battery_life_seconds;      /* capacity / average power; 0 without a battery */
+    bool cheaper_to_send;             /* sending the input costs less energy than inferring */
     /* the verdict */
     int32_t verdict;                  /* mc_check_verdict_t */
     int32_t limiting;                 /* mc_resource_t that runs out first (the tightest when

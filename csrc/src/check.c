@@ -109,8 +109,11 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
         }
     }
     if (b->ram_bytes_at_boot < 0 || b->ram_bytes_at_boot > b->regions[MC_REGION_RAM].bytes ||
+        b->model_partition_bytes < 0 || b->model_partition_bytes > b->regions[MC_REGION_FLASH].bytes ||
         !finite_nonnegative(b->overhead_seconds) || !finite_nonnegative(b->active_watts) ||
-        !finite_nonnegative(b->sleep_watts) || !finite_nonnegative(b->radio_joules_per_byte)) {
+        !finite_nonnegative(b->sleep_watts) || !finite_nonnegative(b->radio_tx_watts) ||
+        !finite_nonnegative(b->radio_bytes_per_second) ||
+        ((b->radio_tx_watts > 0) != (b->radio_bytes_per_second > 0))) {
         return MC_E_RANGE;
     }
     /* The arena must be writable RAM; weights are read in place from flash or loaded. */
@@ -125,6 +128,10 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
     }
     if (!finite_nonnegative(c->latency_budget_seconds) || !finite_nonnegative(c->inferences_per_hour) ||
         !finite_nonnegative(c->battery_joules) || !finite_nonnegative(c->battery_life_seconds)) {
+        return MC_E_RANGE;
+    }
+    /* A required battery life is a budget only with a battery and the board's power. */
+    if (c->battery_life_seconds > 0 && (c->battery_joules <= 0 || b->active_watts <= 0)) {
         return MC_E_RANGE;
     }
     return MC_OK;
@@ -235,6 +242,7 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         MC_TRY(mc_checked_mul(ops, c->batch, &ops));
         MC_TRY(mc_checked_add(r->macs, macs, &r->macs));
         MC_TRY(mc_checked_add(r->operations, ops, &r->operations));
+        MC_TRY(mc_checked_add(r->operations_by_class[cls], ops, &r->operations_by_class[cls]));
         if (ops > 0 && rate <= 0) {
             r->timed = false; /* the board gives no rate for this numeric type and kernels */
         }
@@ -338,12 +346,15 @@ static void budget_resource(mc_resource_check_t *res, double need, double limit)
     res->usage = limit > 0 ? need / limit : DBL_MAX;
 }
 
-/* Memory per region, and the arena region's headline numbers. */
+/* Memory per region, and the arena region's headline numbers.  With memcore's plan
+ * the head is memcore's placement of the same buffers; what TFLM needs beyond its
+ * head stays the same. */
 static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
     int64_t need[MC_REGION_COUNT] = {0, 0, 0}, arena = 0, region;
+    int64_t head = (c->flags & MC_CHECK_MEMCORE_PLAN) ? r->arena_best_bytes : r->arena_tflm_bytes;
     int32_t reg;
-    MC_TRY(mc_checked_mul(r->arena_tflm_bytes, c->batch, &arena));
+    MC_TRY(mc_checked_mul(head, c->batch, &arena));
     r->runtime_overhead_bytes = r->tflm.tail_bytes;
     r->runtime_bytes = r->tflm.recommended_arena_bytes - r->arena_tflm_bytes;
     MC_TRY(mc_checked_add(arena, r->runtime_bytes, &r->recommended_arena_bytes));
@@ -360,6 +371,11 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
         int64_t limit = b->regions[reg].bytes;
         if (reg == c->arena_region && c->available_bytes >= 0) {
             limit = c->available_bytes;
+        }
+        /* The model file has the partition it lives in, not the whole chip: the
+         * bootloader, the partition table and the firmware take the rest. */
+        if (reg == MC_REGION_FLASH && b->model_partition_bytes > 0) {
+            limit = b->model_partition_bytes;
         }
         /* A region the board gives no size for is not known, not empty: unchecked. */
         if ((need[reg] > 0 && limit > 0) || reg == c->arena_region) {
@@ -406,28 +422,44 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
     return MC_OK;
 }
 
+/* Energy per request, the radio's alternative, power over the duty cycle, battery life
+ * and the most inferences per hour the budgets allow (docs/formulas.md, "Energy"). */
 static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
-    double busy;
-    if (b->radio_joules_per_byte > 0) {
-        r->radio_joules = (double)r->input_bytes * b->radio_joules_per_byte;
+    double t = r->latency.total_seconds, busy, allowed, most;
+    if (b->radio_bytes_per_second > 0) {
+        r->radio_seconds = (double)r->input_bytes / b->radio_bytes_per_second;
+        r->radio_joules = b->radio_tx_watts * r->radio_seconds;
     }
+    /* back to back: one request after the other, the most the latency allows */
+    most = t > 0 ? SECONDS_PER_HOUR / t : 0;
+    r->max_inferences_per_hour = r->timed ? most : 0;
     if (b->active_watts <= 0 || !r->timed) {
         return;
     }
-    r->energy_joules = b->active_watts * r->latency.total_seconds;
-    if (c->inferences_per_hour <= 0) {
+    r->energy_joules = b->active_watts * t;
+    r->cheaper_to_send = r->radio_joules > 0 && r->radio_joules < r->energy_joules;
+    busy = c->inferences_per_hour > 0 ? c->inferences_per_hour * t / SECONDS_PER_HOUR : 1;
+    busy = busy > 1 ? 1 : busy;
+    r->duty_cycle = busy;
+    r->average_watts = b->active_watts * busy + b->sleep_watts * (1 - busy);
+    if (c->battery_joules <= 0 || r->average_watts <= 0) {
         return;
     }
-    busy = c->inferences_per_hour * r->latency.total_seconds / SECONDS_PER_HOUR;
-    busy = busy > 1 ? 1 : busy;
-    r->average_watts = b->active_watts * busy + b->sleep_watts * (1 - busy);
-    if (c->battery_joules > 0 && r->average_watts > 0) {
-        r->battery_life_seconds = c->battery_joules / r->average_watts;
-        if (c->battery_life_seconds > 0) {
-            budget_resource(&r->resources[MC_RESOURCE_BATTERY], r->average_watts * c->battery_life_seconds,
-                            c->battery_joules);
-        }
+    r->battery_life_seconds = c->battery_joules / r->average_watts;
+    if (c->battery_life_seconds <= 0) {
+        return;
+    }
+    budget_resource(&r->resources[MC_RESOURCE_BATTERY], r->average_watts * c->battery_life_seconds,
+                    c->battery_joules);
+    /* The duty cycle whose average power spends the battery in exactly its life:
+     * allowed = sleep + busy x (active - sleep), busy = n x t / 3600. */
+    allowed = c->battery_joules / c->battery_life_seconds;
+    if (allowed <= b->sleep_watts) {
+        r->max_inferences_per_hour = 0; /* sleeping alone empties it too soon */
+    } else if (b->active_watts > b->sleep_watts && t > 0) {
+        double n = SECONDS_PER_HOUR * (allowed - b->sleep_watts) / (t * (b->active_watts - b->sleep_watts));
+        r->max_inferences_per_hour = n < most ? n : most;
     }
 }
 

@@ -69,11 +69,15 @@ static const field_t fields[] = {
     F("setup_seconds", latency.setup_seconds, DOUBLE, 0),
     F("total_seconds", latency.total_seconds, DOUBLE, 0),
     F("ops_per_second", ops_per_second, DOUBLE, 0),
+    F("max_inferences_per_hour", max_inferences_per_hour, DOUBLE, 0),
     /* energy */
     F("energy_joules", energy_joules, DOUBLE, 0),
     F("radio_joules", radio_joules, DOUBLE, 0),
+    F("radio_seconds", radio_seconds, DOUBLE, 0),
+    F("duty_cycle", duty_cycle, DOUBLE, 0),
     F("average_watts", average_watts, DOUBLE, 0),
     F("battery_life_seconds", battery_life_seconds, DOUBLE, 0),
+    F("cheaper_to_send", cheaper_to_send, BOOL, 0),
     /* the verdict */
     F("verdict", verdict, INT32_NAME, NAMES_VERDICT),
     F("limiting_resource", limiting, INT32_NAME, NAMES_RESOURCE),
@@ -223,6 +227,7 @@ static const input_t board_inputs[] = {
     B("flash_bytes", regions[MC_REGION_FLASH].bytes, IN_INT64),
     B("flash_read_bytes_per_second", regions[MC_REGION_FLASH].read_bytes_per_second, IN_DOUBLE),
     B("ram_bytes_at_boot", ram_bytes_at_boot, IN_INT64),
+    B("model_partition_bytes", model_partition_bytes, IN_INT64),
     RATES(MC_OPCLASS_CONV, "conv"),
     RATES(MC_OPCLASS_DEPTHWISE, "depthwise"),
     RATES(MC_OPCLASS_MATMUL, "matmul"),
@@ -233,7 +238,8 @@ static const input_t board_inputs[] = {
     B("overhead_seconds", overhead_seconds, IN_DOUBLE),
     B("active_watts", active_watts, IN_DOUBLE),
     B("sleep_watts", sleep_watts, IN_DOUBLE),
-    B("radio_joules_per_byte", radio_joules_per_byte, IN_DOUBLE),
+    B("radio_tx_watts", radio_tx_watts, IN_DOUBLE),
+    B("radio_bytes_per_second", radio_bytes_per_second, IN_DOUBLE),
 };
 
 #define C(name, member, storage) {name, (uint16_t)offsetof(mc_check_config_t, member), storage, 0}
@@ -251,6 +257,7 @@ static const input_t config_inputs[] = {
     C("battery_life_seconds", battery_life_seconds, IN_DOUBLE),
     C("plan_steps", plan_steps, IN_INT64),
     {"allow_unknown_ops", (uint16_t)offsetof(mc_check_config_t, flags), IN_BIT, 0},
+    {"memcore_plan", (uint16_t)offsetof(mc_check_config_t, flags), IN_BIT, 1},
 };
 
 static int32_t name_code(const char *(*names)(int32_t), int32_t count, const char *text)

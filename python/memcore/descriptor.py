@@ -53,16 +53,18 @@ def _crc32(path):
     return crc
 
 
-def describe(model, profile=None, placement=None, kernels="optimised", batch=1, available_bytes=None):
+def describe(model, profile=None, placement=None, kernels="optimised", batch=1, available_bytes=None, budgets=None):
     """The descriptor of a memcore Model (memcore.load) on `profile` (a device profile;
-    default: the esp32's), as plain JSON values."""
+    default: the esp32's) against `budgets` (memcore.check.Budgets: the board checks the
+    same latency, duty cycle and battery), as plain JSON values."""
     if profile is None:
         from memcore.profiles import profile as named_profile
         profile = named_profile("esp32")
     placement = placement or profile.default_weights_placement()
     if placement not in PLACEMENTS:
         raise MemcoreError("weights placement must be 'ram' or 'flash', got %r" % (placement,))
-    report = check(model, profile, batch, kernels, placement, suggest=False, available_bytes=available_bytes)
+    report = check(model, profile, batch, kernels, placement, suggest=False, available_bytes=available_bytes,
+                   budgets=budgets)
     config = dict(report.config)
     del config["available_bytes"]  # what the board measures
     sizes, first, last, _ = ll.tflm_buffers(model.c_graph(), target_code(profile.target), kernels_code(kernels),

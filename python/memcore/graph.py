@@ -108,6 +108,12 @@ class Model:
     outputs: Tuple[int, ...]         # graph output tensor indices
     subgraph_count: int = 1
     file_bytes: Optional[int] = None  # the model file's size, when it is the file deployed (TFLite)
+    # Set when this graph is an estimate made from another file (memcore.quantise.as_int8):
+    # that file's path.
+    estimated_from: Optional[str] = None
+    # How an imported graph was planned for deployment (ONNX: the rewrites the TFLite
+    # converter would make, and what was left as it is), in words, one per line.
+    conversion: Tuple[str, ...] = ()
     # The C core's copy of the graph (memcore.cgraph.CGraph), kept from the C reader for
     # TFLite files and built on first use for models imported in Python.
     _cgraph: object = field(default=None, compare=False, repr=False)
@@ -183,9 +189,10 @@ def bad_model(path, problem: str) -> MemcoreError:
     return MemcoreError("%s: %s" % (path, problem))
 
 
-def load(path) -> Model:
+def load(path, input_shapes=None) -> Model:
     """Reads a .tflite or .onnx file into a Model.  The format is recognised from the
-    file's content (a TFLite flatbuffer carries "TFL3" at byte 4), not its name."""
+    file's content (a TFLite flatbuffer carries "TFL3" at byte 4), not its name.
+    `input_shapes` ({graph input name: shape}) fixes an ONNX model's dynamic dimensions."""
     import os
 
     path = os.fspath(path)
@@ -197,6 +204,9 @@ def load(path) -> Model:
     if len(data) == 0:
         raise bad_model(path, "the file is empty")
     if data[4:8] == b"TFL3":
+        if input_shapes:
+            raise bad_model(path, "--input-shape is for an ONNX model's dynamic dimensions; a TFLite file's "
+                                  "input shapes are fixed when it is converted")
         from memcore.tflite import load_tflite
         return load_tflite(path, data)
     if path.lower().endswith(".tflite"):
@@ -204,7 +214,7 @@ def load(path) -> Model:
                               "the file is truncated, corrupted or in another format")
     from memcore.cgraph import from_model
     from memcore.onnx_import import load_onnx
-    model = load_onnx(path, data)
+    model = load_onnx(path, data, input_shapes)
     # The same dataflow rules as a TFLite file's, checked by the same C (cycles, tensors
     # read before they are written, tensors written twice, ...).
     from_model(model).validate(path)

@@ -1,4 +1,4 @@
-"""SPEC 5: latency as fetch + compute + setup, and which upgrade pays."""
+"""Latency as fetch + compute + setup, and which upgrade pays."""
 from dataclasses import dataclass
 
 from memcore import _lowlevel as ll

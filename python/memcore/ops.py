@@ -56,9 +56,10 @@ def rows_from_c(model, c_rows, arena_bytes):
     return rows
 
 
-def rates(profile, kernels, placement):
-    """(bandwidth bytes/s, operations/s) a deployment runs at: the slower of the regions
-    the weights and the activations sit in (as memcore.check assumes), and the op rate
-    of the kernels used."""
-    bandwidth = min(profile.weights_bandwidth(placement), profile.regions[profile.arena_region].read_bytes_per_second)
-    return bandwidth, profile.ops_per_second(kernels)
+def rates(profile, kernels, placement, model):
+    """(bandwidth bytes/s, operations/s) `model` runs at on `profile`, from the C check:
+    its arena region's read speed, and operations over compute time (the rate of its own
+    mix of operator classes)."""
+    from memcore.check import check
+    report = check(model, profile, 1, kernels, placement, suggest=False)
+    return report.bandwidth_bytes_per_second, report.ops_per_second

@@ -1,4 +1,4 @@
-"""SPEC 7: place activation buffers in one arena from their lifetimes (the C planner)."""
+"""Place activation buffers in one arena from their lifetimes (the C planner)."""
 from dataclasses import dataclass
 from typing import Dict, List, Union
 

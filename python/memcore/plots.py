@@ -25,9 +25,7 @@ from matplotlib.patches import Patch, Rectangle  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 from memcore.errors import MemcoreError, open_for_writing  # noqa: E402
-from memcore.latency import latency  # noqa: E402
 from memcore.ops import rates  # noqa: E402
-from memcore.roofline import roofline  # noqa: E402
 from memcore.units import format_bytes, format_ops_rate, format_rate, format_seconds  # noqa: E402
 
 DPI = 110
@@ -253,14 +251,14 @@ def meaningful_batches(model, profile, kernels="optimised", placement=None):
 
 
 def roofline_points(model, profile, kernels_used, placement, batches):
-    """[(batch, Roofline, Latency, estimated operations per second)] from the C core."""
-    bandwidth, ops_rate = rates(profile, kernels_used, placement)
+    """[(batch, Roofline, Latency, operations per second achieved)], each from the C check
+    of the model at that batch (the same numbers `memcore check --batch B` gives)."""
+    from memcore.check import check
     points = []
     for b in batches:
-        r = roofline(model.weight_bytes, model.activation_bytes, model.operations, ops_rate / bandwidth, b)
-        t = latency(model.weight_bytes + b * model.activation_bytes, b * model.operations, bandwidth, ops_rate,
-                    profile.overhead_seconds)
-        points.append((b, r, t, b * model.operations / t.total_seconds))
+        report = check(model, profile, b, kernels_used, placement, suggest=False)
+        t = report.latency
+        points.append((b, report.roofline, t, b * model.operations / t.total_seconds))
     return points
 
 
@@ -288,7 +286,7 @@ def roofline_figure(model, profile, kernels="optimised", weights_placement=None,
     placement = weights_placement or profile.default_weights_placement()
     kernels_used = "reference" if model_dtype(model) == "float32" else kernels
     batches = tuple(batches or meaningful_batches(model, profile, kernels_used, placement))
-    bandwidth, ops_rate = rates(profile, kernels_used, placement)
+    bandwidth, ops_rate = rates(profile, kernels_used, placement, model)
     balance = ops_rate / bandwidth
     points = roofline_points(model, profile, kernels_used, placement, batches)
     ceiling = points[0][1].ceiling

@@ -12,7 +12,8 @@ operations per second.
 """
 import html
 
-from memcore.units import format_bytes, format_count, format_ops_rate, format_seconds
+from memcore.units import (format_bytes, format_count, format_duration, format_joules, format_ops_rate,
+                           format_seconds, format_watts)
 
 TERM_WORDS = {"parameters": "weights", "activations": "activation arena", "runtime": "runtime overhead"}
 
@@ -32,39 +33,47 @@ def _resource_amount(name, value, si):
         return format_bytes(value, si)
     if name == "latency":
         return format_seconds(value)
-    return "%.3g J" % value
+    return format_joules(value)
+
+
+def resource_detail(name, res, data, si=False):
+    """What one resource's need, limit and margin say, in words."""
+    need, limit = _resource_amount(name, res["need"], si), _resource_amount(name, res["limit"], si)
+    over = _resource_amount(name, -res["margin"], si)
+    left = _resource_amount(name, res["margin"], si)
+    fits = res["margin"] >= 0
+    if name == "latency":
+        per_hour = (data.get("budgets") or {}).get("inferences_per_hour")
+        period = per_hour and abs(res["limit"] - 3600 / per_hour) <= 1e-12 * res["limit"]
+        what = "the %g-per-hour duty cycle's period" % per_hour if period else "its budget"
+        return "%s per request against %s of %s (%s)" % (need, what, limit, ("%s to spare" % left) if fits
+                                                        else ("%s over" % over))
+    if name == "battery":
+        life = (data.get("budgets") or {}).get("battery_life_seconds") or 0
+        return "%s over the required %s, %s in the battery (%s)" % (
+            need, format_duration(life), limit, ("%s to spare" % left) if fits else ("%s short" % over))
+    if name == "flash":
+        where = "the %s partition" % data["model_partition"] if data.get("model_partition") else "flash"
+        return "the model file needs %s of %s's %s (%s)" % (need, where, limit, ("%s left" % left) if fits
+                                                            else ("%s short" % over))
+    return "needs %s of the %s available (%s)" % (need, limit, ("%s of headroom" % left) if fits
+                                                  else ("%s short" % over))
 
 
 def verdict_words(data, si=False):
     """The verdict in words, decided in one place: status ("fits", "does_not_fit",
-    "misses_budget"), headline, symbol, colour, detail (the numbers behind it, naming the
-    resource that runs out first), line (headline and detail), speed (the latency
-    against the budget) and speed_ok."""
-    b = lambda n: format_bytes(n, si)  # noqa: E731
+    "misses_budget"), headline, symbol, colour, detail (the resource that runs out first,
+    or the tightest when everything fits, with its numbers), line (headline and detail),
+    speed (the latency against the budget) and speed_ok."""
     status = data["verdict"]
     limiting = data.get("limiting_resource")
     res = (data.get("resources") or {}).get(limiting)
-    if status == "fits":
-        detail = "%s of headroom: needs %s of the %s available" % (
-            b(data["headroom_bytes"]), b(data["required_bytes"]), b(data["available_bytes"]))
-    elif res is not None:
-        need, limit = _resource_amount(limiting, res["need"], si), _resource_amount(limiting, res["limit"], si)
-        short = _resource_amount(limiting, -res["margin"], si)
-        if limiting == "latency":
-            detail = "%s runs out first: %s per request against a %s budget (%s over)" % (
-                _RESOURCE_WORDS[limiting], need, limit, short)
-        elif limiting == "battery":
-            detail = "%s runs out first: %s needed over its life, %s in the battery" % (
-                _RESOURCE_WORDS[limiting], need, limit)
-        elif limiting == "flash":
-            detail = "%s runs out first: %s short: the model needs %s, the flash budget is %s" % (
-                _RESOURCE_WORDS[limiting], short, need, limit)
-        else:
-            detail = "%s runs out first: %s short: needs %s, %s available" % (
-                _RESOURCE_WORDS[limiting], short, need, limit)
+    if res is not None:
+        first = "runs out first" if status != "fits" else "is the tightest"
+        detail = "%s %s: %s" % (_RESOURCE_WORDS[limiting], first, resource_detail(limiting, res, data, si))
     else:
-        short = -data["headroom_bytes"] if data["headroom_bytes"] < 0 else 0
-        detail = "%s short: needs %s, %s available" % (b(short), b(data["required_bytes"]), b(data["available_bytes"]))
+        b = lambda n: format_bytes(n, si)  # noqa: E731
+        detail = "needs %s, %s available" % (b(data["required_bytes"]), b(data["available_bytes"]))
     total = data["latency"]["total_seconds"]
     budget = data.get("latency_budget_seconds")
     speed_ok = data.get("within_latency_budget", True)
@@ -78,14 +87,51 @@ def verdict_words(data, si=False):
             "line": "%s: %s" % (headline.lower(), detail), "speed": speed, "speed_ok": speed_ok}
 
 
+def resource_rows(data, si=False):
+    """(resource, need, limit, margin, fits, limiting) rows, in words, for every resource
+    the check counted."""
+    rows = []
+    for name, res in (data.get("resources") or {}).items():
+        rows.append((_RESOURCE_WORDS[name], _resource_amount(name, res["need"], si),
+                     _resource_amount(name, res["limit"], si), _resource_amount(name, res["margin"], si),
+                     res["fits"], name == data.get("limiting_resource")))
+    return rows
+
+
+def energy_rows(data):
+    """(name, value, note) rows of the energy table; [] when the board has no power figures."""
+    if not data.get("energy_joules"):
+        return []
+    budgets = data.get("budgets") or {}
+    per_hour = budgets.get("inferences_per_hour")
+    rows = [("per inference", format_joules(data["energy_joules"]),
+             "active power × %s" % format_seconds(data["latency"]["total_seconds"]))]
+    if data.get("radio_joules"):
+        cheaper = data.get("cheaper_to")
+        rows.append(("sending the input", format_joules(data["radio_joules"]),
+                     "%s over the radio in %s; %s" % (format_bytes(data["input_bytes"]),
+                                                      format_seconds(data["radio_seconds"]),
+                                                      "computing here costs less" if cheaper == "compute"
+                                                      else "sending it costs less (air time only)")))
+    rows.append(("average power", format_watts(data["average_watts"]),
+                 "%s, busy %s of the time" % ("%g inferences per hour" % per_hour if per_hour else "back to back",
+                                              share_text(data["duty_cycle"]))))
+    if data.get("battery_life_seconds"):
+        rows.append(("battery life", format_duration(data["battery_life_seconds"]),
+                     "%s at that average power" % format_joules(budgets.get("battery_joules") or 0)))
+    most = data.get("max_inferences_per_hour")
+    if most:
+        rows.append(("most per hour", "{:,.0f}".format(most) if most >= 100 else "%.3g" % most, "within the battery budget" if data.get("resources", {})
+                     .get("battery") else "back to back"))
+    return rows
+
+
 def _weights_where(data, si):
     b = lambda n: format_bytes(n, si)  # noqa: E731
     if data["weights_placement"] == "flash":
-        if data.get("flash_bytes") is None:
-            return "in flash, not RAM"
-        return "in flash, not RAM (%s left of %s)" % (b(data["flash_headroom_bytes"]), b(data["flash_bytes"]))
+        return "read in place from flash, not RAM"
     region = data.get("arena_region", "ram")
-    return "in RAM" if region in ("ram", "memory") else "in %s, with the arena" % region
+    return "loaded into RAM" if region in ("ram", "memory") else "loaded into %s, with the arena" % region
 
 
 def memory_rows(data, si=False):
@@ -113,7 +159,10 @@ def time_rows(data):
     lat = data["latency"]
     work = work_words(data["macs"], data["operations"]) if "macs" in data else \
         "%s operations" % format_count(data.get("operations", 0))
-    return [("fetch", lat["fetch_seconds"], "reading weights and activations", lat["dominant"] == "fetch"),
+    # no fetch time: the board's rates were fitted to end-to-end times, reads included
+    fetch_note = "reading weights and activations" if lat["fetch_seconds"] else \
+        "reads of weights and activations are inside the fitted rates"
+    return [("fetch", lat["fetch_seconds"], fetch_note, lat["dominant"] == "fetch"),
             ("compute", lat["compute_seconds"], work, lat["dominant"] == "compute"),
             ("setup", lat["setup_seconds"], "fixed per request", lat["dominant"] == "setup")]
 
@@ -181,6 +230,21 @@ def layers_table(out, rows, si=False):
     return table
 
 
+def suggestion_words(s, data, si=False):
+    """A checked suggestion in words: its verdict, and its limiting resource's numbers."""
+    verdict = {"fits": "fits", "does_not_fit": "does not fit", "misses_budget": "misses its budget"}[s["verdict"]]
+    colour = {"fits": "green", "does_not_fit": "red", "misses_budget": "yellow"}[s["verdict"]]
+    res = s["resources"].get(s["limiting_resource"])
+    then = ""
+    if res is not None:
+        then = "%s %s: %s" % (_RESOURCE_WORDS[s["limiting_resource"]],
+                              "is the tightest" if s["verdict"] == "fits" else "runs out first",
+                              resource_detail(s["limiting_resource"], res, data, si))
+    if s.get("estimate"):
+        then += " (estimate)"
+    return {"verdict": verdict, "colour": colour, "then": then}
+
+
 def terminal_report(data, out, si=False, layers=False):
     """The check report on `out` (a memcore.terminal.Out)."""
     from rich.markup import escape
@@ -229,17 +293,48 @@ def terminal_report(data, out, si=False, layers=False):
     if "roofline" in data:
         out.print(regime_words(data))
 
+    energy = energy_rows(data)
+    if energy:
+        out.print("")
+        out.print("[bold underline]Energy[/]")
+        table = out.table(("", {"style": "bold" if out.colour else None, "no_wrap": True}),
+                          ("", {"justify": "right", "no_wrap": True}), ("", {"style": "dim" if out.colour else None}),
+                          show_header=False, padding=(0, 2))
+        for name, value, note in energy:
+            table.add_row(name, value, escape(note))
+        out.print(table)
+
+    out.print("")
+    out.print("[bold underline]Resources[/] (need, limit, margin; ◀ runs out first)" if data["verdict"] != "fits"
+              else "[bold underline]Resources[/] (need, limit, margin; ◀ the tightest)")
+    table = out.table(("resource", {"no_wrap": True}), ("need", {"justify": "right", "no_wrap": True}),
+                      ("limit", {"justify": "right", "no_wrap": True}),
+                      ("margin", {"justify": "right", "no_wrap": True}), ("", {"no_wrap": True}))
+    for name, need, limit, margin, fits, first in resource_rows(data, si):
+        mark = ("ok" if fits else "short") + (" ◀" if first else "")
+        if out.colour:
+            mark = "[%s]%s[/]" % ("green" if fits else "red", mark)
+        table.add_row(name, need, limit, margin, mark)
+    out.print(table)
+    if data.get("conversion"):
+        out.print("")
+        out.print("[bold underline]As deployed[/] (the ONNX graph planned as the TFLite converter would)")
+        for line in data["conversion"]:
+            out.line("  " + line)
+
     if data.get("suggestions"):
         out.print("")
-        out.print("[bold underline]What would make it fit[/]")
-        table = out.table("change", ("headroom after", {"justify": "right", "no_wrap": True}), "")
-        for s in data["suggestions"]:
-            ok = s["headroom_bytes"] >= 0
-            verdict = "fits" if ok else "still short"
+        out.print("[bold underline]What would change the verdict[/] (each one checked)")
+        table = out.table("change", ("verdict", {"no_wrap": True}), ("then", {}))
+        for s_ in data["suggestions"]:
+            words = suggestion_words(s_, data, si)
+            verdict = words["verdict"]
             if out.colour:
-                verdict = "[%s]%s[/]" % ("green" if ok else "red", verdict)
-            table.add_row(escape(s["action"]), b(s["headroom_bytes"]), verdict)
+                verdict = "[%s]%s[/]" % (words["colour"], verdict)
+            table.add_row(escape(s_["action"]), verdict, escape(words["then"]))
         out.print(table)
+        for s_ in data["suggestions"]:
+            out.line("  $ " + s_["command"])
 
     if layers and data.get("layers"):
         out.print("")
@@ -256,7 +351,7 @@ def _e(text):
 
 HTML_STYLE = """
  .mc-verdict { font-size: 1.35rem; font-weight: 700; }
- .mc-fits { color: #1b7f3b; } .mc-does_not_fit { color: #b3261e; } .mc-slow { color: #a15c00; }
+ .mc-fits { color: #1b7f3b; } .mc-does_not_fit { color: #b3261e; } .mc-slow, .mc-misses_budget { color: #a15c00; }
  .mc-table { border-collapse: collapse; margin: .6rem 0; }
  .mc-table td, .mc-table th { padding: .25rem .7rem; text-align: left; vertical-align: top; white-space: nowrap; }
  .mc-table td.mc-note, .mc-table td.mc-wrap { white-space: normal; min-width: 12rem; }
@@ -292,12 +387,25 @@ def html_memory_table(data, si=False):
 def html_suggestions(data, si=False):
     if not data.get("suggestions"):
         return ""
-    rows = "".join('<tr><td class="mc-wrap">%s</td><td class="n">%s</td><td>%s</td></tr>'
-                   % (_e(s["action"]), _e(format_bytes(s["headroom_bytes"], si)),
-                      "fits" if s["headroom_bytes"] >= 0 else "still short")
-                   for s in data["suggestions"])
-    return ('<h3>What would make it fit</h3><div class="mc-scroll"><table class="mc-table" id="suggestions">'
-            '<tr><th>change</th><th class="n">headroom after</th><th></th></tr>%s</table></div>' % rows)
+    rows = []
+    for s_ in data["suggestions"]:
+        words = suggestion_words(s_, data, si)
+        rows.append('<tr><td class="mc-wrap">%s<br><code>%s</code></td><td>%s</td><td class="mc-wrap">%s</td></tr>'
+                    % (_e(s_["action"]), _e(s_["command"]), _e(words["verdict"]), _e(words["then"])))
+    return ('<h3>What would change the verdict</h3><div class="mc-scroll"><table class="mc-table" id="suggestions">'
+            '<tr><th>change (and the command that checks it)</th><th>verdict</th><th>then</th></tr>%s</table></div>'
+            % "".join(rows))
+
+
+def html_resources(data, si=False):
+    rows = "".join('<tr%s><td>%s</td><td class="n">%s</td><td class="n">%s</td><td class="n">%s</td><td>%s</td></tr>'
+                   % (' class="mc-peak"' if first else "", _e(name), _e(need), _e(limit), _e(margin),
+                      "ok" if fits else "short")
+                   for name, need, limit, margin, fits, first in resource_rows(data, si))
+    energy = "".join('<tr><td>%s</td><td class="n">%s</td><td class="mc-note" colspan="3">%s</td></tr>'
+                     % (_e(name), _e(value), _e(note)) for name, value, note in energy_rows(data))
+    return ('<div class="mc-scroll"><table class="mc-table" id="resources"><tr><th>resource</th><th class="n">need'
+            '</th><th class="n">limit</th><th class="n">margin</th><th></th></tr>%s%s</table></div>' % (rows, energy))
 
 
 def html_layers_table(data, si=False):
@@ -319,6 +427,6 @@ def html_layers_table(data, si=False):
 def html_report(data, si=False):
     """A self-contained HTML fragment (a notebook cell's output): verdict, memory and
     time, suggestions, the per-operator table."""
-    return ("<style>%s</style>%s%s%s<h3>Per operator</h3>%s"
-            % (HTML_STYLE, html_verdict(data, si), html_memory_table(data, si), html_suggestions(data, si),
-               html_layers_table(data, si)))
+    return ("<style>%s</style>%s%s%s%s<h3>Per operator</h3>%s"
+            % (HTML_STYLE, html_verdict(data, si), html_memory_table(data, si), html_resources(data, si),
+               html_suggestions(data, si), html_layers_table(data, si)))

@@ -33,7 +33,7 @@ def report_data(report, model):
         "operations": report.operations,
         "ops_per_second": ops_rate,
         "bandwidth_bytes_per_second": bandwidth,
-        "latency_budget_seconds": p.latency_budget_seconds,
+        "latency_budget_seconds": report.budgets.latency_for(p) or None,
         "within_latency_budget": report.within_latency_budget,
         "available_bytes_at_boot": p.available_bytes_at_boot,
         "needs_heap_growth": report.needs_heap_growth,
@@ -45,7 +45,10 @@ def report_data(report, model):
                      "ceiling": r.ceiling},
         "peak_operator": next((row.index for row in rows if row.is_peak), None),
         "layers": [row.to_json() for row in rows],
+        "model_partition": p.model_partition,
     })
+    from memcore.render import verdict_words
+    data["reason"] = verdict_words(data)["detail"]
     # JSON has no Infinity: an infinite ceiling is null here already, so the API's object
     # and what `memcore check --json` prints are the same.
     return finite(data)
@@ -100,13 +103,27 @@ class Report:
         return '<div class="memcore-report">%s</div>' % html_report(self._data, self._si)
 
 
-def check(path, device="esp32", batch=1, kernels="optimised", weights_in=None, device_file=None, si=False):
-    """Will the model in `path` fit on `device` (a profile name, `memcore devices`), and
-    how fast: the same answer as `memcore check PATH --device DEVICE`, as a Report."""
-    from memcore.check import check as check_deployment  # the module, whatever memcore.check names
+def check(path, device="esp32", batch=1, kernels="optimised", weights_in=None, device_file=None, si=False,
+          max_latency=None, per_hour=0.0, battery=None, battery_life=None, as_int8=False, memcore_plan=False,
+          input_shapes=None):
+    """Will the model in `path` fit on `device` (a profile name, `memcore devices`), meet
+    its budgets, and how fast: the same answer as `memcore check PATH --device DEVICE`
+    with the same options, as a Report.  max_latency: seconds per request (None: the
+    device's budget; 0: none); per_hour: inferences per hour; battery: joules or a
+    capacity text ("2000mAh@3.7V", "7.4Wh"); battery_life: seconds or a duration text
+    ("30d")."""
+    from memcore.check import Budgets, check as check_deployment  # the module, whatever memcore.check names
     from memcore.graph import load
     from memcore.profiles import profile
+    from memcore.quantise import as_int8 as quantise
+    from memcore.units import parse_battery, parse_duration
 
-    model = load(path)
+    model = load(path, input_shapes=input_shapes)
+    if as_int8:
+        model = quantise(model)
     found = profile(device, device_file)
-    return Report(report_data(check_deployment(model, found, batch, kernels, weights_in), model), si)
+    budgets = Budgets(max_latency, float(per_hour or 0),
+                      parse_battery(battery) if isinstance(battery, str) else float(battery or 0),
+                      parse_duration(battery_life) if isinstance(battery_life, str) else float(battery_life or 0))
+    return Report(report_data(check_deployment(model, found, batch, kernels, weights_in, budgets=budgets,
+                                               memcore_plan=memcore_plan, device_file=device_file), model), si)

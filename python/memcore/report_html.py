@@ -11,10 +11,11 @@ import html
 import memcore
 from memcore.compare import compare
 from memcore.plots import figure_bytes, plan_figure, roofline_figure
-from memcore.render import HTML_STYLE, html_layers_table, html_memory_table, html_suggestions, html_verdict
+from memcore.render import (HTML_STYLE, html_layers_table, html_memory_table, html_resources, html_suggestions,
+                            html_verdict)
 from memcore.units import format_bytes, format_seconds
 
-_COLOURS = {"runs": "#1b7f3b", "will_not_fit": "#b3261e", "too_slow": "#a15c00"}
+_COLOURS = {"runs": "#1b7f3b", "will_not_fit": "#b3261e", "too_slow": "#a15c00", "battery": "#a15c00"}
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -99,14 +100,14 @@ def report_html(model, data, profile, profiles, batch=1, kernels="optimised", si
     plan_note = ("TFLM's planner and memcore's place every buffer at the same offset, so one plan is drawn."
                  if plans_identical(model.plan("tflm"), model.plan("best"))
                  else "Left: TensorFlow Lite Micro's planner; right: memcore's.")
-    fits = data["verdict"] == "fits"
     plan_size, roofline_size = _png_size(plan_png), _png_size(roofline_png)
     return _PAGE.format(
         model=_e(data["model"]), device=_e(profile.name), version=_e(memcore.__version__),
         summary=_e("%d operators · %s of weights · batch %d · %s · %s" % (
             len(model.operators), b(data["weights_bytes"]), batch, data["dtype"], profile.description)),
-        main_colour=_COLOURS["runs" if fits else "will_not_fit"], component_style=HTML_STYLE,
-        verdict=html_verdict(data, si), memory_table=html_memory_table(data, si),
+        main_colour=_COLOURS[{"fits": "runs", "does_not_fit": "will_not_fit"}.get(data["verdict"], "too_slow")],
+        component_style=HTML_STYLE,
+        verdict=html_verdict(data, si), memory_table=html_memory_table(data, si) + html_resources(data, si),
         suggestions=html_suggestions(data, si), layers_table=html_layers_table(data, si), cards="".join(cards),
         plan_note=_e(plan_note), plan_png=base64.b64encode(plan_png).decode("ascii"),
         plan_width=plan_size[0], plan_height=plan_size[1],

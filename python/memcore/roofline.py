@@ -1,4 +1,4 @@
-"""SPEC 6: batching moves the bottleneck from memory to compute."""
+"""Batching moves the bottleneck from memory to compute."""
 from dataclasses import dataclass
 from typing import Optional
 

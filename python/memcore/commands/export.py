@@ -19,11 +19,14 @@ buffers with their lifetimes, TFLM's overhead for the device's target), and the 
 own numbers to cross-check.  Written to -o FILE, or to stdout.""",
         ["memcore export examples/kws_dscnn_int8.tflite --device esp32 -o model.json",
          "memcore export model.tflite --device esp32 --weights-in flash > model.json",
+         "memcore export model.tflite --device cortex-m4 --per-hour 60 --battery 220mAh@3V --battery-life 1y "
+         "-o model.json",
          "memcore export model.tflite -o model.json --json     # a memcore.export/1 summary on stdout"])
     p.add_argument("model", help="model file (.tflite or .onnx)")
     p.add_argument("-o", "--output", help="descriptor file to write (default: standard output)")
     cli_options.add_device(p)
     cli_options.add_deployment(p)
+    cli_options.add_budgets(p)
     p.add_argument("--available-bytes", type=cli_options.byte_count, metavar="N",
                    help="memory the host should assume for its own verdict (cross-check only: the board "
                         "measures its own)")
@@ -34,7 +37,8 @@ own numbers to cross-check.  Written to -o FILE, or to stdout.""",
 def run(args):
     model = memcore.load(args.model)
     described = descriptor.describe(model, cli_options.device_profile(args), placement=args.weights_in,
-                                    kernels=args.kernels, batch=args.batch, available_bytes=args.available_bytes)
+                                    kernels=args.kernels, batch=args.batch, available_bytes=args.available_bytes,
+                                    budgets=cli_options.budgets(args))
     text = descriptor.dumps(described)
     if args.output:
         with open_for_writing(args.output, "w", encoding="utf-8") as f:

@@ -31,8 +31,8 @@ device's latency budget.  A microcontroller serves one stream, so only batch 1 i
 there; elsewhere the batches up to 64 that fit its memory (--batches to choose).
 --png draws the chart (.png, .jpg, .svg or .pdf).""",
         ["memcore roofline examples/kws_dscnn_int8.tflite --device esp32",
-         "memcore roofline model.tflite --device server --batches 1,8,64 --png roofline.png",
-         "memcore roofline model.tflite --device phone --json | jq '.points[].bound'"])
+         "memcore roofline model.tflite --device esp32s3 --png roofline.png",
+         "memcore roofline model.tflite --device cortex-m4 --json | jq '.points[].bound'"])
     p.add_argument("model", help=".tflite or .onnx model file")
     cli_options.add_device(p)
     cli_options.add_kernels(p)
@@ -49,11 +49,11 @@ def run(args):
     if args.png:
         plots.picture_format(args.png)
     profile = cli_options.device_profile(args)
-    model = memcore.load(args.model)
+    model = cli_options.load_model(args)
     kernels = "reference" if model_dtype(model) == "float32" else args.kernels
     placement = profile.default_weights_placement()
     batches = args.batches or plots.meaningful_batches(model, profile, kernels, placement)
-    bandwidth, ops_rate = rates(profile, kernels, placement)
+    bandwidth, ops_rate = rates(profile, kernels, placement, model)
     points = plots.roofline_points(model, profile, kernels, placement, batches)
     budget = profile.latency_budget_seconds
     if args.png:
