@@ -22,6 +22,8 @@ PROGRAM = """
 import gc, sys
 sys.path.insert(0, %r)
 GRANULE = 16
+# memcore_boot.largest_block's search, repeated: the empty heap is measured before
+# memcore_boot is imported, which would take memory itself.
 def largest(upper):
     lo, hi = 0, upper
     while hi - lo > GRANULE:
