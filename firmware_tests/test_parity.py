@@ -57,19 +57,77 @@ def test_differences_are_found_field_by_field_and_shown():
         ("budget", "spec1-batch2", "required_bytes", 68, 69)]
 
 
-def test_floats_are_compared_within_the_boards_precision():
+def _scaled_floats(factor):
     from boardkit import host_lines
     header, *rest = host_lines()
     results = [json.loads(l[len("@memcore "):]) for l in rest]
     for r in results:
         for name, value in r.get("fields", {}).items():
             if isinstance(value, float) and value not in (0.0, float("inf")):
-                r["fields"][name] = value * (1 + 3e-7)  # what single precision does to a double
-    lines = ["@memcore " + json.dumps(r) for r in results]
-    single = header.replace('"float_bits": 64', '"float_bits": 32')
-    assert compare(_lines_run([single] + lines), vector_names()).status == "ok"
+                r["fields"][name] = value * factor
+    return header, ["@memcore " + json.dumps(r) for r in results]
+
+
+def _single(header):
+    return header.replace('"float_bits": 64', '"float_bits": 32')
+
+
+def test_floats_are_compared_within_the_boards_precision():
+    # 2**-23: twice what rounding a double to single does (2**-24), within the rule's 2**-22
+    header, lines = _scaled_floats(1 + 2.0 ** -23)
+    assert compare(_lines_run([_single(header)] + lines), vector_names()).status == "ok"
     double = compare(_lines_run([header] + lines), vector_names())
     assert double.status == "differences" and all(isinstance(d.host, float) for d in double.differences)
+
+
+def test_floats_beyond_single_precision_are_differences():
+    header, lines = _scaled_floats(1 + 2.0 ** -21)
+    result = compare(_lines_run([_single(header)] + lines), vector_names())
+    assert result.status == "differences" and result.differences
+    assert all(isinstance(d.host, float) for d in result.differences)
+
+
+CROSSOVER_CASE = "crossover-exactly-on-a-batch-with-a-decimal-balance"
+
+
+def _crossover_lines(crossover, bound):
+    """The host's lines with the roofline case whose balance (0.2) single precision cannot
+    hold reported with another crossover batch and bound."""
+    from boardkit import host_lines
+    header, *rest = host_lines()
+    out = []
+    for line in rest:
+        r = json.loads(line[len("@memcore "):])
+        if r.get("case") == CROSSOVER_CASE:
+            assert r["fields"]["crossover_batch"] == 50 and r["fields"]["bound"] == "compute"
+            r["fields"]["crossover_batch"], r["fields"]["bound"] = crossover, bound
+        out.append("@memcore " + json.dumps(r))
+    return header, out
+
+
+def test_integers_derived_from_floats_may_move_as_far_as_single_precision_moves_the_floats():
+    # 0.2 is 0.2000000030 in single precision: the balance is reached at batch 51, not 50
+    header, lines = _crossover_lines(51, "memory")
+    assert compare(_lines_run([_single(header)] + lines), vector_names()).status == "ok"
+    double = compare(_lines_run([header] + lines), vector_names())
+    assert [(d.case, d.field) for d in double.differences] == [(CROSSOVER_CASE, "bound"),
+                                                               (CROSSOVER_CASE, "crossover_batch")]
+
+
+def test_integers_derived_from_floats_may_not_move_further():
+    header, lines = _crossover_lines(52, "memory")
+    result = compare(_lines_run([_single(header)] + lines), vector_names())
+    assert [(d.case, d.field, d.host, d.board) for d in result.differences] == [
+        (CROSSOVER_CASE, "crossover_batch", 50, 52)]
+
+
+def test_integers_not_derived_from_floats_are_exact_on_single_precision_boards():
+    from boardkit import host_lines
+    header, *rest = host_lines()
+    lines = [l.replace('"required_bytes": 68,', '"required_bytes": 69,') for l in rest]
+    result = compare(_lines_run([_single(header)] + lines), vector_names())
+    assert [(d.case, d.field, d.host, d.board) for d in result.differences] == [
+        ("spec1-batch2", "required_bytes", 68, 69)]
 
 
 def test_board_with_another_memcore_version_is_reported_not_diffed():

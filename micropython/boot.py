@@ -1,6 +1,16 @@
 # boot.py: the fit check runs first, while the heap is fresh and before anything else
 # fragments it.  It prints one `@memcore {...}` report line on the serial console and
-# keeps the report for main.py.  Deploy with: mpremote cp boot.py main.py memcore_*.py model.json :
-import memcore_boot
-
-memcore_boot.main("model.json")
+# keeps the report for main.py.  Deploy with:
+#   mpremote cp boot.py main.py memcore_*.py model.tflite model.json :
+# Nothing here may stop the board booting: if even the check's script cannot be loaded
+# (missing, damaged, no memory), one error report says so and the boot goes on.
+try:
+    import memcore_boot
+    memcore_boot.main()  # model.tflite (and its model.json) when present, else model.json alone
+except Exception as exc:
+    try:
+        import json
+        print('@memcore {"schema":"memcore.report-error/1","error":%s}'
+              % json.dumps(("boot.py: %s: %s" % (type(exc).__name__, exc))[:200]))
+    except Exception:
+        pass

@@ -143,7 +143,7 @@ def _budget(function, parameters, bits, batch, act, runtime, limit):
 
 def budget(parameters, bytes_per_parameter, batch, activation_bytes_per_example, runtime_bytes, limit_bytes):
     """required = parameters x bytes_per_parameter + batch x activation_bytes_per_example
-    + runtime_bytes, against limit_bytes (SPEC 1)."""
+    + runtime_bytes, against limit_bytes (docs/formulas.md)."""
     return _budget("budget", _count("parameters", parameters), _bits("bytes_per_parameter", bytes_per_parameter),
                    _count("batch", batch), _count("activation_bytes_per_example", activation_bytes_per_example),
                    _count("runtime_bytes", runtime_bytes), _count("limit_bytes", limit_bytes))
@@ -156,10 +156,63 @@ def max_batch(parameters, bytes_per_parameter, activation_bytes_per_example, run
                    _count("runtime_bytes", runtime_bytes), _count("limit_bytes", limit_bytes)).max_batch
 
 
+# ---- training memory (csrc/src/training.c) -----------------------------------------------
+
+MlpTraining = namedtuple("MlpTraining", ("parameters", "gradients", "optimizer_state", "activations", "total",
+                                         "total_bytes", "activation_share"))
+
+
+def _mlp_shape(function, g, h, layers):
+    """(parameters, values kept per example): g.h + h + (L-1)(h.h + h) + h + 1, and
+    2 (g + L.h + 1), each step checked as the C core checks it."""
+    for name, value in (("inputs", g), ("hidden", h), ("layers", layers)):
+        if value == 0:
+            _fail(name, _RANGE)
+    gh = _checked(function, g * h)
+    hidden_block = _checked(function, _checked(function, h * h) + h)
+    deep = _checked(function, (layers - 1) * hidden_block)
+    parameters = _checked(function, _checked(function, _checked(function, gh + h) + deep) + h + 1)
+    per = _checked(function, 2 * _checked(function, g + _checked(function, layers * h) + 1))
+    return parameters, per
+
+
+def mlp_training(inputs, hidden, layers, batch, optimizer_state_per_parameter=0, bytes_per_value=4):
+    """Training values for g inputs, L hidden layers of width h and one output (docs/formulas.md)."""
+    g, h, n = _count("inputs", inputs), _count("hidden", hidden), _count("layers", layers)
+    batch, state = _count("batch", batch), _count("optimizer_state_per_parameter", optimizer_state_per_parameter)
+    bits = _bits("bytes_per_value", bytes_per_value)
+    parameters, per = _mlp_shape("mlp_training", g, h, n)
+    optimizer = _checked("mlp_training", parameters * state)
+    fixed = _checked("mlp_training", 2 * parameters + optimizer)
+    activations = _checked("mlp_training", batch * per)
+    total = _checked("mlp_training", fixed + activations)
+    total_bytes = _checked("mlp_training", (total * bits + 7) // 8)
+    share = activations / total if total > 0 else 0.0
+    return MlpTraining(parameters, parameters, optimizer, activations, total, total_bytes, share)
+
+
+def mlp_max_batch(inputs, hidden, layers, budget_values=None, optimizer_state_per_parameter=0, budget_bytes=None,
+                  bytes_per_value=4):
+    """Largest batch under a budget of values (or bytes, given bytes_per_value); None when
+    not even batch 0 fits."""
+    if (budget_values is None) == (budget_bytes is None):
+        raise ValueError("give exactly one of budget_values and budget_bytes")
+    g, h, n = _count("inputs", inputs), _count("hidden", hidden), _count("layers", layers)
+    state = _count("optimizer_state_per_parameter", optimizer_state_per_parameter)
+    if budget_values is not None:
+        values = _count("budget_values", budget_values)
+    else:
+        budget = _count("budget_bytes", budget_bytes)
+        values = budget * 8 // _bits("bytes_per_value", bytes_per_value)  # whole values only
+    parameters, per = _mlp_shape("mlp_max_batch", g, h, n)
+    fixed = _checked("mlp_max_batch", 2 * parameters + _checked("mlp_max_batch", parameters * state))
+    return None if fixed > values else (values - fixed) // per
+
+
 # ---- latency (csrc/src/latency.c) ----------------------------------------------------
 
 def latency(bytes_moved, operations, bandwidth_bytes_per_second, operations_per_second, overhead_seconds=0.0):
-    """fetch + compute + setup, in seconds, and what doubling each rate saves (SPEC 5)."""
+    """fetch + compute + setup, in seconds, and what doubling each rate saves (docs/formulas.md)."""
     bytes_moved = _count("bytes_moved", bytes_moved)
     operations = _count("operations", operations)
     bandwidth = _rate("bandwidth_bytes_per_second", bandwidth_bytes_per_second, True)
@@ -195,7 +248,7 @@ def _intensity(weight_bytes, act, ops, batch):
 
 def roofline(weight_bytes, activation_bytes_per_example, operations_per_example, machine_ops_per_byte, batch=1):
     """Operations per byte at `batch`, the regime, the first compute-bound batch and the
-    ceiling no batch passes (SPEC 6)."""
+    ceiling no batch passes (docs/formulas.md)."""
     w = _count("weight_bytes", weight_bytes)
     a = _count("activation_bytes_per_example", activation_bytes_per_example)
     o = _count("operations_per_example", operations_per_example)
@@ -236,7 +289,6 @@ MAX_PAIRS = 200000000
 MAX_STEPS = 1000000000
 DEFAULT_STEPS = 1000000  # MC_PLAN_DEFAULT_STEPS
 EXACT_BUFFERS = 30  # MC_PLAN_EXACT_BUFFERS
-_FIRST_RUN_STEPS = 4096  # FIRST_RUN_STEPS in plan.c
 _LIMIT = "past the documented limits of the work (buffers, pairs live together or steps)"
 
 
@@ -309,201 +361,6 @@ def _breadth_order(ids, by_first, first, last, aligned):
     return sorted(ids, key=lambda b: keys[b])
 
 
-class _Exact:
-    """exact_search in plan.c: depth-first over buffers placed at their lowest free
-    offset with offsets that never decrease, iterative deepening on the target."""
-
-    def __init__(self, ids, by_first, first, last, aligned):
-        k = len(ids)
-        self.k = k
-        self.size = [aligned[b] for b in ids]
-        self.first = [first[b] for b in ids]
-        self.last = [last[b] for b in ids]
-        self.live = []
-        prev = None
-        for b in by_first:
-            t = first[b]
-            if t == prev:
-                continue
-            prev = t
-            mask = 0
-            for c in range(k):
-                if self.first[c] <= t <= self.last[c]:
-                    mask |= 1 << c
-            self.live.append(mask)
-        self.overlap = []
-        for a in range(k):
-            mask = 0
-            for c in range(k):
-                if c != a and self.first[a] <= self.last[c] and self.first[c] <= self.last[a]:
-                    mask |= 1 << c
-            self.overlap.append(mask)
-        self.off = [0] * k
-        self.rel = [0] * k
-        self.steps = 0
-
-    def priority(self, which):
-        k, size, first, last = self.k, self.size, self.first, self.last
-        if which == 0:
-            key = lambda c: (first[c], -size[c], c)
-        elif which == 1:
-            key = lambda c: (size[c], c)
-        else:
-            key = lambda c: (first[c] - last[c], -size[c], c)
-        rank = [0] * k
-        for r, c in enumerate(sorted(range(k), key=key)):
-            rank[c] = r
-        twin = [-1] * k
-        for a in range(k):
-            for c in range(k):
-                if c != a and size[c] == size[a] and first[c] == first[a] and last[c] == last[a] \
-                        and rank[c] < rank[a] and (twin[a] < 0 or rank[c] > rank[twin[a]]):
-                    twin[a] = c
-        self.rank, self.twin = rank, twin
-
-    def lowest(self, c, path, depth, start):
-        at, size, overlap = start, self.size[c], self.overlap[c]
-        for t in range(depth):
-            j = path[t]
-            if not (overlap >> j) & 1:
-                continue
-            s = self.off[j]
-            e = s + self.size[j]
-            if e <= at:
-                continue
-            if s - at >= size:
-                break
-            at = e
-        return at
-
-    def expand(self, path, depth, placed):
-        """The node's children (by lowest offset, then priority), or None when cut."""
-        k, size, off, rel, rank = self.k, self.size, self.off, self.rel, self.rank
-        level = off[path[depth - 1]] if depth else 0
-        level_rank = rank[path[depth - 1]] if depth else -1
-        bound = 0
-        for t in range(depth):
-            j = path[t]
-            if off[j] + size[j] > bound:
-                bound = off[j] + size[j]
-        children = []
-        for c in range(k):
-            if (placed >> c) & 1:
-                continue
-            low = self.lowest(c, path, depth, 0)
-            if low < level:
-                if low + size[c] <= level:
-                    return None
-                r = self.lowest(c, path, depth, level)
-            else:
-                r = low
-            rel[c] = r
-            if r + size[c] > bound:
-                bound = r + size[c]
-            twin = self.twin[c]
-            if low >= level and (low > level or rank[c] > level_rank) and (twin < 0 or (placed >> twin) & 1):
-                children.append(c)
-        for live in self.live:
-            if bound > self.target:
-                break
-            need = 0
-            for c in range(k):
-                if (live >> c) & 1 and not (placed >> c) & 1:
-                    need += size[c]
-            if need == 0:
-                continue
-            y = level
-            for t in range(depth):
-                j = path[t]
-                s = off[j]
-                e = s + size[j]
-                if not (live >> j) & 1 or e <= y:
-                    continue
-                if s > y:
-                    if s - y >= need:
-                        break
-                    need -= s - y
-                y = e
-            if y + need > bound:
-                bound = y + need
-        if bound > self.target:
-            if bound < self.next_target:
-                self.next_target = bound
-            return None
-        children.sort(key=lambda c: (rel[c], rank[c]))
-        return children
-
-    def run(self):
-        k = self.k
-        if self.steps + k > self.limit:
-            return 2
-        self.steps += k
-        path = [0] * k
-        kids = [None] * k
-        nxt = [0] * k
-        kids[0] = self.expand(path, 0, 0)
-        if kids[0] is None:
-            return 1
-        depth = 0
-        placed = 0
-        while True:
-            if nxt[depth] == len(kids[depth]):
-                if depth == 0:
-                    return 1
-                depth -= 1
-                placed &= ~(1 << path[depth])
-                continue
-            c = kids[depth][nxt[depth]]
-            nxt[depth] += 1
-            self.off[c] = self.lowest(c, path, depth, 0)
-            path[depth] = c
-            depth += 1
-            placed |= 1 << c
-            if depth == k:
-                return 0
-            cost = k * (depth + 1)
-            if self.steps + cost > self.limit:
-                return 2
-            self.steps += cost
-            children = self.expand(path, depth, placed)
-            if children is None:
-                depth -= 1
-                placed &= ~(1 << c)
-            else:
-                kids[depth] = children
-                nxt[depth] = 0
-
-
-def _exact_search(ids, by_first, first, last, aligned, lower, budget, arena, offsets):
-    """Returns (steps, arena, proven); writes an improved plan into offsets."""
-    x = _Exact(ids, by_first, first, last, aligned)
-    x.target = lower
-    run_steps = _FIRST_RUN_STEPS
-    which = 0
-    while x.target < arena:
-        x.next_target = arena
-        x.priority(which)
-        x.limit = min(x.steps + run_steps, budget)
-        outcome = x.run()
-        if outcome == 0:
-            for a in range(x.k):
-                offsets[ids[a]] = x.off[a]
-            arena = x.target
-            break
-        if outcome == 1:
-            x.target = x.next_target
-            run_steps = _FIRST_RUN_STEPS
-            which = 0
-            continue
-        if x.limit >= budget:
-            return x.steps, arena, False
-        which += 1
-        if which == 3:
-            which = 0
-            run_steps *= 2
-    return x.steps, arena, True
-
-
 def _list(name, values):
     if not isinstance(values, (list, tuple)):
         raise TypeError("%s must be a list or tuple, not %s" % (name, type(values).__name__))
@@ -514,7 +371,7 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm", budget_steps
     """Offsets for buffers of `sizes` bytes live from first_use to last_use (inclusive
     operator indices) so that buffers live together never overlap: "tflm" is TensorFlow
     Lite Micro's greedy planner, "best" memcore's, never worse, within budget_steps of
-    work beyond the TFLM plan (SPEC 7)."""
+    work beyond the TFLM plan (docs/formulas.md)."""
     if not isinstance(strategy, str):
         raise TypeError("strategy must be a string, not %s" % type(strategy).__name__)
     if strategy not in ("tflm", "best"):
@@ -587,7 +444,10 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm", budget_steps
                     offsets[b] = place[b]
         # the core's search counts in 32 bits, in units of the alignment (EXACT_MAX_UNITS)
         if arena > lower and len(ids) <= EXACT_BUFFERS and total // alignment <= 1 << 30:
-            spent, arena, proven = _exact_search(ids, by_first, first, last, aligned, lower, budget - used,
+            # Its own module: compiling it with the rest needs ~30 KB more heap at import
+            # than a 110 KiB MicroPython heap has; it is read only when a plan needs it.
+            from memcore_exact import exact_search
+            spent, arena, proven = exact_search(ids, by_first, first, last, aligned, lower, budget - used,
                                                  arena, offsets)
             used += spent
         steps += used
@@ -597,3 +457,26 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm", budget_steps
 def version():
     """(memcore version string, API version number) this fallback mirrors."""
     return VERSION, API_VERSION
+
+
+def descriptor_check(arena_tflm_bytes, batch, runtime_bytes, weights_in_arena_bytes, available_bytes,
+                     other_memory_fits, budgets_fit):
+    """The board's part of the C check for firmware that cannot read the model: the
+    descriptor gives what the host computed (memcore export) and the board adds the
+    memory it has free.  Returns (recommended_arena_bytes, required_bytes, headroom_bytes,
+    verdict), as mc_check_graph computes them:
+      recommended = batch x TFLM's head + what TFLM needs beyond it (once per interpreter)
+      required    = recommended + the weights loaded into the arena's region
+      headroom    = available - required
+      verdict     "does_not_fit" when memory is short here or in another region,
+                  "misses_budget" when it fits but misses the latency or battery budget."""
+    recommended = batch * arena_tflm_bytes + runtime_bytes
+    required = recommended + weights_in_arena_bytes
+    headroom = available_bytes - required
+    if headroom < 0 or not other_memory_fits:
+        verdict = "does_not_fit"
+    elif not budgets_fit:
+        verdict = "misses_budget"
+    else:
+        verdict = "fits"
+    return recommended, required, headroom, verdict

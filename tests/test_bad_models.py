@@ -82,25 +82,54 @@ def test_unsupported_operator(tmp_path):
         code.customCode = "MyFancyOp"
         model.operatorCodes.append(code)
         model.subgraphs[0].operators[1].opcodeIndex = len(model.operatorCodes) - 1
-    message = _raises(tmp_path, "custom.tflite", _edited(edit), "unsupported operator")
-    assert "MyFancyOp" in message
+    path = tmp_path / "custom.tflite"
+    path.write_bytes(_edited(edit))
+    model = memcore.load(path)   # a valid model: whether TFLM runs it is the check's question
+    with pytest.raises(memcore.MemcoreError) as info:
+        memcore.tflm_arena(model)
+    assert str(info.value) == ("%s: TFLM does not run this operator: operator 1 (custom operator 'MyFancyOp') "
+                               "(--allow-unknown-ops checks it anyway, as an upper bound)" % path)
+    estimate = memcore.tflm_arena(model, allow_unknown_ops=True)
+    assert estimate.upper_bound and estimate.recommended_arena_bytes >= memcore.tflm_arena(
+        memcore.load(GOOD)).recommended_arena_bytes
 
 
-def test_unsupported_builtin_operator(tmp_path):
+def test_builtin_operators_tflm_does_not_register_are_listed(tmp_path):
     def edit(model):
         code = schema.OperatorCodeT()
-        code.builtinCode = schema.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM
-        code.deprecatedBuiltinCode = schema.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM
+        code.builtinCode = code.deprecatedBuiltinCode = schema.BuiltinOperator.LSH_PROJECTION
         model.operatorCodes.append(code)
-        model.subgraphs[0].operators[1].opcodeIndex = len(model.operatorCodes) - 1
-    _raises(tmp_path, "lstm.tflite", _edited(edit), "unsupported operator 1: UNIDIRECTIONAL_SEQUENCE_LSTM")
+        for k in (1, 3):
+            model.subgraphs[0].operators[k].opcodeIndex = len(model.operatorCodes) - 1
+    path = tmp_path / "lsh.tflite"
+    path.write_bytes(_edited(edit))
+    from memcore.check import check
+    from memcore.profiles import profile
+    with pytest.raises(memcore.MemcoreError) as info:
+        check(memcore.load(path), profile("esp32"))
+    assert "TFLM does not run these 2 operators: operator 1 (LSH_PROJECTION), operator 3 (LSH_PROJECTION)" \
+        in str(info.value)
 
 
 def test_dynamic_shape(tmp_path):
     def edit(model):
         tensor = model.subgraphs[0].tensors[0]
+        tensor.shape = [-1] + list(tensor.shape[1:])
+    message = _raises(tmp_path, "dynamic.tflite", _edited(edit), "dynamic or unknown dimension")
+    assert "tensor 0 (x) of shape [-1, 28, 28, 1]" in message
+
+
+def test_dynamic_batch_signature_with_a_concrete_shape_is_accepted(tmp_path):
+    # The converter writes shape_signature [-1, 28, 28, 1] with shape [1, 28, 28, 1] for a model
+    # with a free batch; TFLM allocates the concrete shape, and so must memcore.
+    def edit(model):
+        tensor = model.subgraphs[0].tensors[0]
         tensor.shapeSignature = [-1] + list(tensor.shape[1:])
-    _raises(tmp_path, "dynamic.tflite", _edited(edit), "dynamic or unknown shape")
+    path = tmp_path / "signature.tflite"
+    path.write_bytes(_edited(edit))
+    model, original = memcore.load(path), memcore.load(GOOD)
+    assert model.tensors[0].shape == (1, 28, 28, 1)
+    assert model.plan("tflm").arena_bytes == original.plan("tflm").arena_bytes
 
 
 def test_several_subgraphs(tmp_path):

@@ -22,28 +22,37 @@ read_bytes_per_second = 8e8
 """
 
 
-def test_builtins_keep_spec_devices_and_add_microcontroller_profiles():
+def test_one_meaning_per_device_name():
     found = builtin_profiles()
-    assert {"datacentre", "server", "phone", "microcontroller", "esp32", "esp32-psram", "esp32s3",
-            "cortex-m4"} <= set(found)
-    # memcore.devices() is untouched: SPEC 4's 0.5 MB row is still "esp32" there.
-    assert memcore.devices()["esp32"].memory_bytes == found["microcontroller"].available_bytes == 500_000
+    # the board profiles of check, compare and report: microcontrollers only
+    assert set(found) == {"esp32", "esp32-psram", "esp32s3", "nucleo-l4r5zi", "cortex-m4"}
+    # the teaching places stay in the Python API and `memcore verdicts`, under names no
+    # board profile uses
+    assert set(memcore.devices()) == {"datacentre", "server", "phone", "microcontroller"}
+    assert not set(memcore.devices()) & set(found)
+    assert memcore.devices()["microcontroller"].memory_bytes == 500_000
 
 
-def test_esp32_profile_is_micropythons_free_heap_not_the_datasheet():
+def test_esp32_profile_is_micropythons_largest_block_not_the_datasheet():
     esp32 = builtin_profiles()["esp32"]
     assert esp32.available_bytes_at_boot == 56 * 1024
-    assert esp32.available_bytes == 110_000 < esp32.regions["ram"].size_bytes
-    assert esp32.pointer_bytes == 4 and esp32.default_weights_placement() == "flash"
-    assert esp32.ops_per_second_optimised > esp32.ops_per_second_reference
+    # the largest block after `import memcore_boot` in a 110 KiB heap (bench/largest_block.py)
+    assert esp32.available_bytes == 57_533 < 110 * 1024 < esp32.regions["ram"].size_bytes
+    # MicroPython reads the model file into the heap: weights in RAM, for check, export and the board
+    assert esp32.pointer_bytes == 4 and esp32.default_weights_placement() == "ram"
+    assert builtin_profiles()["cortex-m4"].default_weights_placement() == "flash"
+    assert esp32.ops_per_second("optimised") > esp32.ops_per_second("reference")
     psram = builtin_profiles()["esp32-psram"]
     assert psram.arena_region == "psram"
     assert psram.regions["psram"].read_bytes_per_second < psram.regions["ram"].read_bytes_per_second
 
 
-def test_profile_device_feeds_the_c_verdict():
+def test_profile_feeds_the_c_check_by_name():
     esp32 = builtin_profiles()["esp32"]
-    assert memcore.verdict(200_000, esp32.device()).status == "will_not_fit"
+    board = esp32.board()
+    assert board["ram_bytes_at_boot"] == 56 * 1024
+    # the flash budget is the filesystem partition the model file lives in, not the 4 MiB chip
+    assert esp32.model_partition == "vfs" and board["model_partition_bytes"] == 2 * 1024 * 1024 < board["flash_bytes"]
 
 
 def test_user_profile_from_toml(tmp_path):
@@ -55,7 +64,8 @@ def test_user_profile_from_toml(tmp_path):
     assert board.origin == str(path)
     code, report_text, err = memcore_cli("check", model("resnet8_float32.tflite"), "--device", "my-board",
                                          "--device-file", path)
-    assert code == 0, err
+    assert code in (0, 3), err  # it fits the board's memory (3: over its latency budget)
+    assert "FITS" in report_text and "DOES NOT FIT" not in report_text
     code, out, err = memcore_cli("devices", "--device-file", path)
     assert code == 0 and "my-board" in out and "esp32-psram" in out
 

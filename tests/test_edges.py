@@ -195,7 +195,7 @@ def test_ten_thousand_buffers():
 
 # --- NaN and infinity in every float input ----------------------------------------------
 
-ESP32 = memcore.devices()["esp32"]
+ESP32 = memcore.devices()["microcontroller"]
 
 
 def _call(function, **changes):

@@ -60,7 +60,7 @@ def test_roofline_and_verdict_errors():
     with pytest.raises(MemcoreError, match="batch"):
         memcore.roofline(1, 1, 1, 1.0, 0)
     with pytest.raises(MemcoreError, match="model_bytes"):
-        memcore.verdict(-5, memcore.devices()["esp32"])
+        memcore.verdict(-5, memcore.devices()["microcontroller"])
     broken = memcore.Device("broken", "", 100, 0.0, 1.0, 0.0, 1.0)
     with pytest.raises(MemcoreError, match="read_bytes_per_second"):
         memcore.verdict(5, broken)

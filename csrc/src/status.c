@@ -14,7 +14,11 @@ const char *mc_strerror(mc_status_t status)
         [-MC_E_OVERFLOW] = "a size does not fit in 64 bits",
         [-MC_E_SCRATCH] = "the scratch buffer is too small or not 8-byte aligned",
         [-MC_E_LIFETIME] = "a buffer's first use is negative or after its last use",
-        [-MC_E_LIMIT] = "past the documented limits of the work (buffers, pairs live together or steps)",
+        [-MC_E_MODEL] = "the model file is malformed",
+        [-MC_E_GRAPH] = "the model's graph is invalid",
+        [-MC_E_READ] = "reading the model file failed",
+        [-MC_E_UNSUPPORTED] = "the model uses something memcore does not model",
+        [-MC_E_LIMIT] = "past a documented limit of memcore (model size, or the planner's buffers, pairs live together or steps)",
     };
     int index = -(int)status;
     if (index < 0 || index >= (int)(sizeof texts / sizeof texts[0]) || texts[index] == 0) {

@@ -65,7 +65,7 @@ mc_status_t mc_mlp_training(int64_t inputs, int64_t hidden, int64_t layers, int6
     MC_TRY(mc_checked_mul(batch, per, &r.activations));
     MC_TRY(mc_checked_add(fixed, r.activations, &r.total));
     MC_TRY(mc_bits_to_bytes(r.total, bits_per_value, &r.total_bytes));
-    r.activation_share = r.total > 0 ? (double)r.activations / (double)r.total : 0.0;
+    r.activation_share = r.total > 0 ? (double)r.activations / (double)r.total : 0;
     *out = r;
     return MC_OK;
 }

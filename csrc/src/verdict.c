@@ -13,8 +13,8 @@ static mc_status_t check_device(const mc_device_t *d)
         !mc_finite(d->overhead_seconds) || !mc_finite(d->latency_budget_seconds)) {
         return MC_E_NOT_FINITE;
     }
-    if (d->read_bytes_per_second <= 0.0 || d->ops_per_second <= 0.0 ||
-        d->overhead_seconds < 0.0 || d->latency_budget_seconds < 0.0) {
+    if (d->read_bytes_per_second <= 0 || d->ops_per_second <= 0 ||
+        d->overhead_seconds < 0 || d->latency_budget_seconds < 0) {
         return MC_E_RANGE;
     }
     return MC_OK;

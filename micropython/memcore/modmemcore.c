@@ -8,11 +8,17 @@
  *          runtime_bytes, limit_bytes)
  *   max_batch(parameters, bytes_per_parameter, activation_bytes_per_example,
  *             runtime_bytes, limit_bytes)                      -> int or None
+ *   mlp_training(inputs, hidden, layers, batch, optimizer_state_per_parameter=0,
+ *                bytes_per_value=4)
+ *   mlp_max_batch(inputs, hidden, layers, budget_values=None,
+ *                 optimizer_state_per_parameter=0, budget_bytes=None, bytes_per_value=4)
+ *                                                             -> int or None
  *   latency(bytes_moved, operations, bandwidth_bytes_per_second,
  *           operations_per_second, overhead_seconds=0.0)
  *   roofline(weight_bytes, activation_bytes_per_example, operations_per_example,
  *            machine_ops_per_byte, batch=1)
  *   plan(sizes, first_use, last_use, alignment=16, strategy="tflm", budget_steps=MC_PLAN_DEFAULT_STEPS)
+ *   check(model, board, config)                               -> dict
  *   version()                                                 -> (str, int)
  *
  * Bad arguments raise TypeError (wrong type) or ValueError (right type, bad value); the
@@ -22,10 +28,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "py/builtin.h"
+#include "py/nlr.h"
 #include "py/obj.h"
 #include "py/objint.h"
 #include "py/objtuple.h"
 #include "py/runtime.h"
+#include "py/stream.h"
 
 #include "memcore.h"
 
@@ -106,7 +115,9 @@ static int64_t get_count(qstr name, mp_obj_t o)
 }
 
 /* A real number (int or float, not bool) as the double the core takes.  On a
- * single-precision build the value is already a float; widening it loses nothing. */
+ * single-precision build the value is already a float; widening it loses nothing.
+ * (Constants below are integers, not 0.0: single-precision ports compile with
+ * -fsingle-precision-constant -Wdouble-promotion, see csrc/src/floats.h.) */
 static double get_real(qstr name, mp_obj_t o)
 {
     if (o == mp_const_false || o == mp_const_true ||
@@ -124,10 +135,10 @@ static double get_rate(qstr name, mp_obj_t o, bool positive)
     if (!(v >= -DBL_MAX && v <= DBL_MAX)) {
         raise_status(name, MC_E_NOT_FINITE);
     }
-    if (v < 0.0) {
+    if (v < 0) {
         raise_status(name, positive ? MC_E_RANGE : MC_E_NEGATIVE);
     }
-    if (positive && v == 0.0) {
+    if (positive && v == 0) {
         raise_status(name, MC_E_RANGE);
     }
     return v;
@@ -148,9 +159,9 @@ static int64_t get_bits(qstr name, mp_obj_t o)
         }
         return bytes * 8;
     } else {
-        double bits = get_real(name, o) * 8.0;
-        if (!(bits >= 1.0 && bits <= 64.0) || bits != (double)(int64_t)bits) {
-            raise_status(name, bits < 0.0 ? MC_E_NEGATIVE : MC_E_RANGE);
+        double bits = get_real(name, o) * 8;
+        if (!(bits >= 1 && bits <= 64) || bits != (double)(int64_t)bits) {
+            raise_status(name, bits < 0 ? MC_E_NEGATIVE : MC_E_RANGE);
         }
         return (int64_t)bits;
     }
@@ -251,6 +262,77 @@ static mp_obj_t memcore_max_batch(size_t n_args, const mp_obj_t *pos_args, mp_ma
     return new_count_or_none(b.max_batch);
 }
 static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_max_batch_obj, 0, memcore_max_batch);
+
+/* ---- mlp_training, mlp_max_batch -------------------------------------------------- */
+
+static const qstr training_fields[] = {
+    MP_QSTR_parameters, MP_QSTR_gradients, MP_QSTR_optimizer_state, MP_QSTR_activations, MP_QSTR_total,
+    MP_QSTR_total_bytes, MP_QSTR_activation_share,
+};
+
+static mp_obj_t memcore_mlp_training(size_t n_args, const mp_obj_t *pos_args, mp_map_t *kw_args)
+{
+    enum { ARG_inputs, ARG_hidden, ARG_layers, ARG_batch, ARG_state, ARG_bytes_per_value };
+    static const mp_arg_t allowed[] = {
+        { MP_QSTR_inputs, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_hidden, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_layers, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_batch, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_optimizer_state_per_parameter, MP_ARG_OBJ, {.u_obj = MP_OBJ_NEW_SMALL_INT(0)} },
+        { MP_QSTR_bytes_per_value, MP_ARG_OBJ, {.u_obj = MP_OBJ_NEW_SMALL_INT(4)} },
+    };
+    mp_arg_val_t a[MP_ARRAY_SIZE(allowed)];
+    mc_mlp_training_t r;
+    mp_arg_parse_all(n_args, pos_args, kw_args, MP_ARRAY_SIZE(allowed), allowed, a);
+    check_call(MP_QSTR_mlp_training, mc_mlp_training(
+        get_count(MP_QSTR_inputs, a[ARG_inputs].u_obj), get_count(MP_QSTR_hidden, a[ARG_hidden].u_obj),
+        get_count(MP_QSTR_layers, a[ARG_layers].u_obj), get_count(MP_QSTR_batch, a[ARG_batch].u_obj),
+        get_count(MP_QSTR_optimizer_state_per_parameter, a[ARG_state].u_obj),
+        get_bits(MP_QSTR_bytes_per_value, a[ARG_bytes_per_value].u_obj), &r));
+    {
+        mp_obj_t items[7] = {
+            new_count(r.parameters), new_count(r.gradients), new_count(r.optimizer_state), new_count(r.activations),
+            new_count(r.total), new_count(r.total_bytes), new_real(r.activation_share),
+        };
+        return mp_obj_new_attrtuple(training_fields, 7, items);
+    }
+}
+static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_mlp_training_obj, 0, memcore_mlp_training);
+
+static mp_obj_t memcore_mlp_max_batch(size_t n_args, const mp_obj_t *pos_args, mp_map_t *kw_args)
+{
+    enum { ARG_inputs, ARG_hidden, ARG_layers, ARG_budget_values, ARG_state, ARG_budget_bytes,
+           ARG_bytes_per_value };
+    static const mp_arg_t allowed[] = {
+        { MP_QSTR_inputs, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_hidden, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_layers, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_budget_values, MP_ARG_OBJ, {.u_obj = mp_const_none} },
+        { MP_QSTR_optimizer_state_per_parameter, MP_ARG_OBJ, {.u_obj = MP_OBJ_NEW_SMALL_INT(0)} },
+        { MP_QSTR_budget_bytes, MP_ARG_OBJ, {.u_obj = mp_const_none} },
+        { MP_QSTR_bytes_per_value, MP_ARG_OBJ, {.u_obj = MP_OBJ_NEW_SMALL_INT(4)} },
+    };
+    mp_arg_val_t a[MP_ARRAY_SIZE(allowed)];
+    int64_t amount, bits = 0, largest = 0;
+    bool values;
+    mp_arg_parse_all(n_args, pos_args, kw_args, MP_ARRAY_SIZE(allowed), allowed, a);
+    values = a[ARG_budget_values].u_obj != mp_const_none;
+    if (values == (a[ARG_budget_bytes].u_obj != mp_const_none)) {
+        mp_raise_ValueError(MP_ERROR_TEXT("give exactly one of budget_values and budget_bytes"));
+    }
+    if (values) {
+        amount = get_count(MP_QSTR_budget_values, a[ARG_budget_values].u_obj);
+    } else {
+        amount = get_count(MP_QSTR_budget_bytes, a[ARG_budget_bytes].u_obj);
+        bits = get_bits(MP_QSTR_bytes_per_value, a[ARG_bytes_per_value].u_obj);
+    }
+    check_call(MP_QSTR_mlp_max_batch, mc_mlp_max_batch(
+        get_count(MP_QSTR_inputs, a[ARG_inputs].u_obj), get_count(MP_QSTR_hidden, a[ARG_hidden].u_obj),
+        get_count(MP_QSTR_layers, a[ARG_layers].u_obj), amount,
+        get_count(MP_QSTR_optimizer_state_per_parameter, a[ARG_state].u_obj), bits, &largest));
+    return new_count_or_none(largest);
+}
+static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_mlp_max_batch_obj, 0, memcore_mlp_max_batch);
 
 /* ---- latency --------------------------------------------------------------------- */
 
@@ -448,6 +530,240 @@ static mp_obj_t memcore_plan(size_t n_args, const mp_obj_t *pos_args, mp_map_t *
 }
 static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_plan_obj, 0, memcore_plan);
 
+/* ---- check: the whole check of a .tflite file on the board ------------------------ */
+
+/* The model file, read through MicroPython's stream protocol a window at a time: the
+ * board never holds the model in RAM to check it. */
+typedef struct {
+    mp_obj_t file;
+    const mp_stream_p_t *stream;
+    int error;
+} model_file_t;
+
+static mc_status_t read_model(void *context, int64_t offset, uint8_t *buffer, int32_t bytes)
+{
+    model_file_t *f = (model_file_t *)context;
+    struct mp_stream_seek_t seek;
+    int error = 0;
+    seek.offset = (mp_off_t)offset;
+    seek.whence = MP_SEEK_SET;
+    if (f->stream->ioctl(f->file, MP_STREAM_SEEK, (uintptr_t)&seek, &error) == MP_STREAM_ERROR ||
+        mp_stream_rw(f->file, buffer, (mp_uint_t)bytes, &error, MP_STREAM_RW_READ) != (mp_uint_t)bytes) {
+        f->error = error;
+        return MC_E_READ;
+    }
+    return MC_OK;
+}
+
+/* One value of a board or configuration dict as the field the C core takes. */
+static void to_field(mp_obj_t key, mp_obj_t value, mc_field_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (value == mp_const_true || value == mp_const_false) {
+        out->kind = MC_FIELD_BOOL;
+        out->integer = value == mp_const_true;
+    } else if (mp_obj_is_int(value)) {
+        /* as int64 when it is one; out of range is refused, never wrapped */
+        if (mp_obj_int_sign(value) < 0) {
+            if (mp_obj_is_true(mp_binary_op(MP_BINARY_OP_LESS, value, mp_obj_new_int_from_ll(-1)))) {
+                mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("%s: a count or size is negative"),
+                                  mp_obj_str_get_str(key));
+            }
+            out->integer = -1;
+        } else {
+            out->integer = get_count(mp_obj_str_get_qstr(key), value);
+        }
+        out->kind = MC_FIELD_INTEGER;
+    } else if (mp_obj_is_float(value)) {
+        out->kind = MC_FIELD_REAL;
+        out->real = (double)mp_obj_get_float(value);
+    } else if (mp_obj_is_str(value)) {
+        out->kind = MC_FIELD_NAME;
+        out->text = mp_obj_str_get_str(value);
+    } else {
+        mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%s must be a number, a bool or a name, not %s"),
+                          mp_obj_str_get_str(key), mp_obj_get_type_str(value));
+    }
+}
+
+/* Every key of `dict` through `set` into `target` (mc_board_set / mc_check_config_set). */
+static void set_fields(const char *what, mp_obj_t dict, void *target,
+                       mc_status_t (*set)(void *target, const char *name, const mc_field_t *value))
+{
+    mp_map_t *map;
+    size_t i;
+    if (!mp_obj_is_type(dict, &mp_type_dict)) {
+        mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%s must be a dict, not %s"), what,
+                          mp_obj_get_type_str(dict));
+    }
+    map = mp_obj_dict_get_map(dict);
+    for (i = 0; i < map->alloc; i++) {
+        mc_field_t field;
+        if (!mp_map_slot_is_filled(map, i)) {
+            continue;
+        }
+        if (!mp_obj_is_str(map->table[i].key)) {
+            mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%s keys must be names"), what);
+        }
+        to_field(map->table[i].key, map->table[i].value, &field);
+        if (set(target, mp_obj_str_get_str(map->table[i].key), &field) != MC_OK) {
+            mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("%s: %s is not one of its fields, or not a value it takes"),
+                              what, mp_obj_str_get_str(map->table[i].key));
+        }
+    }
+}
+
+static mc_status_t board_set(void *b, const char *name, const mc_field_t *v)
+{
+    return mc_board_set((mc_board_t *)b, name, v);
+}
+
+static mc_status_t config_set(void *c, const char *name, const mc_field_t *v)
+{
+    return mc_check_config_set((mc_check_config_t *)c, name, v);
+}
+
+static mp_obj_t field_value(const mc_field_t *f)
+{
+    switch (f->kind) {
+    case MC_FIELD_INTEGER:
+        return new_count(f->integer);
+    case MC_FIELD_REAL:
+        return new_real(f->real);
+    case MC_FIELD_BOOL:
+        return mp_obj_new_bool(f->integer != 0);
+    default:
+        return f->text != NULL ? mp_obj_new_str(f->text, strlen(f->text)) : mp_const_none;
+    }
+}
+
+static MP_NORETURN void raise_check(mp_obj_t path, mc_status_t rc, const mc_problem_t *p, int error)
+{
+    if (rc == MC_E_READ) {
+        mp_raise_OSError(error != 0 ? error : MP_EIO);
+    }
+    if (p->kind != MC_PROBLEM_NONE) {
+        /* "model.tflite: operator 3, tensor 7: reads a tensor ...": where, then what. */
+        vstr_t where;
+        vstr_init(&where, 32);
+        vstr_add_str(&where, mp_obj_is_str(path) ? mp_obj_str_get_str(path) : "model");
+        if (p->op >= 0) {
+            vstr_printf(&where, ": operator %d", (int)p->op);
+        }
+        if (p->tensor >= 0) {
+            vstr_printf(&where, "%s tensor %d", p->op >= 0 ? "," : ":", (int)p->tensor);
+        }
+        if (p->at >= 0) {
+            vstr_printf(&where, " (at byte %d)", (int)p->at);
+        }
+        mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("%s: %s"), vstr_null_terminated_str(&where),
+                          mc_problem_text(p->kind));
+    }
+    raise_status(MP_QSTR_check, rc);
+}
+
+/* The check itself, once the inputs are converted: the file is open, and closed by the
+ * caller whatever happens here. */
+static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *board, mc_check_config_t *config)
+{
+    mc_source_t source;
+    mc_tflite_size_t size;
+    mc_problem_t problem;
+    mc_check_t result;
+    struct mp_stream_seek_t seek;
+    int error = 0;
+    int64_t need = 0, words;
+    uint64_t *scratch;
+    mc_status_t rc;
+    mp_obj_t dict;
+    int32_t i, n;
+
+    seek.offset = 0;
+    seek.whence = MP_SEEK_END;
+    if (f->stream->ioctl(f->file, MP_STREAM_SEEK, (uintptr_t)&seek, &error) == MP_STREAM_ERROR) {
+        mp_raise_OSError(error);
+    }
+    source.read = read_model;
+    source.context = f;
+    source.data = NULL;
+    source.file_bytes = (int64_t)seek.offset;
+    if (config->model_file_bytes == 0 && board->regions[MC_REGION_FLASH].bytes > 0) {
+        config->model_file_bytes = source.file_bytes; /* the file is what sits in flash */
+    }
+    rc = mc_tflite_size(&source, &size, &problem);
+    if (rc != MC_OK) {
+        raise_check(path, rc, &problem, f->error);
+    }
+    /* Sizing the check takes the graph, so it is read into a first block, then the
+     * whole check runs in one block of the size that asked for. */
+    words = (size.scratch_bytes + 7) / 8;
+    scratch = m_new(uint64_t, (size_t)words);
+    rc = mc_check_tflite_scratch_bytes(&source, board, config, scratch, words * 8, &need, &problem);
+    if (rc != MC_OK) {
+        m_del(uint64_t, scratch, (size_t)words);
+        raise_check(path, rc, &problem, f->error);
+    }
+    /* Grown where it lies when the heap allows: no second block on a fragmented heap. */
+    scratch = m_renew(uint64_t, scratch, (size_t)words, (size_t)((need + 7) / 8));
+    words = (need + 7) / 8;
+    rc = mc_check_tflite(&source, board, config, scratch, words * 8, &result, &problem);
+    m_del(uint64_t, scratch, (size_t)words);
+    if (rc != MC_OK) {
+        raise_check(path, rc, &problem, f->error);
+    }
+    n = mc_check_field_count();
+    dict = mp_obj_new_dict((size_t)n);
+    /* Insertion order, as an OrderedDict keeps it: the report reads in the C core's order. */
+    ((mp_obj_dict_t *)MP_OBJ_TO_PTR(dict))->map.is_ordered = 1;
+    for (i = 0; i < n; i++) {
+        mc_field_t field;
+        mc_check_field(&result, i, &field);
+        mp_obj_dict_store(dict, mp_obj_new_str(field.name, strlen(field.name)), field_value(&field));
+    }
+    return dict;
+}
+
+/* check(model, board, config): model is a path or an open binary file; board and config
+ * are dicts with the C core's field names (mc_board_set, mc_check_config_set).  Returns
+ * the report's fields as a dict, named as the host's `memcore check --json`. */
+static mp_obj_t memcore_check(mp_obj_t model, mp_obj_t board_dict, mp_obj_t config_dict)
+{
+    mc_board_t board;
+    mc_check_config_t config;
+    model_file_t f;
+    nlr_buf_t nlr;
+    bool opened = false;
+    mp_obj_t result;
+
+    mc_board_init(&board);
+    mc_check_config_init(&config);
+    set_fields("board", board_dict, &board, board_set);
+    set_fields("config", config_dict, &config, config_set);
+    if (mp_obj_is_str(model)) {
+        mp_obj_t args[2] = {model, MP_OBJ_NEW_QSTR(MP_QSTR_rb)};
+        f.file = mp_builtin_open(2, args, (mp_map_t *)&mp_const_empty_map);
+        opened = true;
+    } else {
+        f.file = model;
+    }
+    f.error = 0;
+    if (nlr_push(&nlr) == 0) {
+        f.stream = mp_get_stream_raise(f.file, MP_STREAM_OP_READ | MP_STREAM_OP_IOCTL);
+        result = run_check(model, &f, &board, &config);
+        nlr_pop();
+    } else {
+        if (opened) {
+            mp_stream_close(f.file);
+        }
+        nlr_jump(nlr.ret_val);
+    }
+    if (opened) {
+        mp_stream_close(f.file);
+    }
+    return result;
+}
+static MP_DEFINE_CONST_FUN_OBJ_3(memcore_check_obj, memcore_check);
+
 /* ---- version ----------------------------------------------------------------------- */
 
 static mp_obj_t memcore_version(void)
@@ -465,9 +781,12 @@ static const mp_rom_map_elem_t memcore_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR_memcore) },
     { MP_ROM_QSTR(MP_QSTR_budget), MP_ROM_PTR(&memcore_budget_obj) },
     { MP_ROM_QSTR(MP_QSTR_max_batch), MP_ROM_PTR(&memcore_max_batch_obj) },
+    { MP_ROM_QSTR(MP_QSTR_mlp_training), MP_ROM_PTR(&memcore_mlp_training_obj) },
+    { MP_ROM_QSTR(MP_QSTR_mlp_max_batch), MP_ROM_PTR(&memcore_mlp_max_batch_obj) },
     { MP_ROM_QSTR(MP_QSTR_latency), MP_ROM_PTR(&memcore_latency_obj) },
     { MP_ROM_QSTR(MP_QSTR_roofline), MP_ROM_PTR(&memcore_roofline_obj) },
     { MP_ROM_QSTR(MP_QSTR_plan), MP_ROM_PTR(&memcore_plan_obj) },
+    { MP_ROM_QSTR(MP_QSTR_check), MP_ROM_PTR(&memcore_check_obj) },
     { MP_ROM_QSTR(MP_QSTR_version), MP_ROM_PTR(&memcore_version_obj) },
 };
 static MP_DEFINE_CONST_DICT(memcore_module_globals, memcore_module_globals_table);

@@ -159,53 +159,164 @@ def plan(strategy, sizes, first_use, last_use, alignment, budget_steps):
     return ffi.unpack(offsets, n), out
 
 
-def tflm_lifetimes(n_tensors, op_inputs, op_outputs, graph_inputs, graph_outputs):
-    """op_inputs / op_outputs: one sequence of tensor indices per operator.
-    Returns (first_use list, last_use list) in TFLM scopes."""
-    def csr(lists):
-        start, flat = [0], []
-        for indices in lists:
-            flat.extend(indices)
-            start.append(len(flat))
-        return ffi.new("int64_t[]", start), ffi.new("int32_t[]", max(1, len(flat))), flat
-
-    in_start, c_in, flat_in = csr(op_inputs)
-    out_start, c_out, flat_out = csr(op_outputs)
-    c_in[0:len(flat_in)] = flat_in
-    c_out[0:len(flat_out)] = flat_out
-    c_gin = ffi.new("int32_t[]", list(graph_inputs) or [0])
-    c_gout = ffi.new("int32_t[]", list(graph_outputs) or [0])
-    first = ffi.new("int32_t[]", max(1, n_tensors))
-    last = ffi.new("int32_t[]", max(1, n_tensors))
-    rc = lib.mc_tflm_lifetimes(n_tensors, len(op_inputs), in_start, c_in, out_start, c_out,
-                               c_gin, len(graph_inputs), c_gout, len(graph_outputs), first, last)
-    _check(rc, "tflm_lifetimes(%d tensors, %d operators)" % (n_tensors, len(op_inputs)))
-    return list(first[0:n_tensors]), list(last[0:n_tensors])
+def live_bytes(sizes, first_use, last_use, alignment, n_steps):
+    """Returns (bytes per step, buffers per step, mc_live_t)."""
+    n = len(sizes)
+    c_sizes = ffi.new("int64_t[]", max(1, n))
+    c_sizes[0:n] = sizes
+    c_first = ffi.new("int32_t[]", max(1, n))
+    c_first[0:n] = first_use
+    c_last = ffi.new("int32_t[]", max(1, n))
+    c_last[0:n] = last_use
+    c_bytes = ffi.new("int64_t[]", max(1, n_steps))
+    c_buffers = ffi.new("int64_t[]", max(1, n_steps))
+    out = ffi.new("mc_live_t *")
+    rc = lib.mc_live_bytes(c_sizes, c_first, c_last, n, alignment, n_steps, c_bytes, c_buffers, out)
+    _check(rc, "live_bytes(%d buffers, %d steps, alignment=%d)" % (n, n_steps, alignment))
+    return list(c_bytes[0:n_steps]), list(c_buffers[0:n_steps]), out
 
 
-def _allocs(requests):
-    cells = ffi.new("mc_alloc_t[]", max(1, len(requests)))
-    for i, (nbytes, alignment) in enumerate(requests):
-        cells[i].bytes = count("allocation %d bytes" % i, nbytes)
-        cells[i].alignment = count("allocation %d alignment" % i, alignment, 1)
-    return cells
+def problem_error(rc, problem, graph, source):
+    """MemcoreError for a failed call that filled an mc_problem_t, worded by cgraph."""
+    from memcore.cgraph import describe
+    return MemcoreError("%s: %s" % (source, describe(rc, problem, graph)))
 
 
-def bump_allocate(requests):
-    """requests: (bytes, alignment) pairs.  Returns (used bytes per request, total)."""
-    cells = _allocs(requests)
-    used = ffi.new("int64_t[]", max(1, len(requests)))
-    total = ffi.new("int64_t *")
-    _check(lib.mc_bump_allocate(cells, len(requests), used, total),
-           "bump_allocate(%d allocations)" % len(requests))
-    return list(used[0:len(requests)]), total[0]
+def tflm_buffers(graph, target, kernels, flags, source):
+    """The head's buffers of a CGraph: (sizes, first_use, last_use, owner) lists."""
+    g = graph.graph
+    problem = ffi.new("mc_problem_t *")
+    n = ffi.new("int64_t *")
+    need = ffi.new("int64_t *")
+    rc = lib.mc_tflm_buffer_count(g, target, kernels, flags, n, need, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    count_ = n[0]
+    scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
+    sizes = ffi.new("int64_t[]", max(1, count_))
+    first = ffi.new("int32_t[]", max(1, count_))
+    last = ffi.new("int32_t[]", max(1, count_))
+    owner = ffi.new("int32_t[]", max(1, count_))
+    rc = lib.mc_tflm_buffers(g, target, kernels, flags, scratch, need[0], sizes, first, last, owner, count_,
+                             problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    return list(sizes[0:count_]), list(first[0:count_]), list(last[0:count_]), list(owner[0:count_])
 
 
-def tflm_arena(head_bytes, tail_requests, n_tail_before_planning, planning_requests):
-    tail = _allocs(tail_requests)
-    planning = _allocs(planning_requests)
-    out = ffi.new("mc_tflm_arena_t *")
-    rc = lib.mc_tflm_arena(count("head_bytes", head_bytes), tail, len(tail_requests),
-                           n_tail_before_planning, planning, len(planning_requests), out)
-    _check(rc, "tflm_arena(head_bytes=%d, %d tail allocations)" % (head_bytes, len(tail_requests)))
+def tflm_model(graph, target, kernels, flags, head_bytes, n_buffers, source):
+    out = ffi.new("mc_tflm_t *")
+    problem = ffi.new("mc_problem_t *")
+    n = ffi.new("int64_t *")
+    need = ffi.new("int64_t *")
+    rc = lib.mc_tflm_buffer_count(graph.graph, target, kernels, flags, n, need, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
+    rc = lib.mc_tflm_model(graph.graph, target, kernels, flags, head_bytes, n_buffers, scratch, need[0], out,
+                           problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
     return out
+
+
+def _value(name, value):
+    """An mc_field_t holding a Python value, for mc_board_set / mc_check_config_set."""
+    field = ffi.new("mc_field_t *")
+    keep = None
+    if isinstance(value, bool):
+        field.kind, field.integer = lib.MC_FIELD_BOOL, int(value)
+    elif isinstance(value, numbers.Integral):
+        field.kind, field.integer = lib.MC_FIELD_INTEGER, count(name, value) if value >= 0 else value
+    elif isinstance(value, numbers.Real):
+        field.kind, field.real = lib.MC_FIELD_REAL, float(value)
+    elif isinstance(value, str):
+        keep = ffi.new("char[]", value.encode())
+        field.kind, field.text = lib.MC_FIELD_NAME, keep
+    else:
+        raise MemcoreError("%s must be a number, a bool or a name, got %r" % (name, value))
+    return field, keep
+
+
+def _inputs(kind, setter, values, init):
+    struct = ffi.new(kind)
+    init(struct)
+    for name, value in values.items():
+        field, _keep = _value(name, value)
+        rc = setter(struct, name.encode(), field)
+        if rc != lib.MC_OK:
+            raise MemcoreError("%s %r: %r is not a value it takes (or not one of its fields)"
+                               % (kind.split("_")[1], name, value))
+    return struct
+
+
+def board(values):
+    """An mc_board_t from {field name: value} (mc_board_set's names)."""
+    return _inputs("mc_board_t *", lib.mc_board_set, values, lib.mc_board_init)
+
+
+def check_config(values):
+    """An mc_check_config_t from {field name: value} (mc_check_config_set's names)."""
+    return _inputs("mc_check_config_t *", lib.mc_check_config_set, values, lib.mc_check_config_init)
+
+
+def input_names(count_function, name_function):
+    return [ffi.string(name_function(i)).decode() for i in range(count_function())]
+
+
+def check_graph(graph, board_values, config_values, source, rows=False):
+    """mc_check_graph on a CGraph: (mc_check_t, array of mc_check_op_t or None)."""
+    g = graph.graph
+    board_ = board(board_values)
+    config = check_config(config_values)
+    problem = ffi.new("mc_problem_t *")
+    need = ffi.new("int64_t *")
+    rc = lib.mc_check_scratch_bytes(g, board_, config, need, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
+    out = ffi.new("mc_check_t *")
+    c_rows = ffi.new("mc_check_op_t[]", max(1, g.n_ops)) if rows else ffi.NULL
+    rc = lib.mc_check_graph(g, board_, config, scratch, need[0], out, c_rows, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    # The array itself, not a list of its items: they point into it, and it must live.
+    return out, (c_rows if rows else None)
+
+
+def check_fields(raw):
+    """The report fields of an mc_check_t, in the C core's order and with its names
+    (mc_check_field): what the board's report line carries too."""
+    field = ffi.new("mc_field_t *")
+    out = {}
+    for i in range(lib.mc_check_field_count()):
+        _check(lib.mc_check_field(raw, i, field), "check_field(%d)" % i)
+        name = ffi.string(field.name).decode()
+        if field.kind == lib.MC_FIELD_INTEGER:
+            out[name] = field.integer
+        elif field.kind == lib.MC_FIELD_REAL:
+            out[name] = field.real
+        elif field.kind == lib.MC_FIELD_BOOL:
+            out[name] = bool(field.integer)
+        else:
+            out[name] = ffi.string(field.text).decode() if field.text != ffi.NULL else None
+    return out
+
+
+def check_field_kinds():
+    """{name: mc_field_kind_t} of every report field of a check, in the C core's order."""
+    raw = ffi.new("mc_check_t *")
+    field = ffi.new("mc_field_t *")
+    kinds = {}
+    for i in range(lib.mc_check_field_count()):
+        _check(lib.mc_check_field(raw, i, field), "check_field(%d)" % i)
+        kinds[ffi.string(field.name).decode()] = field.kind
+    return kinds
+
+
+def op_counts(graph, op):
+    """(macs, other operations) of operator `op` of a CGraph (mc_op_counts)."""
+    macs = ffi.new("int64_t *")
+    other = ffi.new("int64_t *")
+    _check(lib.mc_op_counts(graph.graph, op, macs, other), "op_counts(operator %d)" % op)
+    return macs[0], other[0]

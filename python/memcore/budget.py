@@ -1,4 +1,4 @@
-"""SPEC 1: the deployment budget — parameters + batch activations + runtime vs a limit."""
+"""The deployment budget — parameters + batch activations + runtime vs a limit."""
 from dataclasses import dataclass
 from typing import Optional
 

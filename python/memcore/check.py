@@ -1,44 +1,151 @@
-"""Will this model fit on this device, why, and what would make it fit.
+"""Will this model fit on this board and meet its budgets, why, and what would change that.
 
-`check(model, profile)` gathers one deployment's numbers — weights and where they live,
-the activation arena (TFLM's plan, memcore's, the lower bound), TFLM's runtime
-overhead, required vs available memory, latency and regime — every one computed by the
-C core through the public API (plan, tflm_arena, budget, latency, roofline, verdict).
-The memory model is SPEC 1's budget with the arena as the per-example activation term:
+`check(model, profile)` is one call into the C core (mc_check_graph, csrc/src/check.c):
+the arena plans (TFLM's and memcore's on the same buffers, the lower bound), TFLM's
+runtime overhead and recommended arena for the profile's target, memory per region
+(RAM, PSRAM, flash against the model's partition), latency against its budget and the
+duty cycle, energy, battery life, and the verdict with the resource that runs out
+first all come back from it; this module turns the profile, the options and the
+budgets into the C structs and the result into a CheckReport.  The board runs the same
+function on the model file itself (micropython/memcore_boot.py), so host and board agree
+by construction.
 
-    required = weights kept in RAM + batch x arena + runtime overhead
-
-where runtime overhead is what TFLM adds to the planned arena (its persistent "tail"
-and the temporary space it needs while allocating), so at batch 1 the arena part is
-exactly TFLM's recommended arena size.  Scaling the arena with the batch assumes every
-activation grows with it, which is how a batched model's tensors grow.
+Every suggestion is that same check run again on the changed configuration (another
+model file, kernels, weights placement, board of the same family, duty cycle): what it
+shows is what `memcore check` says of that configuration, and its `command` is the
+command line that says it.
 """
+import math
 import os
-from dataclasses import dataclass, field
-from typing import List, Optional
+import shlex
+from dataclasses import dataclass, field, replace
+from typing import Dict, List, Optional
 
 import memcore
+from memcore import _lowlevel as ll
+from memcore._memcore import ffi, lib
 from memcore.budget import Budget, budget, max_batch
-from memcore.latency import Latency, latency
-from memcore.profiles import Profile, builtin_profiles
-from memcore.roofline import Roofline, roofline
+from memcore.latency import Latency, from_c as latency_from_c
+from memcore.ops import OperatorRow, rows_from_c
+from memcore.profiles import OPCLASSES, Profile, builtin_profiles
+from memcore.roofline import Roofline, from_c as roofline_from_c
+from memcore.targets import KERNEL_NAMES, enum_names, kernels_code
 from memcore.units import format_bytes
 
-SCHEMA = "memcore.report/1"
+SCHEMA = ffi.string(lib.mc_report_schema()).decode()
 
-# The board to suggest when a microcontroller runs out of internal RAM.
-PSRAM_BOARD = "esp32-psram"
+VERDICTS = enum_names(lib.mc_verdict_name, 4)
+RESOURCES = enum_names(lib.mc_resource_name, lib.MC_RESOURCE_COUNT)
+#: what each resource's need, limit and margin are counted in
+RESOURCE_UNITS = {"ram": "bytes", "psram": "bytes", "flash": "bytes", "latency": "seconds", "battery": "joules"}
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """What the deployment must meet besides memory: a latency per request (None: the
+    profile's budget; 0: none), a duty cycle (inferences per hour; 0: back to back, for
+    energy), and a battery (joules) that must last battery_life_seconds (0: no
+    required life; the life it gives is still reported)."""
+    latency_seconds: Optional[float] = None
+    inferences_per_hour: float = 0.0
+    battery_joules: float = 0.0
+    battery_life_seconds: float = 0.0
+
+    def latency_for(self, profile):
+        return profile.latency_budget_seconds if self.latency_seconds is None else self.latency_seconds
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One resource of the verdict: what the model needs, the limit, the margin."""
+    name: str                # "ram", "psram", "flash", "latency", "battery"
+    fits: bool
+    need: float              # bytes, seconds or joules (RESOURCE_UNITS)
+    limit: float
+    margin: float            # limit - need
+    usage: float             # need / limit
+
+    def to_json(self):
+        return {"fits": self.fits, "need": self.need, "limit": self.limit, "margin": self.margin,
+                "usage": self.usage, "unit": RESOURCE_UNITS[self.name]}
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """One configuration to check: everything `memcore check` takes."""
+    model_path: str
+    device: str
+    batch: int = 1
+    kernels: str = "optimised"
+    weights_placement: Optional[str] = None    # None: the profile's default
+    budgets: Budgets = Budgets()
+    memcore_plan: bool = False
+    as_int8: bool = False                      # the float32 model as its int8 conversion (estimate)
+    available_bytes: Optional[int] = None
+    allow_unknown_ops: bool = False
+    device_file: Optional[str] = None
+
+    def command(self):
+        """The `memcore check` command line for this configuration."""
+        words = ["memcore", "check", self.model_path, "--device", self.device]
+        if self.device_file:
+            words += ["--device-file", self.device_file]
+        if self.batch != 1:
+            words += ["--batch", str(self.batch)]
+        if self.kernels != "optimised":
+            words += ["--kernels", self.kernels]
+        if self.weights_placement:
+            words += ["--weights-in", self.weights_placement]
+        if self.as_int8:
+            words.append("--as-int8")
+        if self.memcore_plan:
+            words.append("--memcore-plan")
+        if self.available_bytes is not None:
+            words += ["--available-bytes", str(self.available_bytes)]
+        if self.allow_unknown_ops:
+            words.append("--allow-unknown-ops")
+        b = self.budgets
+        if b.latency_seconds is not None:
+            words += ["--max-latency", "none" if b.latency_seconds == 0 else "%.6g" % b.latency_seconds]
+        if b.inferences_per_hour:
+            words += ["--per-hour", "%.10g" % b.inferences_per_hour]
+        if b.battery_joules:
+            words += ["--battery", "%.10gJ" % b.battery_joules]
+        if b.battery_life_seconds:
+            words += ["--battery-life", "%.10gs" % b.battery_life_seconds]
+        return " ".join(shlex.quote(w) for w in words)
 
 
 @dataclass(frozen=True)
 class Suggestion:
+    """A change, and the check of the configuration it makes."""
     action: str              # what to change, in the user's words
-    headroom_bytes: int      # headroom after the change (negative: still does not fit)
-    estimate: bool = False   # True when derived by scaling, not measured on a real file
+    deployment: Deployment   # the changed configuration
+    report: "CheckReport"    # the check on it (memcore check `command` says the same)
+    estimate: bool = False   # the model is an estimate (quantised by memcore, no real int8 file)
+
+    @property
+    def command(self):
+        return self.deployment.command()
+
+    @property
+    def verdict(self):
+        return self.report.verdict
 
     @property
     def fits(self):
-        return self.headroom_bytes >= 0
+        return self.report.verdict == "fits"
+
+    @property
+    def headroom_bytes(self):
+        return self.report.headroom_bytes
+
+    def to_json(self):
+        r = self.report
+        return {"action": self.action, "command": self.command, "estimate": self.estimate, "verdict": r.verdict,
+                "limiting_resource": r.limiting_resource, "headroom_bytes": r.headroom_bytes,
+                "total_seconds": r.latency.total_seconds,
+                "resources": {name: res.to_json() for name, res in r.resources.items()}}
 
 
 @dataclass(frozen=True)
@@ -55,13 +162,35 @@ class CheckReport:
     arena_tflm_bytes: int            # activation arena per example, TFLM's planner
     arena_best_bytes: int            # memcore's planner
     arena_lower_bound_bytes: int     # no placement can need less
-    runtime_overhead_bytes: int      # TFLM's persistent tail for this pointer width
+    runtime_overhead_bytes: int      # TFLM's persistent tail for this target
     recommended_arena_bytes: int     # the arena size to give TFLM at this batch
-    budget: Budget                   # required / headroom / dominant term (SPEC 1)
-    flash_headroom_bytes: Optional[int]  # flash left after the weights, when they live there
+    budget: Budget                   # required / headroom / dominant term
+    flash_headroom_bytes: Optional[int]  # flash left after the model file, when it lives there
     latency: Latency
     roofline: Roofline
     suggestions: List[Suggestion] = field(default_factory=list)
+    verdict: str = "fits"            # "fits", "does_not_fit" or "misses_budget"
+    limiting_resource: str = "ram"   # the resource that runs out first (the tightest if all fit)
+    resources: Dict[str, Resource] = field(default_factory=dict)
+    minimum_arena_bytes: int = 0     # the smallest arena TFLM accepts (per example at batch 1)
+    target: str = "esp32"
+    estimated: bool = False          # TFLM's numbers are upper-bound estimates for some operators
+    required: int = 0                # required bytes in the arena's region
+    available: int = 0
+    headroom: int = 0
+    heap_growth: bool = False
+    layers: List[OperatorRow] = field(default_factory=list)  # one per operator, from the C check
+    ops_per_second: float = 0.0      # the effective rate of the model's mix of operators
+    bandwidth_bytes_per_second: float = 0.0  # the arena region's read speed
+    fields: Dict[str, object] = field(default_factory=dict)  # the C check's report fields, in order
+    budgets: Budgets = Budgets()
+    deployment: Optional[Deployment] = None
+    operations_by_class: Dict[str, int] = field(default_factory=dict)
+    compute_seconds_by_class: Dict[str, float] = field(default_factory=dict)
+    memcore_plan: bool = False
+    model_estimated_from: Optional[str] = None  # the model is memcore's int8 estimate of this file
+    conversion: tuple = ()           # how an imported (ONNX) graph was planned for deployment
+    config: Dict[str, object] = field(default_factory=dict)  # the C check's configuration (what export gives the board)
 
     @property
     def device(self):
@@ -69,45 +198,50 @@ class CheckReport:
 
     @property
     def required_bytes(self):
-        return self.budget.required_bytes
+        return self.required
 
     @property
     def available_bytes(self):
-        return self.profile.available_bytes
+        return self.available
 
     @property
     def headroom_bytes(self):
-        return self.budget.headroom_bytes
+        return self.headroom
 
     @property
     def fits(self):
-        return self.budget.fits and (self.flash_headroom_bytes is None or self.flash_headroom_bytes >= 0)
-
-    @property
-    def verdict(self):
-        return "fits" if self.fits else "does_not_fit"
+        """Memory and flash suffice (the latency and battery budgets aside)."""
+        return self.verdict != "does_not_fit"
 
     @property
     def within_latency_budget(self):
-        return self.latency.total_seconds <= self.profile.latency_budget_seconds
+        latency = self.resources.get("latency")
+        return latency is None or latency.fits
 
     @property
     def needs_heap_growth(self):
         """Fits only once the runtime has grown its heap past what is free at boot."""
-        return self.fits and self.required_bytes > self.profile.available_bytes_at_boot
+        return self.heap_growth
 
     def to_json(self):
-        """The report as plain JSON values, following data/report.schema.json."""
+        """The report as plain JSON values, following data/report.schema.json: the C
+        check's fields (the ones the board's report line carries, named by the C core),
+        then the host's own."""
         out = {
             "schema": SCHEMA,
             "model": self.model,
             "device": self.device,
             "memcore_version": memcore.__version__,
+        }
+        out.update(self.fields)
+        b = self.budgets
+        out.update({
             "weights_bytes": self.weights_bytes,
             "weights_placement": self.weights_placement,
             "arena_tflm_bytes": self.arena_tflm_bytes,
             "arena_best_bytes": self.arena_best_bytes,
             "arena_lower_bound_bytes": self.arena_lower_bound_bytes,
+            "arena_plan": "memcore" if self.memcore_plan else "tflm",
             "runtime_overhead_bytes": self.runtime_overhead_bytes,
             "recommended_arena_bytes": self.recommended_arena_bytes,
             "required_bytes": self.required_bytes,
@@ -122,11 +256,30 @@ class CheckReport:
                 "total_seconds": self.latency.total_seconds,
                 "dominant": self.latency.dominant,
             },
+            "compute_by_class": {c: {"operations": self.operations_by_class[c],
+                                     "seconds": self.compute_seconds_by_class[c]} for c in OPCLASSES},
             "regime": self.roofline.bound,
-            "suggestions": [{"action": s.action, "headroom_bytes": s.headroom_bytes, "estimate": s.estimate}
-                            for s in self.suggestions],
-        }
+            "limiting_resource": self.limiting_resource,
+            "resources": {name: r.to_json() for name, r in self.resources.items()},
+            "budgets": {"latency_seconds": b.latency_for(self.profile) or None,
+                        "inferences_per_hour": b.inferences_per_hour or None,
+                        "battery_joules": b.battery_joules or None,
+                        "battery_life_seconds": b.battery_life_seconds or None},
+            "cheaper_to": _cheaper(self.fields),
+            "model_estimated_from": self.model_estimated_from,
+            "conversion": list(self.conversion),
+            "suggestions": [s.to_json() for s in self.suggestions],
+        })
         return out
+
+
+def _cheaper(fields):
+    """"compute" when inferring on the board costs less energy than sending the input
+    over its radio, "send" when sending does (the C check's cheaper_to_send); None
+    without both figures."""
+    if not fields.get("energy_joules") or not fields.get("radio_joules"):
+        return None
+    return "send" if fields["cheaper_to_send"] else "compute"
 
 
 def model_dtype(model):
@@ -145,90 +298,233 @@ def sibling_int8_path(path):
     return candidate if os.path.isfile(candidate) else None
 
 
-def check(model, profile, batch=1, kernels="optimised", weights_placement=None, suggest=True):
-    """One deployment of `model` (a memcore Model) on `profile`, with suggestions when it
-    does not fit (suggest=False skips them, as the suggestions' own checks do)."""
-    placement = weights_placement or profile.default_weights_placement()
+def c_config(model, profile, placement, batch=1, kernels="optimised", available_bytes=None,
+             allow_unknown_ops=False, budgets=None, memcore_plan=False):
+    """The C check's configuration (mc_check_config_set's names) for `model` on `profile`
+    with the weights in `placement` ("flash" or "ram": loaded into the arena's region)
+    against `budgets`: what the host checks with, and what `memcore export` gives the board."""
+    budgets = budgets or Budgets()
+    if placement not in ("flash", "ram"):
+        raise memcore.MemcoreError("weights placement must be 'flash' or 'ram', got %r" % (placement,))
     if placement == "flash" and not profile.has_flash:
         raise memcore.MemcoreError("device %r has no flash region to keep weights in" % profile.name)
-    dtype = model_dtype(model)
-    kernels_used = "reference" if dtype == "float32" else kernels
+    kernels_code(kernels)  # a clear error for a bad name, before the C's generic one
+    _check_budgets(budgets, profile)
+    arena_region = "ram" if profile.arena_region == "memory" else profile.arena_region
+    return {
+        "kernels": kernels,
+        "arena_region": arena_region,
+        "weights_region": "flash" if placement == "flash" else arena_region,
+        "batch": ll.count("batch", batch, 1),
+        # The file is what sits in flash; an ONNX model's (or an estimate's) deployed
+        # file is not known yet, so its weights stand for it.
+        "model_file_bytes": (model.file_bytes if model.file_bytes is not None else model.weight_bytes)
+        if profile.has_flash else 0,
+        "available_bytes": -1 if available_bytes is None else ll.count("available_bytes", available_bytes),
+        "latency_budget_seconds": budgets.latency_for(profile),
+        "inferences_per_hour": float(budgets.inferences_per_hour),
+        "battery_joules": float(budgets.battery_joules),
+        "battery_life_seconds": float(budgets.battery_life_seconds),
+        "allow_unknown_ops": bool(allow_unknown_ops),
+        "memcore_plan": bool(memcore_plan),
+    }
 
-    tflm_plan = model.plan("tflm")
-    best_plan = model.plan("best")
-    arena = memcore.tflm_arena(model, pointer_bytes=profile.pointer_bytes)
-    # What TFLM needs beyond the planned activations: the persistent tail and the
-    # allocation-time scratch (the gap between its reported total and the smallest
-    # arena that works) — both per interpreter, not per example.
-    runtime_bytes = arena.recommended_arena_bytes - tflm_plan.arena_bytes
+
+def check(model, profile, batch=1, kernels="optimised", weights_placement=None, suggest=True,
+          available_bytes=None, allow_unknown_ops=False, budgets=None, memcore_plan=False, device_file=None):
+    """One deployment of `model` (a memcore Model) on `profile` against `budgets`, with
+    suggestions when it does not fit or misses a budget (suggest=False skips them, as
+    the suggestions' own checks do).  `available_bytes` pins what the arena's region
+    offers (a board's measurement)."""
+    budgets = budgets or Budgets()
+    placement = weights_placement or profile.default_weights_placement()
+    config = c_config(model, profile, placement, batch, kernels, available_bytes, allow_unknown_ops, budgets,
+                      memcore_plan)
+    raw, c_rows = ll.check_graph(model.c_graph(), profile.board(), config, model.path, rows=True)
+    resources = {}
+    for code, name in RESOURCES.items():
+        res = raw.resources[code]
+        if res.checked:
+            resources[name] = Resource(name, bool(res.fits), res.need, res.limit, res.margin, res.usage)
     weights_in_ram = model.weight_bytes if placement == "ram" else 0
-
-    need = budget(weights_in_ram, 1, batch, tflm_plan.arena_bytes, runtime_bytes, profile.available_bytes)
-    arena_only = budget(0, 1, batch, tflm_plan.arena_bytes, runtime_bytes, profile.available_bytes)
-    flash_headroom = None
-    if placement == "flash":
-        flash_headroom = budget(model.weight_bytes, 1, 0, 0, 0, profile.regions["flash"].size_bytes).headroom_bytes
-
-    # One bandwidth for all traffic: the slower of the regions the weights and the
-    # activations sit in, so a PSRAM arena or flash-streamed weights are not flattered.
-    bandwidth = min(profile.weights_bandwidth(placement), profile.regions[profile.arena_region].read_bytes_per_second)
-    ops_rate = profile.ops_per_second(kernels_used)
-    timing = latency(model.weight_bytes + batch * model.activation_bytes, batch * model.operations, bandwidth,
-                     ops_rate, profile.overhead_seconds)
-    regime = roofline(model.weight_bytes, model.activation_bytes, model.operations, ops_rate / bandwidth, batch)
-
+    flash = raw.resources[lib.MC_RESOURCE_FLASH]
+    head = raw.arena_best_bytes if memcore_plan else raw.arena_tflm_bytes
+    path = model.estimated_from or model.path
     report = CheckReport(
-        model=os.path.basename(model.path), model_path=model.path, profile=profile, batch=batch, dtype=dtype,
-        kernels=kernels_used, operations=batch * model.operations, weights_bytes=model.weight_bytes, weights_placement=placement,
-        arena_tflm_bytes=tflm_plan.arena_bytes, arena_best_bytes=best_plan.arena_bytes,
-        arena_lower_bound_bytes=tflm_plan.lower_bound_bytes, runtime_overhead_bytes=arena.tail_bytes,
-        recommended_arena_bytes=arena_only.required_bytes, budget=need, flash_headroom_bytes=flash_headroom,
-        latency=timing, roofline=regime)
-    if suggest and not report.fits:
-        report.suggestions.extend(_suggestions(report, model, runtime_bytes, weights_in_ram, kernels))
+        model=os.path.basename(path), model_path=path, profile=profile, batch=batch,
+        dtype="float32" if raw.numeric == lib.MC_NUMERIC_FLOAT32 else "int8", kernels=KERNEL_NAMES[raw.kernels],
+        operations=raw.operations, weights_bytes=raw.weights_bytes, weights_placement=placement,
+        arena_tflm_bytes=raw.arena_tflm_bytes, arena_best_bytes=raw.arena_best_bytes,
+        arena_lower_bound_bytes=raw.arena_lower_bound_bytes, runtime_overhead_bytes=raw.runtime_overhead_bytes,
+        recommended_arena_bytes=raw.recommended_arena_bytes,
+        # The required memory as the three terms of a budget, for the report's "largest term".
+        budget=budget(weights_in_ram, 1, batch, head, raw.runtime_bytes, raw.available_bytes),
+        flash_headroom_bytes=flash.margin_bytes if flash.checked else None,
+        latency=latency_from_c(raw.latency), roofline=roofline_from_c(raw.roofline),
+        verdict=VERDICTS[raw.verdict], limiting_resource=RESOURCES[raw.limiting], resources=resources,
+        minimum_arena_bytes=raw.tflm.minimum_arena_bytes, target=profile.target,
+        estimated=bool(raw.tflm.upper_bound), required=raw.required_bytes, available=raw.available_bytes,
+        headroom=raw.headroom_bytes, heap_growth=bool(raw.needs_heap_growth),
+        layers=rows_from_c(model, c_rows, raw.arena_tflm_bytes), ops_per_second=raw.ops_per_second,
+        bandwidth_bytes_per_second=raw.arena_bytes_per_second, fields=ll.check_fields(raw), config=config,
+        budgets=budgets,
+        operations_by_class={c: raw.operations_by_class[i] for i, c in enumerate(OPCLASSES)},
+        compute_seconds_by_class={c: raw.compute_seconds_by_class[i] for i, c in enumerate(OPCLASSES)},
+        memcore_plan=bool(memcore_plan), model_estimated_from=model.estimated_from,
+        conversion=tuple(model.conversion),
+        deployment=Deployment(path, profile.name, batch, kernels, weights_placement, budgets, bool(memcore_plan),
+                              model.estimated_from is not None, available_bytes, bool(allow_unknown_ops),
+                              device_file if profile.origin != "built-in" else None))
+    if suggest and report.verdict != "fits":
+        report.suggestions.extend(_suggestions(report, model))
     return report
 
 
-def _suggestions(report, model, runtime_bytes, weights_in_ram, kernels):
-    profile, batch = report.profile, report.batch
-    available = profile.available_bytes
+def _check_budgets(budgets, profile):
+    """Budgets are the user's: refused with a message naming the option."""
+    for name, value in (("--max-latency", budgets.latency_seconds), ("--per-hour", budgets.inferences_per_hour),
+                        ("--battery", budgets.battery_joules), ("--battery-life", budgets.battery_life_seconds)):
+        if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool)
+                                  or not math.isfinite(value) or value < 0):
+            raise memcore.MemcoreError("%s must be a finite number of at least 0, got %r" % (name, value))
+    if budgets.inferences_per_hour and not budgets.inferences_per_hour <= 3.6e9:
+        raise memcore.MemcoreError("--per-hour %r: more than a million inferences a second" %
+                                   budgets.inferences_per_hour)
+    if budgets.battery_life_seconds and not budgets.battery_joules:
+        raise memcore.MemcoreError("--battery-life needs --battery: the capacity the board runs from")
+    if budgets.battery_life_seconds and profile.power is None:
+        raise memcore.MemcoreError("device %r has no power figures (a power table in its profile), so its battery "
+                                   "life cannot be checked" % profile.name)
+
+
+# ---- suggestions: each one the check on the changed configuration -------------------------
+
+def _recheck(report, model, action, estimate=False, **changes):
+    """The Suggestion for `changes` to the report's deployment (model, device, kernels,
+    weights_placement, budgets, batch, memcore_plan), checked."""
+    d = replace(report.deployment, **{k: v for k, v in changes.items() if k not in ("model_obj", "profile")})
+    profile = changes.get("profile", report.profile)
+    checked = check(changes.get("model_obj", model), profile, d.batch, d.kernels, d.weights_placement,
+                    suggest=False, available_bytes=d.available_bytes, allow_unknown_ops=d.allow_unknown_ops,
+                    budgets=d.budgets, memcore_plan=d.memcore_plan, device_file=d.device_file)
+    return Suggestion(action, checked.deployment, checked, estimate)
+
+
+def _family_boards(report):
+    """The other boards of the profile's family (never another family's: no ESP32 for a
+    Cortex-M user), built-in ones and the user's device file's."""
+    profile = report.profile
+    found = dict(builtin_profiles())
+    if report.deployment.device_file:
+        from memcore.profiles import load_device_file
+        found.update(load_device_file(report.deployment.device_file))
+    return [p for p in found.values() if p.family == profile.family and p.name != profile.name]
+
+
+def _quantised(report, model):
+    """The int8 model: the real sibling file, or memcore's estimate of the conversion."""
+    from memcore.quantise import as_int8
+    if report.dtype != "float32":
+        return None
+    sibling = sibling_int8_path(report.model_path)
+    if sibling:
+        return (memcore.load(sibling), "quantise float32 → int8 (%s, a real converted file)"
+                % os.path.basename(sibling), sibling, False)
+    return (as_int8(model), "quantise float32 → int8 (estimate: memcore's int8 conversion of this graph, "
+                            "no converted file checked)", report.model_path, True)
+
+
+def _suggestions(report, model):
     found = []
+    limiting, d = report.limiting_resource, report.deployment
+    quantised = _quantised(report, model)
 
-    if report.dtype == "float32":
-        sibling = sibling_int8_path(report.model_path)
-        if sibling:
-            quantised = check(memcore.load(sibling), profile, batch, kernels, report.weights_placement, suggest=False)
-            found.append(Suggestion("quantise float32 → int8 (measured on %s)" % os.path.basename(sibling),
-                                    quantised.headroom_bytes))
-        else:
-            # Quantising keeps every value and shrinks its width from 4 bytes to 1
-            # (SPEC 1), so weights and activations take a quarter; TFLM's overhead stays.
-            int8_arena_bytes = -(-report.arena_tflm_bytes // 4)
-            estimate = budget(weights_in_ram, 0.25, batch, int8_arena_bytes, runtime_bytes, available)
-            found.append(Suggestion("quantise float32 → int8 (estimate: weights and activations ÷ 4)",
-                                    estimate.headroom_bytes, estimate=True))
+    def add(action, estimate=False, **changes):
+        s = _recheck(report, model, action, estimate, **changes)
+        if all(s.command != other.command for other in found):
+            found.append(s)
 
-    if report.arena_best_bytes < report.arena_tflm_bytes:
-        best = budget(weights_in_ram, 1, batch, report.arena_best_bytes, runtime_bytes, available)
-        found.append(Suggestion("use memcore's arena plan instead of TFLM's (%s smaller; load it as TFLM "
-                                "offline-planned offsets)"
-                                % format_bytes(report.arena_tflm_bytes - report.arena_best_bytes),
-                                best.headroom_bytes))
+    if quantised and limiting in ("ram", "psram", "flash", "latency", "battery"):
+        q_model, words, q_path, estimate = quantised
+        add(words, estimate, model_obj=q_model, model_path=q_path, as_int8=estimate)
 
-    if report.weights_placement == "ram" and profile.has_flash:
-        in_flash = budget(0, 1, batch, report.arena_tflm_bytes, runtime_bytes, available)
-        found.append(Suggestion("keep the weights in flash (freeze them into the firmware or a memory-mapped "
-                                "partition) instead of loading them into RAM", in_flash.headroom_bytes))
+    if report.verdict == "does_not_fit" and limiting in ("ram", "psram"):
+        if report.weights_placement == "ram" and report.profile.has_flash:
+            add("keep the weights in flash (a memory-mapped partition or frozen into the firmware) instead of "
+                "loading them into RAM", weights_placement="flash")
+        if report.arena_best_bytes < report.arena_tflm_bytes and not report.memcore_plan:
+            add("use memcore's arena plan instead of TFLM's (%s smaller; give it to TFLM as offline-planned "
+                "offsets)" % format_bytes(report.arena_tflm_bytes - report.arena_best_bytes), memcore_plan=True)
+        if report.batch > 1:
+            head = report.arena_best_bytes if report.memcore_plan else report.arena_tflm_bytes
+            runtime = report.recommended_arena_bytes - report.batch * head
+            weights = report.weights_bytes if report.weights_placement == "ram" else 0
+            largest = max_batch(weights, 1, head, runtime, report.available_bytes)
+            if largest:
+                add("a smaller batch: %d instead of %d" % (largest, report.batch), batch=largest)
 
-    if not profile.has_psram and profile.origin != "SPEC 4" and profile.name != PSRAM_BOARD:
-        board = builtin_profiles()[PSRAM_BOARD]
-        on_board = check(model, board, batch, kernels, "flash" if board.has_flash else None, suggest=False)
-        found.append(Suggestion("a board with PSRAM (%s: %s free)" % (board.name, format_bytes(board.available_bytes)),
-                                on_board.headroom_bytes))
+    if report.kernels == "reference" and report.dtype == "int8" and limiting in ("latency", "battery"):
+        add("the vendor's optimised kernels (ESP-NN, CMSIS-NN) instead of TFLM's reference ones",
+            kernels="optimised")
 
-    if batch > 1:
-        largest = max_batch(weights_in_ram, 1, report.arena_tflm_bytes, runtime_bytes, available)
-        if largest:
-            smaller = budget(weights_in_ram, 1, largest, report.arena_tflm_bytes, runtime_bytes, available)
-            found.append(Suggestion("a smaller batch: %d instead of %d" % (largest, batch), smaller.headroom_bytes))
+    if limiting == "battery" or (limiting == "latency" and _period_limits(report)):
+        most = math.floor(report.fields.get("max_inferences_per_hour", 0))
+        if most >= 1 and most < report.budgets.inferences_per_hour:
+            add("a lower duty cycle: %d inferences per hour instead of %g" % (most, report.budgets.inferences_per_hour),
+                budgets=replace(report.budgets, inferences_per_hour=float(most)))
+
+    boards = _family_boards(report)
+    if boards:
+        add_board = _board_suggestion(report, model, boards, limiting)
+        if add_board is not None and all(add_board.command != s.command for s in found):
+            found.append(add_board)
     return found
+
+
+def _period_limits(report):
+    """The latency's limit is the duty cycle's period, not the budget per request."""
+    latency = report.resources.get("latency")
+    per_hour = report.budgets.inferences_per_hour
+    return latency is not None and per_hour > 0 and latency.limit == 3600 / per_hour
+
+
+def _board_suggestion(report, model, boards, limiting):
+    """The board of the family that answers the limiting resource best: more memory or
+    flash for memory, a faster chip for time, less energy for the battery.  The first
+    that meets every budget, checked; else the best of them, checked."""
+    d = report.deployment
+    checked = []
+    for p in boards:
+        if limiting == "ram" and not (p.available_bytes > report.available_bytes):
+            continue
+        if limiting == "psram" and not p.has_psram:
+            continue
+        if limiting == "flash" and not (p.has_flash and p.model_partition_bytes > report.resources["flash"].limit):
+            continue
+        if limiting == "battery" and p.power is None:
+            continue
+        placement = d.weights_placement
+        if placement == "flash" and not p.has_flash:
+            placement = None
+        s = _recheck(report, model, "", profile=p, device=p.name, weights_placement=placement,
+                     available_bytes=None, device_file=d.device_file)
+        checked.append((p, s))
+    if not checked:
+        return None
+    # only boards that do better on the resource that runs out: a "board that uses less
+    # energy" must use less
+    now = report.resources[limiting].usage if limiting in report.resources else None
+    better = [(p, s) for p, s in checked if now is None or limiting not in s.report.resources
+              or s.report.resources[limiting].usage < now]
+    if not better:
+        return None
+    fitting = [(p, s) for p, s in better if s.fits]
+    pool = fitting or better
+    key = {"latency": lambda ps: ps[1].report.latency.total_seconds,
+           "battery": lambda ps: ps[1].report.fields.get("average_watts", 0)}.get(
+        limiting, lambda ps: -ps[1].report.headroom_bytes if not ps[1].fits else ps[0].available_bytes)
+    p, s = min(pool, key=key)
+    what = {"latency": "a faster chip of the same family", "battery": "a board of the same family that uses less "
+            "energy"}.get(limiting, "a board of the same family with more %s" % (
+                "flash" if limiting == "flash" else "memory"))
+    return replace(s, action="%s: %s (%s)" % (what, p.name, p.description))

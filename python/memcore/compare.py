@@ -1,55 +1,78 @@
-"""Where can this model run: one check per known device, with SPEC 4's three verdicts.
+"""Where can this model run: the check on every board profile, one card each.
 
-A card says "runs here" when the model fits and answers within the device's latency
-budget, "will not fit" with how many times too big (the C verdict's ratio of required
-to available memory), or "too slow here" with the time it needs."""
+A card's status is the check's verdict on that board: "runs" (fits and meets its
+budgets), "will_not_fit" (memory or flash short) or "too_slow" (fits but misses the
+latency budget; "battery" when the battery budget is the one missed).  How far over is
+the limiting resource's need / limit, from the C check, so a card never says "won't
+fit" with a ratio below 1."""
 from dataclasses import dataclass
 
 from memcore.check import CheckReport, check
-from memcore.devices import verdict
-from memcore.units import format_seconds
+from memcore.render import _RESOURCE_WORDS, resource_detail
 
 
 @dataclass(frozen=True)
 class Card:
     report: CheckReport
-    status: str              # "runs", "will_not_fit" or "too_slow"
-    times_too_big: float     # required / available (from the C verdict)
+    status: str              # "runs", "will_not_fit", "too_slow" or "battery"
+    times_over: float        # the limiting resource's need / limit (> 1 when it is short)
 
     @property
     def device(self):
         return self.report.device
 
+    @property
+    def times_too_big(self):
+        return self.times_over if self.status == "will_not_fit" else 0.0
+
     def headline(self):
         """The short verdict for a table cell."""
+        resource = _RESOURCE_WORDS[self.report.limiting_resource]
         if self.status == "will_not_fit":
-            return "won't fit %.3g×" % self.times_too_big
+            return "won't fit (%s %.3g×)" % (resource, self.times_over)
         if self.status == "too_slow":
-            return "too slow"
+            return "too slow (%.3g×)" % self.times_over
+        if self.status == "battery":
+            return "battery short (%.3g×)" % self.times_over
         return "runs here"
 
     def explanation(self):
         """The full sentence for a card."""
+        r = self.report
+        res = r.resources.get(r.limiting_resource)
+        words = resource_detail(r.limiting_resource, res.to_json(), _card_data(r)) if res else ""
+        first = "%s runs out first: %s" % (_RESOURCE_WORDS[r.limiting_resource], words)
         if self.status == "will_not_fit":
-            return "will not fit: %.3g times bigger than the memory available" % self.times_too_big
-        if self.status == "too_slow":
-            return "too slow here: needs %s, budget %s" % (format_seconds(self.report.latency.total_seconds),
-                                                           format_seconds(self.report.profile.latency_budget_seconds))
-        return "runs here: answers in %s" % format_seconds(self.report.latency.total_seconds)
+            return "will not fit: " + first
+        if self.status in ("too_slow", "battery"):
+            return "fits, but misses its budget: " + first
+        return "runs here: answers in %s; %s is the tightest" % (_seconds(r), _RESOURCE_WORDS[r.limiting_resource])
 
 
-def card(model, profile, batch=1, kernels="optimised"):
-    report = check(model, profile, batch, kernels, suggest=False)
-    raw = verdict(report.required_bytes, profile.device(kernels, report.weights_placement))
-    if not report.fits:
+def _seconds(r):
+    from memcore.units import format_seconds
+    return format_seconds(r.latency.total_seconds)
+
+
+def _card_data(r):
+    b = r.budgets
+    return {"budgets": {"inferences_per_hour": b.inferences_per_hour or None,
+                        "battery_life_seconds": b.battery_life_seconds or None},
+            "model_partition": r.profile.model_partition}
+
+
+def card(model, profile, batch=1, kernels="optimised", budgets=None):
+    report = check(model, profile, batch, kernels, suggest=False, budgets=budgets)
+    res = report.resources.get(report.limiting_resource)
+    if report.verdict == "does_not_fit":
         status = "will_not_fit"
-    elif not report.within_latency_budget:
-        status = "too_slow"
+    elif report.verdict == "misses_budget":
+        status = "battery" if report.limiting_resource == "battery" else "too_slow"
     else:
         status = "runs"
-    return Card(report, status, raw.times_too_big)
+    return Card(report, status, res.usage if res is not None else 0.0)
 
 
-def compare(model, profiles, batch=1, kernels="optimised"):
+def compare(model, profiles, batch=1, kernels="optimised", budgets=None):
     """Cards for `model` on every profile, in the profiles' order."""
-    return [card(model, p, batch, kernels) for p in profiles.values()]
+    return [card(model, p, batch, kernels, budgets) for p in profiles.values()]

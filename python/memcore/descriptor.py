@@ -1,81 +1,108 @@
-"""The model descriptor: what a board needs to check a model without reading the model.
+"""The model descriptor: what a board needs besides the model file to make the host's check.
 
-`memcore export MODEL -o model.json` writes it; micropython/memcore_boot.py reads it on
-the board, plans the arena there with the board's own memcore, and compares with the
-memory it really has.  Compact JSON, one object (a few hundred bytes plus three short
-lists per activation buffer), so it parses in a few KB of MicroPython heap:
+`memcore export MODEL --device D -o model.json` writes it; micropython/memcore_boot.py
+reads it on the board.  Compact JSON, one object, schema "memcore.model/2":
 
-    schema            "memcore.model/1"
-    model             file name; format "tflite" | "onnx"; file_bytes
-    memcore_version, api_version   of the host that wrote it
-    weights           {"bytes": constant tensors' bytes, "placement": "ram" | "flash",
-                       "tensors": how many}
-    parameters, operations, macs   per inference
-    alignment         the arena alignment (TFLM: 16)
-    buffers           {"sizes": [...], "first_use": [...], "last_use": [...]}: the activation
-                      tensors TFLM plans, in its order, lifetimes as operator scopes + 1
-                      (TFLM's "never used" -1 becomes 0; a uniform shift changes no plan)
-    runtime           TFLM beyond the planned arena, for `pointer_bytes`: "tail_bytes" (its
-                      persistent allocations) and "overhead_bytes" (recommended arena - head:
-                      the tail plus what it needs while planning)
-    host              the host's own numbers for cross-checking: arena_tflm_bytes,
-                      arena_best_bytes, arena_lower_bound_bytes, runtime_overhead_bytes,
-                      recommended_arena_bytes, required_bytes; with an available size also
-                      available_bytes, headroom_bytes and verdict ("fits" | "does_not_fit")
+    model, format, file_bytes, file_crc32   the model file it describes (the board refuses
+                                            a descriptor whose file on the board differs)
+    memcore_version, api_version            of the host that wrote it
+    device                                  the profile's name
+    board                                   the board as the C check takes it (mc_board_set's
+                                            names: target, regions, rates, power ...)
+    config                                  the deployment (mc_check_config_set's names:
+                                            kernels, regions, batch, budgets), without the
+                                            available bytes, which the board measures
+    weights_placement                       "flash" (read in place) or "ram" (loaded)
+    fallback                                for firmware without the C module, which cannot
+                                            read the model: the head's buffers (sizes,
+                                            lifetimes as TFLM's scopes + 1), what TFLM needs
+                                            beyond its head, the weights loaded into the
+                                            arena's region, and the verdict's parts that do
+                                            not depend on the memory free (other regions,
+                                            the latency and battery budgets)
+    host                                    the host's own numbers, to cross-check
+
+A board with the C module reads the model file itself and uses only board and config;
+the fallback plans the buffers and adds up what the host could not know.
 """
 import json
 import os
+import zlib
 
 import memcore
+from memcore import _lowlevel as ll
+from memcore.check import check
 from memcore.errors import MemcoreError
+from memcore.targets import kernels_code, target_code
 
-SCHEMA = "memcore.model/1"
+SCHEMA = "memcore.model/2"
 PLACEMENTS = ("ram", "flash")
+ALIGNMENT = 16  # TFLM's arena alignment
+
+# The host's numbers the board's report repeats, for cross-checking.
+HOST_FIELDS = ("arena_tflm_bytes", "arena_best_bytes", "arena_lower_bound_bytes", "runtime_overhead_bytes",
+               "runtime_bytes", "recommended_arena_bytes", "required_bytes", "available_bytes", "headroom_bytes",
+               "verdict")
 
 
-def describe(model, placement="ram", pointer_bytes=4, alignment=16, available_bytes=None):
-    """The descriptor of a memcore Model (memcore.load) as plain JSON values."""
+def _crc32(path):
+    crc = 0
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 16), b""):
+            crc = zlib.crc32(chunk, crc)
+    return crc
+
+
+def describe(model, profile=None, placement=None, kernels="optimised", batch=1, available_bytes=None, budgets=None):
+    """The descriptor of a memcore Model (memcore.load) on `profile` (a device profile;
+    default: the esp32's) against `budgets` (memcore.check.Budgets: the board checks the
+    same latency, duty cycle and battery), as plain JSON values."""
+    if profile is None:
+        from memcore.profiles import profile as named_profile
+        profile = named_profile("esp32")
+    placement = placement or profile.default_weights_placement()
     if placement not in PLACEMENTS:
         raise MemcoreError("weights placement must be 'ram' or 'flash', got %r" % (placement,))
-    lifetimes = model.lifetimes()
-    indices = list(lifetimes)
-    sizes = [model.tensors[i].bytes for i in indices]
-    first = [lifetimes[i][0] + 1 for i in indices]
-    last = [lifetimes[i][1] + 1 for i in indices]
-    tflm = memcore.plan(sizes, first, last, alignment=alignment, strategy="tflm")
-    best = memcore.plan(sizes, first, last, alignment=alignment, strategy="best")
-    arena = memcore.tflm_arena(model, pointer_bytes=pointer_bytes)
-    overhead = arena.recommended_arena_bytes - arena.head_bytes
-    weights_in_ram = model.weight_bytes if placement == "ram" else 0
-    need = memcore.budget(weights_in_ram, 1, 1, tflm.arena_bytes, overhead,
-                          available_bytes if available_bytes is not None else 0)
-    host = {
-        "arena_tflm_bytes": tflm.arena_bytes,
-        "arena_best_bytes": best.arena_bytes,
-        "arena_lower_bound_bytes": tflm.lower_bound_bytes,
-        "runtime_overhead_bytes": arena.tail_bytes,
-        "recommended_arena_bytes": tflm.arena_bytes + overhead,
-        "required_bytes": need.required_bytes,
+    report = check(model, profile, batch, kernels, placement, suggest=False, available_bytes=available_bytes,
+                   budgets=budgets)
+    config = dict(report.config)
+    del config["available_bytes"]  # what the board measures
+    sizes, first, last, _ = ll.tflm_buffers(model.c_graph(), target_code(profile.target), kernels_code(kernels),
+                                            0, model.path)
+    arena_region = config["arena_region"]
+    others = [r for name, r in report.resources.items() if name in ("ram", "psram", "flash") and name != arena_region]
+    budgets = [r for name, r in report.resources.items() if name in ("latency", "battery")]
+    f = report.fields
+    fallback = {
+        "alignment": ALIGNMENT,
+        "buffers": {"sizes": sizes, "first_use": first, "last_use": last},
+        "batch": batch,
+        "weights_bytes": f["weights_bytes"],
+        "weights_in_arena_bytes": f["weights_bytes"] if config["weights_region"] == arena_region else 0,
+        "runtime_bytes": f["runtime_bytes"],
+        "runtime_overhead_bytes": f["runtime_overhead_bytes"],
+        "other_memory_fits": all(r.fits for r in others),
+        "budgets_fit": all(r.fits for r in budgets),
     }
-    if available_bytes is not None:
-        host.update(available_bytes=available_bytes, headroom_bytes=need.headroom_bytes,
-                    verdict="fits" if need.fits else "does_not_fit")
+    host = {name: f[name] for name in HOST_FIELDS}
+    if available_bytes is None:
+        for name in ("available_bytes", "headroom_bytes", "verdict"):
+            del host[name]  # the profile's, not a board's: nothing to cross-check
     version, api = memcore.version()
+    is_file = os.path.isfile(model.path)
     return {
         "schema": SCHEMA,
         "model": os.path.basename(model.path),
         "format": model.format,
-        "file_bytes": os.path.getsize(model.path) if os.path.isfile(model.path) else None,
+        "file_bytes": os.path.getsize(model.path) if is_file else None,
+        "file_crc32": _crc32(model.path) if is_file else None,
         "memcore_version": version,
         "api_version": api,
-        "weights": {"bytes": model.weight_bytes, "placement": placement,
-                    "tensors": sum(1 for t in model.tensors if t.is_constant)},
-        "parameters": model.parameter_count,
-        "operations": model.operations,
-        "macs": model.macs,
-        "alignment": alignment,
-        "buffers": {"sizes": sizes, "first_use": first, "last_use": last},
-        "runtime": {"pointer_bytes": pointer_bytes, "tail_bytes": arena.tail_bytes, "overhead_bytes": overhead},
+        "device": profile.name,
+        "board": profile.board(),
+        "config": config,
+        "weights_placement": placement,
+        "fallback": fallback,
         "host": host,
     }
 

@@ -1,7 +1,13 @@
-"""SPEC 4: where a model runs — built-in device profiles and the three verdicts.
+"""The four places almost every model ends up — a teaching view: data centre, local
+server, phone and microcontroller, each one memory size, one read speed and one
+latency budget, and the three verdicts (runs here, will not fit, too slow here).
 
-MB are 10^6 bytes; "GB/s" converts MB with 1,024 as SPEC 4 does
-(read_ms = MB / 1024 / GBps x 1000), so 1 GB/s here is 1.024e9 bytes/s.
+These are for `memcore verdicts` and memcore.verdict(); the microcontroller views
+(`check`, `compare`, `report`) use the truer board profiles of memcore.profiles, where
+"esp32" is an ESP32 under MicroPython.  Here the 0.5 MB row is "microcontroller".
+
+MB are 10^6 bytes; "GB/s" converts MB with 1,024 (read_ms = MB / 1024 / GBps x 1000),
+so 1 GB/s here is 1.024e9 bytes/s (docs/formulas.md, "Where it runs").
 """
 from dataclasses import dataclass
 
@@ -33,8 +39,8 @@ class Device:
                     latency_budget_seconds=ll.rate("latency_budget_seconds", self.latency_budget_seconds))
 
 
-# The four places of SPEC 4.  Memory, read speed and latency budget are SPEC's table;
-# the arithmetic rates are peak x efficiency estimates, sourced per line.
+# The four places.  Memory, read speed and latency budget are the teaching table's
+# (docs/formulas.md); the arithmetic rates are peak x efficiency estimates, sourced per line.
 _BUILTIN = (
     # One large accelerator: 80 GB HBM2e at 2,039 GB/s is an A100 80GB SXM; 312 TFLOP/s
     # dense FP16 tensor peak at 50 % achieved.
@@ -44,9 +50,9 @@ _BUILTIN = (
     Device("server", "local server (workstation card)", 8_000 * MB, 200 * GB_PER_S, 20e12 * 0.5, 0.0, 0.100),
     # One app's share of a phone: LPDDR5 at 50 GB/s; a ~4 TOPS NPU at 25 % achieved.
     Device("phone", "phone (one app's share)", 1_500 * MB, 50 * GB_PER_S, 4e12 * 0.25, 0.0, 0.050),
-    # ESP32: 0.5 MB, 0.2 GB/s; one 240 MHz Xtensa LX6 core at about one multiply-add
-    # (2 ops) per cycle with optimised int8 kernels, 50 % achieved.
-    Device("esp32", "microcontroller (ESP32)", 500_000, 0.2 * GB_PER_S, 240e6 * 2 * 0.5, 0.0, 0.010),
+    # A microcontroller (an ESP32): 0.5 MB, 0.2 GB/s; one 240 MHz Xtensa LX6 core at about
+    # one multiply-add (2 ops) per cycle with optimised int8 kernels, 50 % achieved.
+    Device("microcontroller", "microcontroller (an ESP32)", 500_000, 0.2 * GB_PER_S, 240e6 * 2 * 0.5, 0.0, 0.010),
 )
 
 
@@ -83,7 +89,7 @@ def verdict(model_bytes, device: Device) -> Verdict:
     return Verdict(STATUS[raw.status], raw.read_seconds, raw.times_too_big)
 
 
-# SPEC 4's reference models, in millions of numbers.
+# The reference model sizes, in numbers (parameters).
 REFERENCE_MODELS = (
     ("wake-word spotter", 0.05e6), ("tiny image classifier", 0.5e6), ("MobileNet", 3.5e6),
     ("ResNet-50", 25e6), ("BERT base", 110e6), ("BERT large", 350e6), ("GPT-2", 1_500e6),

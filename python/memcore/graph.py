@@ -26,14 +26,15 @@ Counting conventions, in one place:
     data movement   0 (RESHAPE, CONCATENATION, PAD, ...)
   Total operations = 2 x macs + other_ops.  These match the ground truth's
   `total_macs` (which counts only the MAC layers).
-- Lifetimes use TFLM's scopes (memcore.h, mc_tflm_lifetimes): scope 0 is before the
+- Lifetimes use TFLM's scopes (memcore.h, mc_tflm_buffers): scope 0 is before the
   first operator, operator k runs at scope k + 1; graph outputs are live to the end.
 """
 from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional, Tuple
 
 from memcore import _lowlevel as ll
-from memcore.errors import MemcoreError
+from memcore._memcore import lib
+from memcore.errors import MemcoreError, os_error_hint, with_hint
 from memcore.planner import Plan, plan as _plan
 
 # Element sizes in bytes, as TFLM's TfLiteTypeSizeOf (int4 is unpacked: one per byte).
@@ -56,6 +57,7 @@ class Tensor:
     is_variable: bool = False        # state kept between invocations (TFLM allocates it apart)
     quantization_channels: int = 0   # number of quantization scales (0: not quantized)
     has_zero_point: bool = False     # the quantization also carries zero points
+    quantization_dimension: int = 0  # the axis per-channel scales run along
 
     @property
     def elements(self) -> int:
@@ -85,6 +87,11 @@ class Operator:
     #   "per_channel"      the filter has more than one quantization scale
     #   "kernel_hw", "stride_hw"  convolution and pooling windows
     attributes: Mapping[str, object] = field(default_factory=dict)
+    code: int = -1                   # TFLite BuiltinOperator code (-1: the kind's, looked up)
+    version: int = 1                 # the operator code's version
+    options_type: int = 0            # TFLite BuiltinOptions code of `options`
+    options: Tuple[int, ...] = ()    # builtin options as scalars in schema order (mc_op_t.options)
+    intermediates: Tuple[int, ...] = ()
 
     @property
     def operations(self) -> int:
@@ -100,6 +107,23 @@ class Model:
     inputs: Tuple[int, ...]          # graph input tensor indices
     outputs: Tuple[int, ...]         # graph output tensor indices
     subgraph_count: int = 1
+    file_bytes: Optional[int] = None  # the model file's size, when it is the file deployed (TFLite)
+    # Set when this graph is an estimate made from another file (memcore.quantise.as_int8):
+    # that file's path.
+    estimated_from: Optional[str] = None
+    # How an imported graph was planned for deployment (ONNX: the rewrites the TFLite
+    # converter would make, and what was left as it is), in words, one per line.
+    conversion: Tuple[str, ...] = ()
+    # The C core's copy of the graph (memcore.cgraph.CGraph), kept from the C reader for
+    # TFLite files and built on first use for models imported in Python.
+    _cgraph: object = field(default=None, compare=False, repr=False)
+
+    def c_graph(self):
+        """The graph as the C core reads it (memcore.cgraph.CGraph)."""
+        if self._cgraph is None:
+            from memcore.cgraph import from_model
+            object.__setattr__(self, "_cgraph", from_model(self))
+        return self._cgraph
 
     @property
     def parameter_count(self) -> int:
@@ -128,29 +152,31 @@ class Model:
         """Indices of the tensors the activation arena holds, in TFLM's order."""
         return tuple(t.index for t in self.tensors if t.needs_allocating)
 
+    def _tensor_buffers(self):
+        """The activation tensors of TFLM's head, with TFLM's lifetimes shifted by one
+        (the C core's mc_tflm_buffers; kernel scratch buffers left out)."""
+        from memcore.targets import KERNELS, TARGETS
+        sizes, first, last, owner = ll.tflm_buffers(self.c_graph(), TARGETS["host64"], KERNELS["reference"],
+                                                    lib.MC_TFLM_ALLOW_UNKNOWN, self.path)
+        return [(o, s, f, l) for s, f, l, o in zip(sizes, first, last, owner) if o >= 0]
+
     def lifetimes(self) -> Dict[int, Tuple[int, int]]:
         """{tensor index: (first scope, last scope)} for every planned tensor, with
-        TFLM's rules (computed by the C core).  A planned tensor no operator touches
-        gets (-1, -1), as in TFLM."""
-        first, last = ll.tflm_lifetimes(len(self.tensors), [op.inputs for op in self.operators],
-                                         [op.outputs for op in self.operators], self.inputs,
-                                         self.outputs)
-        return {i: (first[i], last[i]) for i in self.planned_tensors}
+        TFLM's rules (computed by the C core): scope 0 is before the first operator,
+        operator k runs at scope k + 1.  A planned tensor no operator touches gets
+        (-1, -1), as in TFLM."""
+        return {t: (f - 1, l - 1) for t, _, f, l in self._tensor_buffers()}
 
     def plan(self, strategy: str = "tflm", alignment: int = 16, budget_steps: Optional[int] = None) -> Plan:
         """The activation arena: `Plan.offsets` is {tensor index: byte offset} for
         every planned tensor (see `planned_tensors`); `arena_bytes` for "tflm" is
-        TFLM's reported head; `budget_steps` as for memcore.plan."""
-        lifetimes = self.lifetimes()
-        indices = list(lifetimes)
-        # Scopes shift by one so TFLM's "never touched" (-1) becomes a valid first use;
-        # a uniform shift keeps every overlap, hence every placement, unchanged.
-        raw = _plan([self.tensors[i].bytes for i in indices],
-                    [lifetimes[i][0] + 1 for i in indices],
-                    [lifetimes[i][1] + 1 for i in indices],
+        TFLM's reported head when the kernels ask for no scratch buffers; `budget_steps`
+        as for memcore.plan."""
+        buffers = self._tensor_buffers()
+        raw = _plan([s for _, s, _, _ in buffers], [f for _, _, f, _ in buffers], [l for _, _, _, l in buffers],
                     alignment=alignment, strategy=strategy, budget_steps=budget_steps)
-        return Plan(raw.arena_bytes, dict(zip(indices, raw.offsets)), raw.lower_bound_bytes, strategy,
-                    raw.proven_optimal, raw.steps)
+        return Plan(raw.arena_bytes, dict(zip([t for t, _, _, _ in buffers], raw.offsets)), raw.lower_bound_bytes,
+                    strategy, raw.proven_optimal, raw.steps)
 
     def tensor(self, name: str) -> Optional[Tensor]:
         for t in self.tensors:
@@ -164,9 +190,10 @@ def bad_model(path, problem: str) -> MemcoreError:
     return MemcoreError("%s: %s" % (path, problem))
 
 
-def load(path) -> Model:
+def load(path, input_shapes=None) -> Model:
     """Reads a .tflite or .onnx file into a Model.  The format is recognised from the
-    file's content (a TFLite flatbuffer carries "TFL3" at byte 4), not its name."""
+    file's content (a TFLite flatbuffer carries "TFL3" at byte 4), not its name.
+    `input_shapes` ({graph input name: shape}) fixes an ONNX model's dynamic dimensions."""
     import os
 
     path = os.fspath(path)
@@ -174,14 +201,22 @@ def load(path) -> Model:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise bad_model(path, "cannot read the file: %s" % e.strerror) from None
+        raise with_hint(bad_model(path, "cannot read the file: %s" % e.strerror), os_error_hint(e, path)) from None
     if len(data) == 0:
         raise bad_model(path, "the file is empty")
     if data[4:8] == b"TFL3":
+        if input_shapes:
+            raise bad_model(path, "--input-shape is for an ONNX model's dynamic dimensions; a TFLite file's "
+                                  "input shapes are fixed when it is converted")
         from memcore.tflite import load_tflite
         return load_tflite(path, data)
     if path.lower().endswith(".tflite"):
         raise bad_model(path, "not a TFLite flatbuffer (no TFL3 identifier at byte 4); "
                               "the file is truncated, corrupted or in another format")
+    from memcore.cgraph import from_model
     from memcore.onnx_import import load_onnx
-    return load_onnx(path, data)
+    model = load_onnx(path, data, input_shapes)
+    # The same dataflow rules as a TFLite file's, checked by the same C (cycles, tensors
+    # read before they are written, tensors written twice, ...).
+    from_model(model).validate(path)
+    return model

@@ -1,4 +1,4 @@
-"""SPEC 5: latency as fetch + compute + setup, and which upgrade pays."""
+"""Latency as fetch + compute + setup, and which upgrade pays."""
 from dataclasses import dataclass
 
 from memcore import _lowlevel as ll
@@ -31,6 +31,11 @@ def latency(bytes_moved, operations, bandwidth_bytes_per_second, operations_per_
                      ll.rate("bandwidth_bytes_per_second", bandwidth_bytes_per_second),
                      ll.rate("operations_per_second", operations_per_second),
                      ll.rate("overhead_seconds", overhead_seconds, allow_zero=True))
+    return from_c(raw)
+
+
+def from_c(raw):
+    """The Latency of an mc_latency_t."""
     return Latency(raw.fetch_seconds, raw.compute_seconds, raw.setup_seconds, raw.total_seconds,
                    PARTS[raw.dominant], raw.saving_if_compute_doubled, raw.saving_if_bandwidth_doubled,
                    raw.saving_seconds_if_compute_doubled, raw.saving_seconds_if_bandwidth_doubled)

@@ -1,4 +1,4 @@
-"""SPEC 3: per-layer memory reports and network totals (DeepLearning4J's convention).
+"""Per-layer memory reports and network totals (DeepLearning4J's convention).
 
 Shapes are per example, channels last: (features,), (steps, features) or
 (height, width, channels).  Every figure is a count of values; the network report

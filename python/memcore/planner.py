@@ -1,4 +1,4 @@
-"""SPEC 7: place activation buffers in one arena from their lifetimes (the C planner)."""
+"""Place activation buffers in one arena from their lifetimes (the C planner)."""
 from dataclasses import dataclass
 from typing import Dict, List, Union
 
@@ -27,6 +27,44 @@ class Plan:
     strategy: str
     proven_optimal: bool
     steps: int
+
+
+@dataclass(frozen=True)
+class LiveBytes:
+    """What is live at each step of a set of lifetimes (the C core's mc_live_bytes)."""
+    bytes: List[int]          # aligned bytes live at each step
+    buffers: List[int]        # buffers (of non-zero size) live at each step
+    peak_step: int            # the first step with the most bytes live; -1 with no steps
+    peak_bytes: int           # bytes live then: the plan's lower bound
+
+
+def _uses(first_use, last_use):
+    for name, uses in (("first_use", first_use), ("last_use", last_use)):
+        for i, u in enumerate(uses):
+            if ll.count("%s[%d]" % (name, i), u) > ll.INT32_MAX:
+                raise ll.MemcoreError("%s[%d] is past the largest operator index: %d" % (name, i, u))
+    for i, (f, l) in enumerate(zip(first_use, last_use)):
+        if f > l:
+            raise ll.MemcoreError("buffer %d is first used at %d, after its last use at %d" % (i, f, l))
+
+
+def live_bytes(sizes, first_use, last_use, n_steps=None, alignment=16):
+    """Aligned bytes and buffers live at each step 0 .. n_steps - 1 (default: up to the
+    last use), and the peak step.  Lifetimes are inclusive, as for `plan`."""
+    sizes, first_use, last_use = list(sizes), list(first_use), list(last_use)
+    if not len(sizes) == len(first_use) == len(last_use):
+        raise ll.MemcoreError("sizes, first_use and last_use must have the same length, got %d, %d, %d"
+                              % (len(sizes), len(first_use), len(last_use)))
+    sizes = [ll.count("sizes[%d]" % i, s) for i, s in enumerate(sizes)]
+    _uses(first_use, last_use)
+    if n_steps is None:
+        n_steps = max(last_use, default=-1) + 1
+    n_steps = ll.count("n_steps", n_steps)
+    for i, l in enumerate(last_use):
+        if l >= n_steps:
+            raise ll.MemcoreError("buffer %d is used at step %d, past the %d steps asked for" % (i, l, n_steps))
+    per_step, buffers, raw = ll.live_bytes(sizes, first_use, last_use, ll.count("alignment", alignment, 1), n_steps)
+    return LiveBytes(per_step, buffers, raw.peak_step, raw.peak_bytes)
 
 
 def _plain(values):

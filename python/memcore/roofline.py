@@ -1,4 +1,4 @@
-"""SPEC 6: batching moves the bottleneck from memory to compute."""
+"""Batching moves the bottleneck from memory to compute."""
 from dataclasses import dataclass
 from typing import Optional
 
@@ -20,5 +20,10 @@ def roofline(weight_bytes, activation_bytes_per_example, operations_per_example,
                       ll.count("operations_per_example", operations_per_example),
                       ll.rate("machine_ops_per_byte", machine_ops_per_byte),
                       ll.count("batch", batch, 1))
+    return from_c(raw)
+
+
+def from_c(raw):
+    """The Roofline of an mc_roofline_t."""
     return Roofline(raw.intensity, "memory" if raw.bound == lib.MC_BOUND_MEMORY else "compute",
                     None if raw.crossover_batch < 0 else raw.crossover_batch, raw.ceiling)

@@ -1,170 +1,78 @@
 """The TFLite reader: a .tflite flatbuffer into memcore's neutral graph.
 
-Built on the maintained `tflite` package (the schema's generated flatbuffer accessors),
-not a hand-rolled byte parser.  The flatbuffer is read lazily, so a truncated or
-corrupted file shows up as an exception from deep inside the accessors, or as absurd
-numbers; both become one MemcoreError naming the file.
+The bytes go to the C core's reader (csrc/src/tflite_reader.c, the same one the board
+runs on a model file in its filesystem), which checks every offset and length before
+following it; the C core then validates the dataflow (cycles, tensors read before they
+are written, ...).  This module only turns the C graph into memcore's Python Model:
+names from the file, operator names and operation counts from the C core.  Whether
+TFLM runs every operator is the check's question (an unknown operator is refused there,
+or costed as an upper bound with --allow-unknown-ops), not the reader's.
 """
-import tflite as _schema
-from tflite.BuiltinOperator import BuiltinOperator as _BuiltinOperator
-from tflite.TensorType import TensorType as _TensorType
-
+from memcore import _lowlevel as ll
+from memcore.cgraph import DTYPE_NAMES, read_tflite
 from memcore.errors import MemcoreError
-from memcore.graph import DTYPE_BYTES, Model, Operator, Tensor, bad_model
-from memcore.opcount import count_operations, is_supported
+from memcore.graph import Model, Operator, Tensor, bad_model
 
-_OP_NAMES = {v: k for k, v in vars(_BuiltinOperator).items() if not k.startswith("_")}
-_TYPE_NAMES = {v: k.lower() for k, v in vars(_TensorType).items() if not k.startswith("_")}
-_MAX_DIM = 2 ** 31 - 1  # TFLite dims are int32
+# Builtin options (mc_op_t.options, schema order) the operation counts read.
+_CONV_STRIDE = (2, 1)     # Conv2DOptions / DepthwiseConv2DOptions / TransposeConvOptions: stride_h, stride_w
+_POOL = (4, 3, 2, 1)      # Pool2DOptions: filter_height, filter_width, stride_h, stride_w
 
 
 def load_tflite(path, data: bytes) -> Model:
-    try:
-        return _read(path, data)
-    except MemcoreError:
-        raise
-    except Exception as e:  # the accessors fail in many ways on damaged bytes
-        raise bad_model(path, "corrupted or truncated TFLite flatbuffer (%s: %s)"
-                        % (type(e).__name__, e)) from None
-
-
-def _read(path, data):
-    if len(data) < 8 or int.from_bytes(data[0:4], "little") >= len(data):
-        raise bad_model(path, "truncated TFLite flatbuffer (%d bytes)" % len(data))
-    model = _schema.Model.GetRootAsModel(data, 0)
-    n_subgraphs = model.SubgraphsLength()
-    if n_subgraphs == 0:
-        raise bad_model(path, "the model has no subgraph")
-    if n_subgraphs > 1:
+    graph = read_tflite(data, path)
+    graph.validate(path)
+    g = graph.graph
+    if g.n_subgraphs != 1:
         raise bad_model(path, "the model has %d subgraphs (control flow such as IF or WHILE); "
-                              "memcore plans single-subgraph models only" % n_subgraphs)
-    graph = model.Subgraphs(0)
-    tensors = tuple(_tensor(path, model, graph.Tensors(i), i) for i in range(graph.TensorsLength()))
-    n = len(tensors)
-
-    def index(i, where, optional=False):
-        i = int(i)
-        if (optional and i == -1) or 0 <= i < n:
-            return i
-        raise bad_model(path, "%s refers to tensor %d, but the graph has %d tensors" % (where, i, n))
-
-    operators = []
-    for k in range(graph.OperatorsLength()):
-        op = graph.Operators(k)
-        kind = _op_name(path, model, op, k)
-        inputs = tuple(index(op.Inputs(j), "operator %d (%s)" % (k, kind), optional=True)
-                       for j in range(op.InputsLength()))
-        outputs = tuple(index(op.Outputs(j), "operator %d (%s)" % (k, kind))
-                        for j in range(op.OutputsLength()))
-        operators.append(_operator(path, k, kind, op, inputs, outputs, tensors))
-    graph_inputs = tuple(index(graph.Inputs(j), "graph input") for j in range(graph.InputsLength()))
-    graph_outputs = tuple(index(graph.Outputs(j), "graph output") for j in range(graph.OutputsLength()))
-    return Model(path=path, format="tflite", tensors=tensors, operators=tuple(operators),
-                 inputs=graph_inputs, outputs=graph_outputs, subgraph_count=n_subgraphs)
+                              "memcore plans single-subgraph models only" % g.n_subgraphs)
+    if g.flags & 1:
+        raise bad_model(path, "the model carries an offline memory plan (OfflineMemoryAllocation "
+                              "metadata), which memcore does not model")
+    tensors = tuple(_tensor(graph, i) for i in range(g.n_tensors))
+    operators = tuple(_operator(path, graph, k, tensors) for k in range(g.n_ops))
+    return Model(path=path, format="tflite", tensors=tensors, operators=operators,
+                 inputs=tuple(g.inputs[0:g.n_inputs]), outputs=tuple(g.outputs[0:g.n_outputs]),
+                 subgraph_count=g.n_subgraphs, file_bytes=len(data), _cgraph=graph)
 
 
-def _tensor(path, model, t, i):
-    name = (t.Name() or b"").decode("utf-8", "replace")
-    where = "tensor %d (%s)" % (i, name)
-    type_name = _TYPE_NAMES.get(t.Type())
-    if type_name not in DTYPE_BYTES:
-        raise bad_model(path, "%s has type %s, which has no fixed element size"
-                        % (where, type_name or "code %d" % t.Type()))
-    shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
-    signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) if t.ShapeSignatureLength() else ()
-    if any(d < 0 for d in shape + signature):
-        raise bad_model(path, "%s has a dynamic or unknown shape %s; memcore needs static shapes"
-                        % (where, list(signature or shape)))
-    if any(d > _MAX_DIM for d in shape):
-        raise bad_model(path, "%s has an impossible dimension in shape %s" % (where, list(shape)))
-    elements = 1
-    for d in shape:
-        elements *= d
-    if elements * DTYPE_BYTES[type_name] > 2 ** 63 - 1:
-        raise bad_model(path, "%s of shape %s does not fit in 64 bits of bytes" % (where, list(shape)))
-    buffer_index = t.Buffer()
-    if not 0 <= buffer_index < max(1, model.BuffersLength()):
-        raise bad_model(path, "%s refers to buffer %d, but the file has %d buffers"
-                        % (where, buffer_index, model.BuffersLength()))
-    buffer = model.Buffers(buffer_index) if model.BuffersLength() else None
-    # Data either inline, or (files over 2 GB) at an offset past the flatbuffer; either
-    # way the tensor is a constant the runtime reads from the file, not from the arena.
-    is_constant = buffer is not None and (buffer.DataLength() > 0 or buffer.Offset() > 1)
-    if buffer is not None and buffer.DataLength() > 0:
-        buffer.DataAsNumpy()  # touch it: a truncated file fails here, not later
-    q = t.Quantization()
-    channels = q.ScaleLength() if q is not None else 0
-    has_zero_point = q is not None and q.ZeroPointLength() > 0
-    return Tensor(index=i, name=name, shape=shape, dtype=type_name,
-                  bytes=elements * DTYPE_BYTES[type_name], is_constant=bool(is_constant),
-                  is_variable=bool(t.IsVariable()), quantization_channels=channels,
-                  has_zero_point=has_zero_point)
+def _tensor(graph, i):
+    t = graph.graph.tensors[i]
+    return Tensor(index=i, name=graph.tensor_name(i), shape=tuple(t.dims[0:t.rank]),
+                  dtype=DTYPE_NAMES[t.dtype], bytes=t.bytes, is_constant=bool(t.flags & 1),
+                  is_variable=bool(t.flags & 2), quantization_channels=t.quant_channels,
+                  has_zero_point=bool(t.flags & 4), quantization_dimension=t.quant_dimension)
 
 
-def _op_name(path, model, op, k):
-    if not 0 <= op.OpcodeIndex() < model.OperatorCodesLength():
-        raise bad_model(path, "operator %d refers to operator code %d, but the file has %d"
-                        % (k, op.OpcodeIndex(), model.OperatorCodesLength()))
-    code = model.OperatorCodes(op.OpcodeIndex())
-    # Schema 3a moved builtin codes past 127 to a new field; old files only set the
-    # deprecated one.  The larger of the two is the real code in both cases.
-    builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
-    name = _OP_NAMES.get(builtin, "builtin code %d" % builtin)
-    if name == "CUSTOM":
-        custom = (code.CustomCode() or b"?").decode("utf-8", "replace")
-        raise bad_model(path, "unsupported operator %d: custom operator %r" % (k, custom))
-    if not is_supported(name):
-        raise bad_model(path, "unsupported operator %d: %s" % (k, name))
-    return name
-
-
-def _options(op, kind):
-    """The builtin options memcore needs, as plain values."""
-    table = op.BuiltinOptions()
-    if table is None:
-        return {}
+def _operator(path, graph, k, tensors):
+    op = graph.graph.ops[k]
+    flat = graph.graph.op_tensors
+    kind = graph.op_kind(k)
+    inputs = tuple(flat[op.first_input:op.first_input + op.n_inputs])
+    outputs = tuple(flat[op.first_output:op.first_output + op.n_outputs])
+    intermediates = tuple(flat[op.first_intermediate:op.first_intermediate + op.n_intermediates])
+    options = tuple(op.options[0:8])
+    attributes = {}
     if kind in ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV"):
-        cls = {"CONV_2D": _schema.Conv2DOptions, "DEPTHWISE_CONV_2D": _schema.DepthwiseConv2DOptions,
-               "TRANSPOSE_CONV": _schema.TransposeConvOptions}[kind]
-        o = cls()
-        o.Init(table.Bytes, table.Pos)
-        return {"stride_hw": (o.StrideH(), o.StrideW())}
+        attributes["stride_hw"] = tuple(options[i] for i in _CONV_STRIDE)
     if kind in ("AVERAGE_POOL_2D", "MAX_POOL_2D", "L2_POOL_2D"):
-        o = _schema.Pool2DOptions()
-        o.Init(table.Bytes, table.Pos)
-        return {"kernel_hw": (o.FilterHeight(), o.FilterWidth()), "stride_hw": (o.StrideH(), o.StrideW())}
-    return {}
-
-
-def _operator(path, k, kind, op, inputs, outputs, tensors):
-    attributes = _options(op, kind)
-    present = [tensors[i] for i in inputs if i >= 0]
-    weights = [t for t in present if t.is_constant]
+        attributes["kernel_hw"] = (options[_POOL[0]], options[_POOL[1]])
+        attributes["stride_hw"] = (options[_POOL[2]], options[_POOL[3]])
     filt = tensors[inputs[1]] if len(inputs) > 1 and inputs[1] >= 0 else None
     # TFLite layouts: conv filter OHWI, depthwise 1HWO, fully connected (O, I),
     # transpose conv OHWI.
-    if kind in ("CONV_2D", "TRANSPOSE_CONV", "FULLY_CONNECTED", "DEPTHWISE_CONV_2D"):
-        if filt is None or not filt.shape:
-            raise bad_model(path, "operator %d (%s) has no filter tensor" % (k, kind))
-        if kind == "FULLY_CONNECTED" and len(filt.shape) != 2:
-            raise bad_model(path, "operator %d (%s) has a filter of shape %s, not (out, in)"
-                            % (k, kind, list(filt.shape)))
-        if kind != "FULLY_CONNECTED" and len(filt.shape) != 4:
-            raise bad_model(path, "operator %d (%s) has a filter of shape %s, not 4-D"
-                            % (k, kind, list(filt.shape)))
-        attributes["output_channels"] = filt.shape[3] if kind == "DEPTHWISE_CONV_2D" else filt.shape[0]
+    if kind in ("CONV_2D", "TRANSPOSE_CONV", "FULLY_CONNECTED", "DEPTHWISE_CONV_2D") and filt is not None \
+            and filt.shape:
+        attributes["output_channels"] = filt.shape[-1] if kind == "DEPTHWISE_CONV_2D" else filt.shape[0]
         attributes["per_channel"] = filt.quantization_channels > 1
-        if kind != "FULLY_CONNECTED":
+        if kind != "FULLY_CONNECTED" and len(filt.shape) == 4:
             attributes["kernel_hw"] = (filt.shape[1], filt.shape[2])
-    if kind == "TRANSPOSE_CONV":
-        # inputs: output shape, filter, data
-        data_in = tensors[inputs[2]]
-        macs, other = data_in.elements * filt.shape[1] * filt.shape[2] * filt.shape[0], 0
-    else:
-        first_in = present[0] if present else None
-        out = tensors[outputs[0]] if outputs else None
-        macs, other = count_operations(kind, first_in.shape if first_in else (),
-                                       out.shape if out else (),
-                                       filt.shape if filt is not None else (), attributes)
+    # The arithmetic is the C core's (mc_op_counts), as the check counts it.
+    macs, other = ll.op_counts(graph, k)
+    weights = [tensors[i] for i in inputs if i >= 0 and tensors[i].is_constant]
     return Operator(index=k, kind=kind, inputs=inputs, outputs=outputs, macs=macs, other_ops=other,
-                    weight_bytes=sum(t.bytes for t in weights), attributes=attributes)
+                    weight_bytes=sum(t.bytes for t in weights), attributes=attributes, code=op.kind,
+                    version=op.version, options_type=op.options_type, options=options,
+                    intermediates=intermediates)
+
+
+__all__ = ["load_tflite", "MemcoreError"]

@@ -1,4 +1,4 @@
-"""SPEC 2: values held in one training update of a multilayer perceptron."""
+"""Training memory: values held in one training update of a multilayer perceptron."""
 from dataclasses import dataclass
 from typing import Optional
 

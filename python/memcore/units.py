@@ -58,3 +58,78 @@ def format_ops_rate(ops_per_second):
 
 def _three_digits(x):
     return ("%.2f" if abs(x) < 10 else "%.1f" if abs(x) < 100 else "%.0f") % x
+
+
+def format_duration(seconds):
+    """Long times as people plan them: '45.0 min', '6.20 h', '12.3 days', '2.10 years'."""
+    if seconds < 120:
+        return format_seconds(seconds)
+    for limit, scale, unit in ((7200, 60, "min"), (172800, 3600, "h"), (2 * YEAR_SECONDS, 86400, "days")):
+        if seconds < limit:
+            return _three_digits(seconds / scale) + " " + unit
+    return _three_digits(seconds / YEAR_SECONDS) + " years"
+
+
+def format_joules(joules):
+    """'850 nJ', '12.3 mJ', '4.06 J', '26.6 kJ'."""
+    for limit, scale, unit in ((1e-6, 1e9, "nJ"), (1e-3, 1e6, "µJ"), (1.0, 1e3, "mJ"), (1e3, 1.0, "J")):
+        if abs(joules) < limit:
+            return _three_digits(joules * scale) + " " + unit
+    return _three_digits(joules / 1e3) + " kJ"
+
+
+def format_watts(watts):
+    """'2.64 mW', '224 mW', '1.20 W'."""
+    for limit, scale, unit in ((1e-3, 1e6, "µW"), (1.0, 1e3, "mW")):
+        if abs(watts) < limit:
+            return _three_digits(watts * scale) + " " + unit
+    return _three_digits(watts) + " W"
+
+
+# ---- what a user types: budgets with their units ---------------------------------------
+
+YEAR_SECONDS = 365 * 86400
+_DURATION_UNITS = {"us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0,
+                   "w": 7 * 86400.0, "y": float(YEAR_SECONDS)}
+_NUMBER = r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*"
+
+
+def _parse(text, pattern, what, example):
+    import re
+    match = re.fullmatch(pattern, text.strip(), re.IGNORECASE) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError("%s must be %s, got %r" % (what, example, text))
+    return match
+
+
+def parse_duration(text, what="a duration"):
+    """Seconds from '30d', '12h', '90min', '250ms', '1y' (365 days), '2w' or a plain number
+    of seconds."""
+    import math
+    match = _parse(text, _NUMBER + r"(us|µs|ms|s|min|h|d|w|y)?\s*", what,
+                   "a number with a unit: 250ms, 10s, 90min, 12h, 30d, 2w, 1y")
+    value = float(match.group(1)) * _DURATION_UNITS[(match.group(2) or "s").lower()]
+    if not math.isfinite(value):
+        raise ValueError("%s must be finite, got %r" % (what, text))
+    return value
+
+
+def parse_battery(text):
+    """Joules from a capacity: '2000mAh@3.7V' (charge at a voltage), '7.4Wh', '26640J',
+    '26.6kJ'."""
+    import math
+    match = _parse(text, _NUMBER + r"(mAh|Ah|Wh|mWh|J|kJ)\s*(?:@" + _NUMBER + r"V)?\s*", "a battery",
+                   "a capacity with its unit: 2000mAh@3.7V, 7.4Wh or 26640J")
+    value, unit, volts = float(match.group(1)), match.group(2).lower(), match.group(3)
+    if unit in ("mah", "ah"):
+        if volts is None:
+            raise ValueError("a battery in %s needs its voltage, e.g. %s@3.7V" % (match.group(2), text.strip()))
+        joules = value * (3.6 if unit == "mah" else 3600.0) * float(volts)
+    else:
+        if volts is not None:
+            raise ValueError("a battery in %s already holds its energy; leave out the @%sV" % (match.group(2),
+                                                                                              volts))
+        joules = value * {"wh": 3600.0, "mwh": 3.6, "j": 1.0, "kj": 1e3}[unit]
+    if not math.isfinite(joules) or joules <= 0:
+        raise ValueError("a battery's capacity must be above 0, got %r" % text)
+    return joules

@@ -7,10 +7,10 @@
 int main(void)
 {
     int code, other;
-    for (code = MC_OK; code >= MC_E_LIFETIME; code--) {
+    for (code = MC_OK; code >= MC_E_LAST; code--) {
         const char *text = mc_strerror((mc_status_t)code);
         CHECK(text != NULL && strcmp(text, "unknown memcore status") != 0);
-        for (other = code - 1; other >= MC_E_LIFETIME; other--) {
+        for (other = code - 1; other >= MC_E_LAST; other--) {
             CHECK(strcmp(text, mc_strerror((mc_status_t)other)) != 0);
         }
     }

@@ -1,115 +1,73 @@
-"""`memcore check MODEL`: will it fit on this device, why, and what would make it fit.
+"""`memcore check MODEL`: will it fit on this device and meet its budgets, why, and what
+would change that.
 
-Exit status: 0 fits, 1 does not fit, 2 error (bad arguments, unreadable model)."""
-import json
-
-from rich.console import Console
-from rich.table import Table
-
-import memcore
-from memcore import cli_options
+Exit status: 0 everything fits, 1 does not fit in memory or flash, 2 error (bad
+arguments, unreadable model), 3 fits but misses the latency or battery budget."""
+from memcore import cli_options, jsonout
 from memcore.check import check
-from memcore.units import format_bytes, format_count, format_ops_rate, format_seconds
+from memcore.quantise import as_int8
+from memcore.render import terminal_report
+from memcore.report import report_data
+from memcore.terminal import Out
 
 
 def register(sub):
-    p = sub.add_parser("check", help="will MODEL fit on a device, and what would make it fit (exit 0 fits, 1 not)",
-                       description="Weights, activation arena, runtime overhead and latency of MODEL on one "
-                                   "device; when it does not fit, what would make it fit.  "
-                                   "Exit status: 0 fits, 1 does not fit, 2 error.")
+    p = cli_options.add_command(
+        sub, "check", "will MODEL fit on a device and meet its budgets (exit 0 fits, 1 memory or flash, "
+                      "3 time or battery)",
+        """Weights, activation arena, runtime overhead, flash, latency and energy of MODEL on one
+device, every resource with its need, its limit and its margin, and the one that runs out
+first.  When something does not fit, what would: each suggestion is this check run again
+on the changed configuration, with the command line that runs it.  --layers adds the
+per-operator table (operator, output shape, MACs, weights, bytes live while it runs, its
+share of the arena, its time), with the peak marked.  Exit status: 0 fits, 1 does not fit
+in memory or flash, 2 error, 3 fits but misses the latency or battery budget.""",
+        ["memcore check examples/kws_dscnn_int8.tflite --device esp32",
+         "memcore check model.tflite --device cortex-m4 --layers",
+         "memcore check model.tflite --device esp32 --max-latency 50ms",
+         "memcore check model.tflite --device esp32 --per-hour 60 --battery 2000mAh@3.7V --battery-life 30d",
+         "memcore check model.onnx --input-shape input=1,3,96,96 --device esp32-psram --weights-in ram",
+         "memcore check model.tflite --json | jq .limiting_resource",
+         "memcore check model.tflite --device esp32 --available-bytes 90000 --json"])
     p.add_argument("model", help=".tflite or .onnx model file")
     cli_options.add_device(p)
     cli_options.add_deployment(p)
+    cli_options.add_budgets(p)
+    p.add_argument("--layers", action="store_true", help="also print the per-operator table")
     cli_options.add_units(p)
-    p.add_argument("--json", action="store_true", help="print the report as JSON (schema memcore.report/1, "
-                                                       "docs/report-schema.md)")
+    p.add_argument("--available-bytes", type=cli_options.byte_count, default=None, metavar="N",
+                   help="what the board has free for the arena (e.g. the available_bytes its boot report "
+                        "printed), instead of the profile's figure")
+    p.add_argument("--as-int8", action="store_true",
+                   help="check a float32 model as its int8 conversion would be (an estimate: every float32 "
+                        "tensor int8, biases int32); a real converted file is better")
+    p.add_argument("--memcore-plan", action="store_true",
+                   help="plan the arena with memcore's planner (given to TFLM as offline-planned offsets) "
+                        "instead of TFLM's own")
+    p.add_argument("--allow-unknown-ops", action="store_true",
+                   help="check models with operators TFLM does not run, as an upper bound")
+    cli_options.add_input_shape(p)
+    cli_options.add_json(p, "the report (schema memcore.report/1, docs/report-schema.md; always with the "
+                            "per-operator rows)")
     p.set_defaults(run=run)
+
+
+# The verdict is the exit status (the C core numbers them so).
+EXIT_STATUS = {"fits": 0, "does_not_fit": 1, "misses_budget": 3}
 
 
 def run(args):
     profile = cli_options.device_profile(args)
-    report = check(memcore.load(args.model), profile, args.batch, args.kernels, args.weights_in)
+    model = cli_options.load_model(args)
+    if args.as_int8:
+        model = as_int8(model)
+    report = check(model, profile, args.batch, args.kernels, args.weights_in,
+                   available_bytes=args.available_bytes, allow_unknown_ops=args.allow_unknown_ops,
+                   budgets=cli_options.budgets(args), memcore_plan=args.memcore_plan,
+                   device_file=getattr(args, "device_file", None))
+    data = report_data(report, model)
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        jsonout.emit(data)
     else:
-        render(report, Console(), args.si)
-    return 0 if report.fits else 1
-
-
-def _headroom(n_bytes, si):
-    return "[%s]%s[/]" % ("green" if n_bytes >= 0 else "red", format_bytes(n_bytes, si))
-
-
-def render(report, console, si=False):
-    p = report.profile
-    b = lambda n: format_bytes(n, si)  # noqa: E731 - one short alias keeps the rows readable
-    console.print("[bold]%s[/] on [bold]%s[/] — %s" % (report.model, p.name, p.description))
-    if report.fits:
-        console.print("[bold green]✔ FITS[/]  %s of headroom: needs %s of the %s available"
-                      % (b(report.headroom_bytes), b(report.required_bytes), b(report.available_bytes)))
-    else:
-        console.print("[bold red]✘ DOES NOT FIT[/]  %s short: needs %s, %s available"
-                      % (b(-report.headroom_bytes) if report.headroom_bytes < 0 else b(0),
-                         b(report.required_bytes), b(report.available_bytes)))
-
-    console.print("\n[bold underline]Memory[/] (batch %d, %d-bit pointers)" % (report.batch, 8 * p.pointer_bytes))
-    memory = Table(show_header=False, box=None, padding=(0, 2))
-    memory.add_column(style="bold")
-    memory.add_column(justify="right", no_wrap=True)
-    memory.add_column(style="dim")
-    if report.weights_placement == "flash":
-        where = "in flash, not RAM (%s left of %s)" % (b(report.flash_headroom_bytes),
-                                                      b(p.regions["flash"].size_bytes))
-    else:
-        where = "in RAM" if p.arena_region in ("ram", "memory") else "in %s, with the arena" % p.arena_region
-    memory.add_row("weights", b(report.weights_bytes), where)
-    memory.add_row("activation arena", b(report.arena_tflm_bytes), "per example, planned as TFLM does")
-    memory.add_row("  memcore's plan", b(report.arena_best_bytes), "what memcore's planner needs")
-    memory.add_row("  lower bound", b(report.arena_lower_bound_bytes), "largest set of buffers alive at once")
-    memory.add_row("runtime overhead", b(report.runtime_overhead_bytes), "TFLM's persistent allocations (tail)")
-    memory.add_row("recommended arena", b(report.recommended_arena_bytes), "give TFLM's tensor arena this size")
-    memory.add_row("required", b(report.required_bytes),
-                   "largest term: %s" % {"parameters": "weights", "activations": "activation arena",
-                                         "runtime": "runtime overhead"}[report.budget.dominant])
-    available_note = "in %s" % p.arena_region
-    if p.available_bytes_at_boot != p.available_bytes:
-        available_note = "largest block the heap grows to (%s free at boot)" % b(p.available_bytes_at_boot)
-    memory.add_row("available", b(report.available_bytes), available_note)
-    memory.add_row("headroom", _headroom(report.headroom_bytes, si), "available − required")
-    console.print(memory)
-    if report.needs_heap_growth:
-        console.print("[yellow]note:[/] needs more than the %s free at boot; it relies on MicroPython growing "
-                      "its heap" % b(p.available_bytes_at_boot))
-
-    lat = report.latency
-    kernels = "%s, %s kernels at %s" % (report.dtype, report.kernels, format_ops_rate(p.ops_per_second(report.kernels)))
-    console.print("\n[bold underline]Time per request[/] (%s)" % kernels)
-    timing = Table(show_header=False, box=None, padding=(0, 2))
-    timing.add_column(style="bold")
-    timing.add_column(justify="right", no_wrap=True)
-    timing.add_column(style="dim")
-    for part, seconds, why in (("fetch", lat.fetch_seconds, "reading weights and activations"),
-                               ("compute", lat.compute_seconds, "%s operations" % format_count(report.operations)),
-                               ("setup", lat.setup_seconds, "fixed per request")):
-        timing.add_row(part + (" ◀" if part == lat.dominant else ""), format_seconds(seconds), why)
-    within = report.within_latency_budget
-    timing.add_row("total", "[%s]%s[/]" % ("green" if within else "yellow", format_seconds(lat.total_seconds)),
-                   "%s the %s budget" % ("within" if within else "over", format_seconds(p.latency_budget_seconds)))
-    console.print(timing)
-    r = report.roofline
-    console.print("[bold]%s-bound[/] at batch %d: %.3g ops per byte fetched; %s"
-                  % (r.bound, report.batch, r.intensity,
-                     "batching helps until batch %d" % r.crossover_batch if r.crossover_batch and r.bound == "memory"
-                     else "no batch makes it compute-bound (ceiling %.3g ops/byte)" % r.ceiling
-                     if r.bound == "memory" else "faster arithmetic is what pays"))
-
-    if report.suggestions:
-        console.print("\n[bold underline]What would make it fit[/]")
-        table = Table(box=None, padding=(0, 2))
-        table.add_column("change")
-        table.add_column("headroom after", justify="right", no_wrap=True)
-        table.add_column("")
-        for s in report.suggestions:
-            table.add_row(s.action, _headroom(s.headroom_bytes, si),
-                          "[green]fits[/]" if s.fits else "[red]still short[/]")
-        console.print(table)
+        terminal_report(data, Out(), args.si, layers=args.layers)
+    return EXIT_STATUS[report.verdict]

@@ -1,10 +1,11 @@
-"""`memcore hil`: the shared vectors on a board (or a simulated one) against the host (SPEC 8)."""
-import sys
-
+"""`memcore hil`: the shared vectors on a board (or a simulated one) against the host."""
+from memcore import cli_options, jsonout
+from memcore.cli_hints import board_error
 from memcore.hil import make_board
 from memcore.hil.errors import HilError
 from memcore.hil.parity import compare, run_on_board, vector_names
 from memcore.hil.report import render
+from memcore.terminal import Out
 
 
 def add_board_options(p):
@@ -23,11 +24,20 @@ def board_from(args):
 
 
 def register(sub):
-    p = sub.add_parser("hil", help="run the shared vectors on a board and compare with the host")
+    p = cli_options.add_command(
+        sub, "hil", "run the shared vectors on a board and compare with the host",
+        """Deploys memcore's shared test vectors to a MicroPython board (or a simulated one: the
+unix port on a pseudo-terminal), runs them there, and compares every result with the
+host's: integers exactly, floats within the board's precision.  Exit status: 0 they agree,
+1 they differ or the run did not complete, 2 the board could not be reached.""",
+        ["memcore hil                                   # a simulated board",
+         "memcore hil --port /dev/ttyUSB0 --transcripts runs/",
+         "memcore hil --port /dev/ttyUSB0 --vectors budget latency --json > parity.json"])
     add_board_options(p)
     p.add_argument("--vectors", metavar="NAME", nargs="*", help="vector files to run (default: all)")
     p.add_argument("--report", metavar="OUT.json", help="also write the report as JSON")
     p.add_argument("--no-deploy", action="store_true", help="the files are on the board already")
+    cli_options.add_json(p, "the parity report (schema memcore.parity/1)")
     p.set_defaults(run=run)
 
 
@@ -38,12 +48,16 @@ def run(args):
         try:
             board.open("hil")
         except HilError as exc:
-            print("memcore hil: error: %s" % exc, file=sys.stderr)
-            return 2
+            raise board_error(exc, args.port) from None
         result = compare(run_on_board(board, names, timeout_s=args.timeout, deploy_files=not args.no_deploy), names)
     finally:
         board.close()
-    render(result)
+    if args.json:
+        jsonout.emit(result.as_json())
+    else:
+        out = Out()
+        render(result, out.console)
+        out.flush()
     if args.report:
         result.write(args.report)
     return 0 if result.ok else 1

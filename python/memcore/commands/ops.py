@@ -1,47 +1,65 @@
-"""`memcore ops MODEL`: one row per operator; the one at the memory peak is marked."""
-from rich import box
-from rich.console import Console
-from rich.table import Table
+"""`memcore ops MODEL`: one row per operator, the one at the memory peak marked."""
+import os
 
 import memcore
-from memcore import cli_options
-from memcore.ops import operator_rows
-from memcore.units import format_bytes, format_count
+from memcore import cli_options, jsonout
+from memcore.check import check
+from memcore.render import LAYERS_NOTE, layers_table, work_words
+from memcore.terminal import Out, escape
+from memcore.units import format_bytes, format_seconds
 
 
 def register(sub):
-    p = sub.add_parser("ops", help="per-operator table of MODEL: output shape, MACs, weights, bytes live")
+    p = cli_options.add_command(
+        sub, "ops", "per-operator table of MODEL: output shape, MACs, weights, bytes live, time",
+        """One row per operator in execution order: its output shape, MACs, weight bytes, the
+activation bytes alive while it runs (and how many buffers), their share of TFLM's arena,
+and its time on the device.  The operator at the peak, the most bytes alive at once, is
+marked: no arena plan can be smaller than that.  Like STM32Cube.AI's analyze table,
+torchinfo's summary and onnx-tool's per-layer CSV.""",
+        ["memcore ops examples/kws_dscnn_int8.tflite",
+         "memcore ops model.tflite --device cortex-m4 --kernels reference",
+         "memcore ops model.onnx --json | jq '.layers[] | select(.is_peak)'"])
     p.add_argument("model", help=".tflite or .onnx model file")
+    cli_options.add_device(p)
+    cli_options.add_deployment(p)
     cli_options.add_units(p)
+    cli_options.add_json(p, "the table (schema memcore.ops/1)")
     p.set_defaults(run=run)
 
 
-def _shape(shapes):
-    return ", ".join("×".join(str(d) for d in s) if s else "scalar" for s in shapes)
+def ops_json(model, profile, batch, kernels, placement, rows, request_seconds):
+    tflm = model.plan("tflm")
+    peak = next((r for r in rows if r.is_peak), None)
+    return {
+        "schema": jsonout.SCHEMAS["ops"], "model": os.path.basename(model.path), "device": profile.name,
+        "memcore_version": memcore.__version__, "batch": batch, "kernels": kernels, "weights_placement": placement,
+        "operators": len(rows), "macs": model.macs, "operations": model.operations,
+        "weights_bytes": model.weight_bytes, "arena_tflm_bytes": tflm.arena_bytes,
+        "arena_lower_bound_bytes": tflm.lower_bound_bytes, "peak_operator": peak.index if peak else None,
+        "request_seconds": request_seconds,
+        "layers": [r.to_json() for r in rows],
+    }
 
 
 def run(args):
+    profile = cli_options.device_profile(args)
     model = memcore.load(args.model)
-    rows = operator_rows(model)
-    tflm = model.plan("tflm")
-    table = Table(title="%s: %d operators, %s MACs, %s of weights"
-                  % (model.path.rsplit("/", 1)[-1], len(rows), format_count(model.macs),
-                     format_bytes(model.weight_bytes, args.si)),
-                  caption="◀ peak: the operator with the most activation bytes alive; no arena plan can be "
-                          "smaller (lower bound %s; TFLM's plan %s)"
-                          % (format_bytes(tflm.lower_bound_bytes, args.si), format_bytes(tflm.arena_bytes, args.si)),
-                  box=box.SIMPLE_HEAD)
-    table.add_column("#", justify="right")
-    table.add_column("operator", no_wrap=True)
-    table.add_column("output shape", overflow="fold")
-    table.add_column("MACs", justify="right", no_wrap=True)
-    table.add_column("weights", justify="right", no_wrap=True)
-    table.add_column("live while it runs\n(buffers)", justify="right", no_wrap=True)
-    for r in rows:
-        style = "bold yellow" if r.is_peak else None
-        table.add_row(str(r.index), r.kind, _shape(r.output_shapes), format_count(r.macs) if r.macs else "–",
-                      format_bytes(r.weight_bytes, args.si) if r.weight_bytes else "–",
-                      "%s (%d)%s" % (format_bytes(r.live_bytes, args.si), r.live_buffers, " ◀ peak" if r.is_peak else ""),
-                      style=style)
-    Console().print(table)
+    placement = args.weights_in or profile.default_weights_placement()
+    request = check(model, profile, args.batch, args.kernels, placement, suggest=False)
+    kernels, rows = request.kernels, request.layers
+    data = ops_json(model, profile, args.batch, kernels, placement, rows, request.latency.total_seconds)
+    if args.json:
+        jsonout.emit(data)
+        return 0
+    out = Out()
+    out.print("[bold]%s[/]: %d operators, %s, %s of weights"
+              % (escape(data["model"]), len(rows), work_words(model.macs, model.operations),
+                 format_bytes(model.weight_bytes, args.si)))
+    out.print("on %s, batch %d, %s kernels, weights in %s: %s per request, setup included"
+              % (escape(profile.name), args.batch, kernels, placement, format_seconds(data["request_seconds"])))
+    out.print(layers_table(out, [r.to_json() for r in rows], args.si))
+    out.print("TFLM's plan %s; lower bound %s (the peak)." % (format_bytes(data["arena_tflm_bytes"], args.si),
+                                                          format_bytes(data["arena_lower_bound_bytes"], args.si)))
+    out.print(LAYERS_NOTE, markup=False)
     return 0

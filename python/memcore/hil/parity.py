@@ -5,7 +5,9 @@
    version, float width) and one `@memcore` line per case;
 3. compute every case on the host with the cffi package;
 4. compare: versions first (another memcore on the board is reported, not diffed), then
-   each case: integers and strings exactly, floats within the board's own precision.
+   each case under the parity rule (memcore.hil.rule): integers and strings exactly,
+   floats within the board's own precision, and what the core derives from float
+   arguments as far as the board's precision moves those arguments.
 
 Whatever goes wrong on the way (a timeout, a reboot, a lost line), the cases that did
 arrive are still compared, and the failure is part of the report.
@@ -17,13 +19,10 @@ from dataclasses import dataclass, field
 
 import memcore
 from memcore import vectors
-from memcore.hil import lines
+from memcore.hil import lines, rule
 from memcore.hil.deploy import deploy
 from memcore.hil.errors import HilError, RemoteError
 
-#: relative float tolerance by the board's float width: single precision carries ~7
-#: digits, and a few operations lose a little more; double matches the host's bits
-FLOAT_REL = {32: 1e-6, 64: 1e-12}
 VECTOR_DIR_ON_BOARD = "memcore_vectors_data"
 
 
@@ -66,26 +65,45 @@ def runner_code(vector_names):
 
 @dataclass
 class BoardRun:
-    """What the board said: its header, one result per case, noise, and any failure."""
+    """What the board said: its header, one result per case, noise, any failure, and every
+    line that broke the protocol (`problems`: (transcript line, what is wrong))."""
     header: dict = None
     end: dict = None
-    results: list = field(default_factory=list)
+    results: list = field(default_factory=list)    # (transcript line, result object)
     noise: list = field(default_factory=list)
+    problems: list = field(default_factory=list)   # (transcript line, text)
     error: str = None
     error_kind: str = None
     seconds: float = 0.0
     transcript: str = None
 
-    def take(self, output):
-        objects, noise = lines.parse(output)
+    def take(self, output, first_line=1):
+        objects, noise, bad = lines.parse(output, first_line)
         self.noise.extend(noise)
-        for obj in objects:
-            if obj["schema"] == lines.HEADER and self.header is None:
-                self.header = obj
-            elif obj["schema"] == lines.RESULT:
-                self.results.append(obj)
-            elif obj["schema"] == lines.END:
-                self.end = obj
+        self.problems.extend((number, problem) for number, problem, _ in bad)
+        for number, obj in objects:
+            kind = obj["schema"]
+            if kind == lines.HEADER:
+                if self.header is not None or self.results:
+                    self.problems.append((number, "a second header line"))
+                else:
+                    self.header = obj
+            elif kind == lines.RESULT:
+                if self.header is None:
+                    self.problems.append((number, "a result line before the header"))
+                elif self.end is not None:
+                    self.problems.append((number, "a result line after the end line"))
+                self.results.append((number, obj))
+            elif kind == lines.END:
+                if self.end is not None:
+                    self.problems.append((number, "a second end line"))
+                else:
+                    self.end = obj
+                    if obj["cases"] != len(self.results):
+                        self.problems.append((number, "the end line counts %d cases, %d result lines came"
+                                              % (obj["cases"], len(self.results))))
+            else:
+                self.problems.append((number, "a %s line in a vector run" % kind))
 
 
 def run_on_board(board, vector_names, vector_dir=None, device_dir=None, timeout_s=120.0, code=None,
@@ -93,17 +111,19 @@ def run_on_board(board, vector_names, vector_dir=None, device_dir=None, timeout_
     """Deploy and run the vector runner on an opened board; never raises a HilError."""
     run = BoardRun()
     start = time.monotonic()
+    taken = False
     try:
         repl = board.repl
         if deploy_files:
             deploy(repl, board_files(vector_dir, device_dir))
         out, err = repl.exec_raw(code or runner_code(vector_names), timeout_s)
-        run.take(out)
+        run.take(out, repl.output_first_line)
+        taken = True
         if err:
             raise RemoteError("the vector runner raised on the board", out, err, repl.transcript)
     except HilError as exc:
-        if exc.stdout:
-            run.take(exc.stdout)
+        if exc.stdout and not taken:
+            run.take(exc.stdout, board.repl.output_first_line)
         run.error = str(exc)
         run.error_kind = type(exc).__name__
     run.seconds = time.monotonic() - start
@@ -122,7 +142,7 @@ class Difference:
 
 @dataclass
 class ParityReport:
-    status: str                    # ok | differences | version_mismatch | incomplete
+    status: str                    # ok | differences | malformed | version_mismatch | incomplete
     host: dict
     board: dict
     float_rel: float = None
@@ -131,6 +151,7 @@ class ParityReport:
     differences: list = field(default_factory=list)
     per_file: dict = field(default_factory=dict)   # file -> {"cases", "agreed", "differing", "missing"}
     noise_lines: int = 0
+    problems: list = field(default_factory=list)   # [{"line": transcript line, "problem": text}]
     error: str = None
     error_kind: str = None
     transcript: str = None
@@ -145,7 +166,8 @@ class ParityReport:
             "schema": "memcore.parity/1", "status": self.status, "host": self.host, "board": self.board,
             "float_rel": self.float_rel, "cases": self.cases, "agreed": self.agreed,
             "differences": [d.__dict__ for d in self.differences], "per_file": self.per_file,
-            "noise_lines": self.noise_lines, "error": self.error, "error_kind": self.error_kind,
+            "noise_lines": self.noise_lines, "problems": self.problems, "error": self.error,
+            "error_kind": self.error_kind,
             "transcript": self.transcript, "seconds": round(self.seconds, 3),
         }
 
@@ -154,38 +176,57 @@ class ParityReport:
 
 
 def compare(run, vector_names, vector_dir=None):
-    """Host vs board, field by field."""
+    """Host vs board, field by field.  Every case must come exactly once; a line that broke
+    the protocol makes the run "malformed" (never "ok"), naming its transcript line."""
     vector_dir = pathlib.Path(vector_dir or default_vector_dir())
     host_version, host_api = memcore.version()
     report = ParityReport(status="ok", host={"memcore_version": host_version, "api_version": host_api},
                           board=run.header or {}, noise_lines=len(run.noise), error=run.error,
                           error_kind=run.error_kind, transcript=run.transcript, seconds=run.seconds)
+    problems = list(run.problems)
+    got = {}
+    for number, result in run.results:
+        key = (result["file"], result["case"])
+        if key in got:
+            problems.append((number, "case %r of %r reported again (first on line %d)"
+                             % (result["case"], result["file"], got[key][0])))
+        else:
+            got[key] = (number, result)
+    problems.sort()
+    report.problems = [{"line": n, "problem": p} for n, p in problems]
+    if problems and report.error is None:
+        report.error_kind = "ProtocolError"
+        report.error = "transcript line %d: %s" % problems[0] + (
+            " (and %d more lines that broke the protocol)" % (len(problems) - 1) if len(problems) > 1 else "")
     if run.header is None:
         report.status = "incomplete"
         report.error = report.error or "the board printed no memcore header"
         return report
-    if (run.header.get("memcore_version"), run.header.get("api_version")) != (host_version, host_api):
+    if (run.header["memcore_version"], run.header["api_version"]) != (host_version, host_api):
         report.status = "version_mismatch"
         report.error = "board runs memcore %s (API %s), host %s (API %s): not compared" % (
-            run.header.get("memcore_version"), run.header.get("api_version"), host_version, host_api)
+            run.header["memcore_version"], run.header["api_version"], host_version, host_api)
         return report
-    report.float_rel = FLOAT_REL.get(run.header.get("float_bits"), FLOAT_REL[32])
-    got = {(r.get("file"), r.get("case")): r for r in run.results}
+    float_bits = run.header["float_bits"]
+    report.float_rel = rule.tolerance(float_bits)
     for name in vector_names:
         data = vectors.load(vector_dir / (name + ".json"))
         stats = report.per_file.setdefault(name, {"cases": len(data["cases"]), "agreed": 0, "differing": 0,
-                                                  "missing": 0})
+                                                  "missing": 0, "fields": {}})
         for case in data["cases"]:
-            board_result = got.pop((name, case["name"]), None)
+            _, board_result = got.pop((name, case["name"]), (None, None))
             if board_result is None:
                 stats["missing"] += 1
                 report.differences.append(Difference(name, case["name"], "(case)", "computed", "not reported"))
                 continue
             report.cases += 1
-            host_outcome = host_result(data["function"], case, board_result)
             board_outcome = ({"error": board_result["error"]} if "error" in board_result
-                             else {"fields": board_result.get("fields", {})})
-            diffs = vectors.differences(host_outcome, board_outcome, report.float_rel)
+                             else {"fields": board_result["fields"]})
+
+            def host(args, function=data["function"], case=case, board_result=board_result):
+                return host_result(function, dict(case, args=args), board_result)
+
+            diffs = rule.differences(host, case["args"], board_outcome, float_bits, stats["fields"])
             if diffs:
                 stats["differing"] += 1
                 report.differences.extend(Difference(name, case["name"], f, h, b) for f, h, b in diffs)
@@ -193,10 +234,14 @@ def compare(run, vector_names, vector_dir=None):
                 stats["agreed"] += 1
                 report.agreed += 1
     for (name, case_name) in got:
-        report.differences.append(Difference(str(name), str(case_name), "(case)", "no such case", "reported"))
-    if run.error is None and run.end is None:
+        report.differences.append(Difference(name, case_name, "(case)", "no such case", "reported"))
+    if report.error is None and run.end is None:
         report.error, report.error_kind = "the runner's end line never came", "ProtocolError"
-    if report.error:
+    if run.error:
+        report.status = "incomplete"
+    elif problems:
+        report.status = "malformed"
+    elif report.error:
         report.status = "incomplete"
     elif report.differences:
         report.status = "differences"

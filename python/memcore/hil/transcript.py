@@ -4,6 +4,8 @@ Two files per run, flushed after every chunk so that a run that hangs, times out
 crashes still leaves everything the board printed on disk:
   <name>.log  readable: one line per chunk, seconds since start, TX/RX, the bytes' repr
   <name>.rx   exactly the bytes received, nothing added
+A board that floods the line is recorded up to MAX_RECORDED_BYTES; past that, received
+bytes and line ends are only counted (the log says so), so line numbers stay true.
 """
 import itertools
 import os
@@ -12,6 +14,7 @@ import tempfile
 import time
 
 _counter = itertools.count(1)
+MAX_RECORDED_BYTES = 32 << 20
 
 
 def default_dir():
@@ -29,7 +32,10 @@ class Transcript:
         self._log = open(self.path, "w", encoding="ascii", errors="backslashreplace")
         self._rx = open(self.rx_path, "wb")
         self._start = time.monotonic()
-        self.received = bytearray()
+        #: bytes and line ends received, recorded or not: `lines_received + 1` is the
+        #: line number in <name>.rx of the next byte to arrive
+        self.bytes_received = 0
+        self.lines_received = 0
 
     def _line(self, tag, data):
         if self._log.closed:
@@ -43,7 +49,14 @@ class Transcript:
     def got(self, data):
         if not data:
             return
-        self.received += data
+        room = MAX_RECORDED_BYTES - self.bytes_received
+        self.bytes_received += len(data)
+        self.lines_received += data.count(b"\n")
+        if room <= 0:
+            return
+        if len(data) > room:
+            data = data[:room]
+            self.note("more than %d bytes received: the rest is counted, not recorded" % MAX_RECORDED_BYTES)
         self._line("RX", data)
         if not self._rx.closed:
             self._rx.write(data)
@@ -55,6 +68,8 @@ class Transcript:
             self._log.flush()
 
     def close(self):
+        if self.bytes_received > MAX_RECORDED_BYTES:
+            self.note("%d bytes received in all, %d line ends" % (self.bytes_received, self.lines_received))
         self._log.close()
         self._rx.close()
 

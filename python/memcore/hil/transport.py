@@ -12,6 +12,11 @@ The protocol (MicroPython docs, "raw REPL" / "raw-paste mode"):
 Every wait has a deadline.  Bytes that show the board rebooted (its banner, "soft reboot",
 the ESP32 ROM log) end a wait at once with BoardRebooted instead of a timeout.  Everything
 read goes to the run's transcript, including what was thrown away when clearing input.
+
+A board may flood the line.  Each wait searches only the bytes that are new (so reading
+stays linear however much arrives), and keeps at most KEEP_BYTES of what came before its
+token: past that, the middle is dropped (counted, and the code's output then fails with a
+ProtocolError) while the search for the token goes on to the end of the flood.
 """
 import re
 import select
@@ -31,11 +36,17 @@ REBOOT_MARKERS = re.compile(
     rb"|ets [A-Z][a-z]{2} [ \d]\d \d{4}"                  # ESP32 ROM: "ets Jun  8 2016"
     rb"|(?:^|\n)MicroPython \S+ on \d{4}-\d\d-\d\d;"      # friendly banner
 )
+#: a reboot marker is short: searching this far back from new bytes finds one cut in two
+MARKER_LOOKBACK = 256
 PASTE_CHUNK_PAUSE_S = 0.0
 POLL_S = 0.05
-READ_BLOCK = 4096
+READ_BLOCK = 65536
+#: what a wait keeps of the bytes before its token (the code's output: the vector run
+#: prints a few KB); the rest of a flood is counted and dropped
+KEEP_BYTES = 1 << 20
 RAW_CHUNK = 256
 RAW_CHUNK_PAUSE_S = 0.01
+AFTER_DEATH_QUIET_S = 0.1
 
 
 class RawRepl:
@@ -55,6 +66,10 @@ class RawRepl:
         self.paste_supported = None  # unknown until tried
         self.in_raw_repl = False
         self._buf = bytearray()
+        #: bytes the last wait dropped from the middle of a flood
+        self.dropped_bytes = 0
+        #: transcript line number of the first line of the last code's output
+        self.output_first_line = 1
 
     # ---- bytes ------------------------------------------------------------------
     def write(self, data):
@@ -112,13 +127,18 @@ class RawRepl:
         select.select([fd], [], [], POLL_S)
 
     def _fill_after_death(self):
+        """What the board wrote before it went: a pty hands bytes on asynchronously, so the
+        last of them may arrive just after its writer has exited; read until quiet."""
+        quiet_until = time.monotonic() + AFTER_DEATH_QUIET_S
         try:
-            while True:
+            while time.monotonic() < quiet_until:
                 data = self.port.read(READ_BLOCK)
-                if not data:
-                    break
-                self.transcript.got(data)
-                self._buf += data
+                if data:
+                    self.transcript.got(data)
+                    self._buf += data
+                    quiet_until = time.monotonic() + AFTER_DEATH_QUIET_S
+                else:
+                    self._wait_readable()
         except (serial.SerialException, OSError):
             pass
 
@@ -130,18 +150,29 @@ class RawRepl:
             raise BoardRebooted("board rebooted (saw %r)" % match.group(0).strip(), self._buf, self.transcript)
 
     def read_until(self, token, deadline, what, watch_reboot=True):
-        """Bytes before `token` (consumed with it); BoardTimeout at `deadline`."""
+        """Bytes before `token` (consumed with it); BoardTimeout at `deadline`.
+
+        At most KEEP_BYTES of them are kept: of a flood, the start is returned and
+        `dropped_bytes` says how much of the rest was dropped."""
+        self.dropped_bytes = 0
+        scanned = 0  # bytes of _buf already searched
         while True:
-            index = self._buf.find(token)
+            index = self._buf.find(token, max(0, scanned - len(token) + 1))
             if watch_reboot:
                 # Only before the token: a reboot after it belongs to the next read, which
                 # keeps the output that came first (e.g. results before a mid-run reset
                 # arriving in one chunk with the raw-paste acknowledgement).
-                self._check_reboot(end=index if index >= 0 else None)
+                self._check_reboot(max(0, scanned - MARKER_LOOKBACK), end=index if index >= 0 else None)
             if index >= 0:
                 data = bytes(self._buf[:index])
                 del self._buf[:index + len(token)]
                 return data
+            if len(self._buf) > KEEP_BYTES + 2 * MARKER_LOOKBACK:
+                # keep the start and a tail long enough to hold a token or marker cut in two
+                cut = len(self._buf) - MARKER_LOOKBACK
+                self.dropped_bytes += cut - KEEP_BYTES
+                del self._buf[KEEP_BYTES:cut]
+            scanned = len(self._buf)
             if time.monotonic() > deadline:
                 self.transcript.note("timeout waiting for %s" % what)
                 raise BoardTimeout("timed out waiting for %s" % what, self._buf, self.transcript)
@@ -164,6 +195,7 @@ class RawRepl:
         while time.monotonic() - last < quiet_s and time.monotonic() < end:
             if self._fill():
                 last = time.monotonic()
+                self._buf.clear()  # a flood is dropped as it comes, never held
         self._buf.clear()
 
     def _deadline(self, timeout_s):
@@ -273,25 +305,44 @@ class RawRepl:
         return True
 
     def _follow(self, deadline):
+        self.output_first_line = self.transcript.lines_received - self._buf.count(b"\n") + 1
         try:
             out = self.read_until(b"\x04", deadline, "the code's output")
         except HilError as exc:
-            exc.stdout = exc.partial
+            exc.stdout = exc.partial[:KEEP_BYTES]
             raise
+        dropped = self.dropped_bytes
+        printed = len(out) + dropped
+        if dropped:
+            # the output's start is kept, up to its last whole line
+            out = out[:KEEP_BYTES]
+            out = out[:out.rfind(b"\n") + 1]
         try:
             err = self.read_until(b"\x04", deadline, "the exception text")
             self.read_until(b">", deadline, "the raw REPL prompt")
         except HilError as exc:
             exc.stdout = out
             raise
+        if dropped:
+            exc = ProtocolError("the code printed %d bytes, more than the %d the harness keeps; the rest was "
+                                "dropped" % (printed, KEEP_BYTES), transcript=self.transcript)
+            exc.stdout = out
+            raise exc
         return out, err
 
-    def soft_reset(self, timeout_s=None):
-        """Ctrl-D in the raw REPL: the board soft-reboots; input is cleared, raw REPL re-entered."""
+    def soft_reset(self, timeout_s=None, friendly=False):
+        """Ctrl-D in the raw REPL: the board soft-reboots (boot.py runs); input is cleared,
+        raw REPL re-entered.  `friendly`: Ctrl-D in the friendly REPL instead, after which
+        a board also runs main.py, as at power-on."""
         deadline = self._deadline(timeout_s)
-        if not self.in_raw_repl:
-            self.enter()
-        self.write(b"\x04")
+        if friendly:
+            self.exit()
+            self.clear_input(quiet_s=0.1, max_s=1.0)
+            self.write(b"\x03\x04")  # Ctrl-C: an empty line, where Ctrl-D soft-reboots
+        else:
+            if not self.in_raw_repl:
+                self.enter()
+            self.write(b"\x04")
         self.read_until(b"soft reboot", deadline, "'soft reboot'", watch_reboot=False)
         self.in_raw_repl = False
         self.clear_input(quiet_s=0.2)

@@ -1,0 +1,617 @@
+/*
+ * The check (memcore.h §12): one model, one board, one configuration — every number
+ * `memcore check` reports and the verdict, computed once for host and board.
+ *
+ * The steps, in order:
+ *   1. the graph is validated, and refused if TFLM's model of it is not one memcore
+ *      makes (several subgraphs, an offline plan);
+ *   2. the head's buffers (activation tensors, kernel scratch) get TFLM's placement
+ *      and memcore's, on the same buffers, with the liveness lower bound;
+ *   3. TFLM's tail, minimum and recommended arena around TFLM's head;
+ *   4. memory per region: the arena (scaled by the batch; TFLM's overhead is not) and
+ *      weights loaded into RAM or PSRAM count where they live; the model file counts
+ *      against the flash budget;
+ *   5. time: each operator's operations at its class's rate for the model's numeric
+ *      type and kernels, plus fetch time for traffic the rates do not already include,
+ *      plus the fixed setup;
+ *   6. energy per request, over a duty cycle, against a battery;
+ *   7. the verdict: memory or flash short is "does not fit"; otherwise a missed
+ *      latency or battery budget is "misses budget"; the resource that runs out first
+ *      is the one with the largest need / limit among those that decide the verdict.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "checked.h"
+#include "floats.h"
+#include "graph.h"
+#include "memcore.h"
+
+#define ARENA_ALIGNMENT 16
+#define SECONDS_PER_HOUR 3600
+
+/* Operator codes the rate classes name. */
+enum { CONV_2D = 3, DEPTHWISE_CONV_2D = 4, FULLY_CONNECTED = 9, TRANSPOSE_CONV = 67, BATCH_MATMUL = 126 };
+
+/* Where the check's arrays sit in the caller's scratch. */
+typedef struct {
+    int64_t n_buffers;
+    int64_t work_bytes;   /* the shared area: validation, lifetimes, planning, live bytes */
+    int64_t total_bytes;
+} layout_t;
+
+static mc_status_t add_to(int64_t *total, int64_t count, int64_t each)
+{
+    int64_t bytes = 0;
+    MC_TRY(mc_checked_mul(count, each, &bytes));
+    bytes = (bytes + 7) / 8 * 8; /* every array starts 8-byte aligned */
+    return mc_checked_add(*total, bytes, total);
+}
+
+static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const mc_board_t *b, layout_t *l,
+                          mc_problem_t *problem)
+{
+    int64_t tflm_scratch = 0, validate = 0, plan = 0, live = 0, arrays = 0;
+    uint32_t flags = (c->flags & MC_CHECK_ALLOW_UNKNOWN_OPS) ? MC_TFLM_ALLOW_UNKNOWN : 0u;
+    MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &validate));
+    MC_TRY(mc_tflm_buffer_count(g, b->target, c->kernels, flags, &l->n_buffers, &tflm_scratch, problem));
+    MC_TRY(mc_plan_scratch_bytes(l->n_buffers, &plan));
+    /* bytes and buffers live per scope (int64 each), then a flag per tensor */
+    MC_TRY(mc_checked_mul(g->n_ops + 2, 2 * (int64_t)sizeof(int64_t), &live));
+    MC_TRY(mc_checked_add(live, g->n_tensors, &live));
+    l->work_bytes = validate;
+    l->work_bytes = tflm_scratch > l->work_bytes ? tflm_scratch : l->work_bytes;
+    l->work_bytes = plan > l->work_bytes ? plan : l->work_bytes;
+    l->work_bytes = live > l->work_bytes ? live : l->work_bytes;
+    /* the result being built (kept off the stack: it is large for a board's), sizes and
+     * two offset arrays (int64); first, last, owner (int32) */
+    MC_TRY(add_to(&arrays, 1, (int64_t)sizeof(mc_check_t)));
+    MC_TRY(add_to(&arrays, l->n_buffers, 3 * (int64_t)sizeof(int64_t)));
+    MC_TRY(add_to(&arrays, l->n_buffers, 3 * (int64_t)sizeof(int32_t)));
+    return mc_checked_add(arrays, l->work_bytes, &l->total_bytes);
+}
+
+static bool has_region(const mc_board_t *b, int32_t region)
+{
+    return region >= 0 && region < MC_REGION_COUNT && b->regions[region].bytes > 0;
+}
+
+static bool finite_nonnegative(double x)
+{
+    return mc_finite(x) && x >= 0;
+}
+
+static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
+{
+    int r, k, n, l;
+    /* As int32: enums may be 1-byte and unsigned (arm-none-eabi), so no sign test on them. */
+    int32_t target = (int32_t)b->target, kernels = (int32_t)c->kernels;
+    if (target < 0 || target >= (int32_t)MC_TARGET_COUNT ||
+        (kernels != (int32_t)MC_KERNELS_REFERENCE && kernels != (int32_t)MC_KERNELS_OPTIMISED)) {
+        return MC_E_RANGE;
+    }
+    for (r = 0; r < MC_REGION_COUNT; r++) {
+        if (b->regions[r].bytes < 0) {
+            return MC_E_NEGATIVE;
+        }
+        /* 0: not known (a board checking its memory only); the check then has no timing */
+        if (!finite_nonnegative(b->regions[r].read_bytes_per_second)) {
+            return MC_E_RANGE;
+        }
+    }
+    for (k = 0; k < MC_OPCLASS_COUNT; k++) {
+        for (n = 0; n < MC_NUMERIC_COUNT; n++) {
+            for (l = 0; l < 2; l++) {
+                if (!finite_nonnegative(b->ops_per_second[k][n][l])) {
+                    return MC_E_RANGE;
+                }
+            }
+        }
+    }
+    if (b->ram_bytes_at_boot < 0 || b->ram_bytes_at_boot > b->regions[MC_REGION_RAM].bytes ||
+        b->model_partition_bytes < 0 || b->model_partition_bytes > b->regions[MC_REGION_FLASH].bytes ||
+        !finite_nonnegative(b->overhead_seconds) || !finite_nonnegative(b->active_watts) ||
+        !finite_nonnegative(b->sleep_watts) || !finite_nonnegative(b->radio_tx_watts) ||
+        !finite_nonnegative(b->radio_bytes_per_second) ||
+        ((b->radio_tx_watts > 0) != (b->radio_bytes_per_second > 0))) {
+        return MC_E_RANGE;
+    }
+    /* The arena must be writable RAM; weights are read in place from flash or loaded. */
+    /* (A board may give its arena region no size when available_bytes pins it.) */
+    if ((c->arena_region != MC_REGION_RAM && c->arena_region != MC_REGION_PSRAM) ||
+        (!has_region(b, c->arena_region) && c->available_bytes < 0) ||
+        (c->weights_region != c->arena_region && !has_region(b, c->weights_region))) {
+        return MC_E_RANGE;
+    }
+    if (c->batch < 1 || c->model_file_bytes < 0 || c->available_bytes < -1 || c->plan_steps < 0) {
+        return c->batch < 1 ? MC_E_RANGE : MC_E_NEGATIVE;
+    }
+    if (!finite_nonnegative(c->latency_budget_seconds) || !finite_nonnegative(c->inferences_per_hour) ||
+        !finite_nonnegative(c->battery_joules) || !finite_nonnegative(c->battery_life_seconds)) {
+        return MC_E_RANGE;
+    }
+    /* A required battery life is a budget only with a battery and the board's power. */
+    if (c->battery_life_seconds > 0 && (c->battery_joules <= 0 || b->active_watts <= 0)) {
+        return MC_E_RANGE;
+    }
+    return MC_OK;
+}
+
+static mc_status_t refuse(mc_problem_t *p, int32_t kind, int64_t value)
+{
+    if (p != NULL) {
+        p->kind = kind;
+        p->op = p->tensor = p->other = p->at = -1;
+        p->value = value;
+    }
+    return MC_E_UNSUPPORTED;
+}
+
+mc_status_t mc_check_scratch_bytes(const mc_graph_t *graph, const mc_board_t *board,
+                                   const mc_check_config_t *config, int64_t *scratch_bytes,
+                                   mc_problem_t *problem)
+{
+    layout_t l;
+    if (graph == NULL || board == NULL || config == NULL || scratch_bytes == NULL) {
+        return MC_E_NULL;
+    }
+    MC_TRY(check_inputs(board, config));
+    MC_TRY(layout(graph, config, board, &l, problem));
+    *scratch_bytes = l.total_bytes;
+    return MC_OK;
+}
+
+static int32_t opclass(int32_t kind)
+{
+    switch (kind) {
+    case CONV_2D:
+    case TRANSPOSE_CONV:
+        return MC_OPCLASS_CONV;
+    case DEPTHWISE_CONV_2D:
+        return MC_OPCLASS_DEPTHWISE;
+    case FULLY_CONNECTED:
+    case BATCH_MATMUL:
+        return MC_OPCLASS_MATMUL;
+    default:
+        return MC_OPCLASS_OTHER;
+    }
+}
+
+/* The model's totals: what it is, independent of the board. */
+static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
+{
+    int64_t i, elements = 0;
+    int32_t d;
+    bool float_weights = false;
+    for (i = 0; i < g->n_tensors; i++) {
+        const mc_tensor_t *t = &g->tensors[i];
+        if (t->flags & MC_TENSOR_CONSTANT) {
+            elements = 1;
+            for (d = 0; d < t->rank; d++) {
+                MC_TRY(mc_checked_mul(elements, t->dims[d], &elements));
+            }
+            MC_TRY(mc_checked_add(r->parameters, elements, &r->parameters));
+            MC_TRY(mc_checked_add(r->weights_bytes, t->bytes, &r->weights_bytes));
+            float_weights = float_weights || t->dtype == MC_DTYPE_FLOAT32;
+        } else if ((t->flags & MC_TENSOR_VARIABLE) == 0) {
+            MC_TRY(mc_checked_add(r->activation_bytes, t->bytes, &r->activation_bytes));
+        }
+    }
+    for (i = 0; i < g->n_inputs; i++) {
+        MC_TRY(mc_checked_add(r->input_bytes, g->tensors[g->inputs[i]].bytes, &r->input_bytes));
+    }
+    /* ESP-NN and CMSIS-NN optimise int8 kernels: a model with float weights runs
+     * TFLM's reference kernels whatever the configuration asks for. */
+    r->numeric = float_weights ? MC_NUMERIC_FLOAT32 : MC_NUMERIC_INT8;
+    return MC_OK;
+}
+
+static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t kernels)
+{
+    double rate = b->ops_per_second[cls][numeric][kernels];
+    return rate > 0 ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
+}
+
+/* Each operator's arithmetic, fetch and compute time, summed into the result and, when
+ * asked, into its row.  `read` (a byte per tensor) marks tensors already fetched: a
+ * constant is read once per request however many operators share it, a graph input
+ * once per example by the first operator that reads it. */
+static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r,
+                             uint8_t *read, mc_check_op_t *rows)
+{
+    int64_t k, i;
+    double weights_speed = b->regions[c->weights_region].read_bytes_per_second;
+    double arena_speed = b->regions[c->arena_region].read_bytes_per_second;
+    bool weights_free = (b->rates_include_region & (1u << c->weights_region)) != 0;
+    bool arena_free = (b->rates_include_region & (1u << c->arena_region)) != 0;
+    for (i = 0; i < g->n_tensors; i++) {
+        read[i] = 0;
+    }
+    for (i = 0; i < g->n_inputs; i++) {
+        read[g->inputs[i]] = 2; /* a graph input not yet read */
+    }
+    for (k = 0; k < g->n_ops; k++) {
+        const mc_op_t *op = &g->ops[k];
+        int64_t macs = 0, other = 0, ops = 0, constants = 0, activations = 0;
+        int32_t cls = opclass(op->kind);
+        double rate = rate_of(b, cls, r->numeric, r->kernels), compute_seconds, fetch_seconds;
+        MC_TRY(mc_op_counts_of(g, k, &macs, &other));
+        MC_TRY(mc_checked_mul(macs, 2, &ops));
+        MC_TRY(mc_checked_add(ops, other, &ops));
+        MC_TRY(mc_checked_mul(macs, c->batch, &macs));
+        MC_TRY(mc_checked_mul(ops, c->batch, &ops));
+        MC_TRY(mc_checked_add(r->macs, macs, &r->macs));
+        MC_TRY(mc_checked_add(r->operations, ops, &r->operations));
+        MC_TRY(mc_checked_add(r->operations_by_class[cls], ops, &r->operations_by_class[cls]));
+        if (ops > 0 && rate <= 0) {
+            r->timed = false; /* the board gives no rate for this numeric type and kernels */
+        }
+        for (i = op->first_input; i < op->first_input + op->n_inputs; i++) {
+            int32_t t = g->op_tensors[i];
+            if (t < 0) {
+                continue;
+            }
+            if ((g->tensors[t].flags & MC_TENSOR_CONSTANT) && read[t] == 0) {
+                MC_TRY(mc_checked_add(constants, g->tensors[t].bytes, &constants));
+                read[t] = 1;
+            } else if (read[t] == 2) {
+                MC_TRY(mc_checked_add(activations, g->tensors[t].bytes, &activations));
+                read[t] = 1;
+            }
+        }
+        for (i = op->first_output; i < op->first_output + op->n_outputs; i++) {
+            MC_TRY(mc_checked_add(activations, g->tensors[g->op_tensors[i]].bytes, &activations));
+        }
+        MC_TRY(mc_checked_mul(activations, c->batch, &activations));
+        compute_seconds = ops > 0 && rate > 0 ? (double)ops / rate : 0;
+        fetch_seconds = 0;
+        if (!weights_free && constants > 0) {
+            r->timed = r->timed && weights_speed > 0;
+            fetch_seconds += weights_speed > 0 ? (double)constants / weights_speed : 0;
+        }
+        if (!arena_free && activations > 0) {
+            r->timed = r->timed && arena_speed > 0;
+            fetch_seconds += arena_speed > 0 ? (double)activations / arena_speed : 0;
+        }
+        r->compute_seconds_by_class[cls] += compute_seconds;
+        r->latency.fetch_seconds += fetch_seconds;
+        if (rows != NULL) {
+            int64_t w = 0;
+            for (i = op->first_input; i < op->first_input + op->n_inputs; i++) {
+                int32_t t = g->op_tensors[i];
+                if (t >= 0 && (g->tensors[t].flags & MC_TENSOR_CONSTANT)) {
+                    MC_TRY(mc_checked_add(w, g->tensors[t].bytes, &w));
+                }
+            }
+            rows[k].macs = macs;
+            rows[k].operations = ops;
+            rows[k].weights_bytes = w;
+            MC_TRY(mc_checked_add(constants, activations, &rows[k].fetch_bytes));
+            rows[k].fetch_seconds = fetch_seconds;
+            rows[k].compute_seconds = compute_seconds;
+            rows[k].seconds = fetch_seconds + compute_seconds;
+        }
+    }
+    return MC_OK;
+}
+
+/* Bytes and buffers of the head live while each operator runs (scope k + 2 in the
+ * shifted lifetimes: TFLM's scope k + 1, plus one), into the rows with each operator's
+ * own scratch; the first operator with the most bytes live is the peak.  live and
+ * count hold n_ops + 2 scopes. */
+static mc_status_t live_rows(const mc_graph_t *g, const int64_t *sizes, const int32_t *first, const int32_t *last,
+                             const int32_t *owner, int64_t n, int64_t *live, int64_t *count, mc_check_op_t *rows)
+{
+    int64_t i, k, peak = -1;
+    mc_live_t summary;
+    MC_TRY(mc_live_bytes(sizes, first, last, n, ARENA_ALIGNMENT, g->n_ops + 2, live, count, &summary));
+    for (i = 0; i < n; i++) {
+        if (owner[i] < 0) {
+            rows[-1 - owner[i]].scratch_bytes += sizes[i];
+        }
+    }
+    for (k = 0; k < g->n_ops; k++) {
+        rows[k].live_bytes = live[k + 2];
+        rows[k].live_buffers = count[k + 2];
+        if (peak < 0 || rows[k].live_bytes > rows[peak].live_bytes) {
+            peak = k;
+        }
+    }
+    if (peak >= 0) {
+        rows[peak].peak = true;
+    }
+    return MC_OK;
+}
+
+static void resource(mc_resource_check_t *res, int64_t need, int64_t limit)
+{
+    res->checked = true;
+    res->need_bytes = need;
+    res->limit_bytes = limit;
+    res->margin_bytes = limit - need;
+    res->fits = need <= limit;
+    res->need = (double)need;
+    res->limit = (double)limit;
+    res->margin = (double)limit - (double)need;
+    res->usage = limit > 0 ? (double)need / (double)limit : (need > 0 ? DBL_MAX : 0);
+}
+
+static void budget_resource(mc_resource_check_t *res, double need, double limit)
+{
+    res->checked = true;
+    res->need = need;
+    res->limit = limit;
+    res->margin = limit - need;
+    res->fits = need <= limit;
+    res->usage = limit > 0 ? need / limit : DBL_MAX;
+}
+
+/* Memory per region, and the arena region's headline numbers.  With memcore's plan
+ * the head is memcore's placement of the same buffers; what TFLM needs beyond its
+ * head stays the same. */
+static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
+{
+    int64_t need[MC_REGION_COUNT] = {0, 0, 0}, arena = 0, region;
+    int64_t head = (c->flags & MC_CHECK_MEMCORE_PLAN) ? r->arena_best_bytes : r->arena_tflm_bytes;
+    int32_t reg;
+    MC_TRY(mc_checked_mul(head, c->batch, &arena));
+    r->runtime_overhead_bytes = r->tflm.tail_bytes;
+    r->runtime_bytes = r->tflm.recommended_arena_bytes - r->arena_tflm_bytes;
+    MC_TRY(mc_checked_add(arena, r->runtime_bytes, &r->recommended_arena_bytes));
+    need[c->arena_region] = r->recommended_arena_bytes;
+    if (c->weights_region != MC_REGION_FLASH) {
+        MC_TRY(mc_checked_add(need[c->weights_region], r->weights_bytes, &need[c->weights_region]));
+    }
+    /* The model file lives in flash either way; read in place, its weights must be. */
+    need[MC_REGION_FLASH] = c->model_file_bytes;
+    if (c->weights_region == MC_REGION_FLASH && need[MC_REGION_FLASH] < r->weights_bytes) {
+        need[MC_REGION_FLASH] = r->weights_bytes;
+    }
+    for (reg = 0; reg < MC_REGION_COUNT; reg++) {
+        int64_t limit = b->regions[reg].bytes;
+        if (reg == c->arena_region && c->available_bytes >= 0) {
+            limit = c->available_bytes;
+        }
+        /* The model file has the partition it lives in, not the whole chip: the
+         * bootloader, the partition table and the firmware take the rest. */
+        if (reg == MC_REGION_FLASH && b->model_partition_bytes > 0) {
+            limit = b->model_partition_bytes;
+        }
+        /* A region the board gives no size for is not known, not empty: unchecked. */
+        if ((need[reg] > 0 && limit > 0) || reg == c->arena_region) {
+            resource(&r->resources[reg], need[reg], limit);
+        }
+    }
+    region = c->arena_region;
+    r->required_bytes = need[region];
+    r->available_bytes = r->resources[region].limit_bytes;
+    r->headroom_bytes = r->available_bytes - r->required_bytes;
+    r->needs_heap_growth = region == MC_REGION_RAM && r->resources[region].fits && b->ram_bytes_at_boot > 0 &&
+                           r->required_bytes > b->ram_bytes_at_boot;
+    return MC_OK;
+}
+
+static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
+{
+    double fetch = r->latency.fetch_seconds, compute = 0, rate, bandwidth;
+    int k;
+    for (k = 0; k < MC_OPCLASS_COUNT; k++) {
+        compute += r->compute_seconds_by_class[k];
+    }
+    MC_TRY(mc_latency_of_parts(fetch, compute, b->overhead_seconds, &r->latency));
+    /* The roofline with the model's own mix of rates: operations over compute time
+     * against the arena region's bandwidth. */
+    bandwidth = b->regions[c->arena_region].read_bytes_per_second;
+    rate = compute > 0 ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
+    r->ops_per_second = rate;
+    r->arena_bytes_per_second = bandwidth;
+    if (r->timed && rate > 0 && bandwidth > 0) {
+        MC_TRY(mc_roofline(r->weights_bytes, r->activation_bytes, r->operations / c->batch, rate / bandwidth,
+                           c->batch, &r->roofline));
+    }
+    if (c->latency_budget_seconds > 0 || c->inferences_per_hour > 0) {
+        if (!r->timed) {
+            return MC_E_RANGE; /* a time budget, but the board's speeds are not given */
+        }
+        double limit = c->latency_budget_seconds > 0 ? c->latency_budget_seconds : DBL_MAX;
+        if (c->inferences_per_hour > 0 && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
+            limit = SECONDS_PER_HOUR / c->inferences_per_hour; /* the duty cycle's period */
+        }
+        budget_resource(&r->resources[MC_RESOURCE_LATENCY], r->latency.total_seconds, limit);
+    }
+    return MC_OK;
+}
+
+/* Energy per request, the radio's alternative, power over the duty cycle, battery life
+ * and the most inferences per hour the budgets allow (docs/formulas.md, "Energy"). */
+static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
+{
+    double t = r->latency.total_seconds, busy, allowed, most;
+    if (b->radio_bytes_per_second > 0) {
+        r->radio_seconds = (double)r->input_bytes / b->radio_bytes_per_second;
+        r->radio_joules = b->radio_tx_watts * r->radio_seconds;
+    }
+    /* back to back: one request after the other, the most the latency allows */
+    most = t > 0 ? SECONDS_PER_HOUR / t : 0;
+    r->max_inferences_per_hour = r->timed ? most : 0;
+    if (b->active_watts <= 0 || !r->timed) {
+        return;
+    }
+    r->energy_joules = b->active_watts * t;
+    r->cheaper_to_send = r->radio_joules > 0 && r->radio_joules < r->energy_joules;
+    busy = c->inferences_per_hour > 0 ? c->inferences_per_hour * t / SECONDS_PER_HOUR : 1;
+    busy = busy > 1 ? 1 : busy;
+    r->duty_cycle = busy;
+    r->average_watts = b->active_watts * busy + b->sleep_watts * (1 - busy);
+    if (c->battery_joules <= 0 || r->average_watts <= 0) {
+        return;
+    }
+    r->battery_life_seconds = c->battery_joules / r->average_watts;
+    if (c->battery_life_seconds <= 0) {
+        return;
+    }
+    budget_resource(&r->resources[MC_RESOURCE_BATTERY], r->average_watts * c->battery_life_seconds,
+                    c->battery_joules);
+    /* The duty cycle whose average power spends the battery in exactly its life:
+     * allowed = sleep + busy x (active - sleep), busy = n x t / 3600. */
+    allowed = c->battery_joules / c->battery_life_seconds;
+    if (allowed <= b->sleep_watts) {
+        r->max_inferences_per_hour = 0; /* sleeping alone empties it too soon */
+    } else if (b->active_watts > b->sleep_watts && t > 0) {
+        double n = SECONDS_PER_HOUR * (allowed - b->sleep_watts) / (t * (b->active_watts - b->sleep_watts));
+        r->max_inferences_per_hour = n < most ? n : most;
+    }
+}
+
+static void verdict(mc_check_t *r)
+{
+    int k, decides = -1;
+    bool short_memory = false, missed = false;
+    for (k = 0; k < MC_RESOURCE_COUNT; k++) {
+        const mc_resource_check_t *res = &r->resources[k];
+        if (res->checked && !res->fits) {
+            if (k <= MC_RESOURCE_FLASH) {
+                short_memory = true;
+            } else {
+                missed = true;
+            }
+        }
+    }
+    r->verdict = short_memory ? MC_CHECK_DOES_NOT_FIT : missed ? MC_CHECK_MISSES_BUDGET : MC_CHECK_FITS;
+    /* The resource that runs out first: the most over its limit among those that decide
+     * the verdict; when everything fits, the closest to its limit. */
+    for (k = 0; k < MC_RESOURCE_COUNT; k++) {
+        const mc_resource_check_t *res = &r->resources[k];
+        bool counts = res->checked && (r->verdict == MC_CHECK_FITS ||
+                                       (!res->fits && (k <= MC_RESOURCE_FLASH) == short_memory));
+        if (counts && (decides < 0 || res->usage > r->resources[decides].usage)) {
+            decides = k;
+        }
+    }
+    r->limiting = decides < 0 ? MC_RESOURCE_RAM : decides;
+}
+
+mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, void *scratch,
+                           int64_t scratch_bytes, mc_check_t *out, mc_check_op_t *rows, mc_problem_t *problem)
+{
+    layout_t l;
+    mc_check_t *r;
+    mc_plan_t plan; /* one at a time: the check's stack is a board's */
+    uint32_t flags;
+    int64_t *sizes, *offsets_tflm, *offsets_best, i;
+    int32_t *first, *last, *owner;
+    uint8_t *work;
+
+    if (g == NULL || b == NULL || c == NULL || out == NULL) {
+        return MC_E_NULL;
+    }
+    MC_TRY(check_inputs(b, c));
+    if (scratch == NULL || ((uintptr_t)scratch & 7u) != 0) {
+        return MC_E_SCRATCH;
+    }
+    MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &i));
+    if (scratch_bytes < i) {
+        return MC_E_SCRATCH;
+    }
+    MC_TRY(mc_graph_validate(g, scratch, scratch_bytes, problem));
+    if (g->n_subgraphs != 1) {
+        return refuse(problem, MC_PROBLEM_SUBGRAPHS, g->n_subgraphs);
+    }
+    if (g->flags & MC_GRAPH_OFFLINE_PLAN) {
+        return refuse(problem, MC_PROBLEM_OFFLINE_PLAN, -1);
+    }
+    MC_TRY(layout(g, c, b, &l, problem));
+    if (scratch_bytes < l.total_bytes) {
+        return MC_E_SCRATCH;
+    }
+    flags = (c->flags & MC_CHECK_ALLOW_UNKNOWN_OPS) ? MC_TFLM_ALLOW_UNKNOWN : 0u;
+    r = (mc_check_t *)scratch;
+    sizes = (int64_t *)((uint8_t *)scratch + (sizeof(mc_check_t) + 7) / 8 * 8);
+    offsets_tflm = sizes + l.n_buffers;
+    offsets_best = offsets_tflm + l.n_buffers;
+    first = (int32_t *)(offsets_best + l.n_buffers);
+    last = first + l.n_buffers;
+    owner = last + l.n_buffers;
+    work = (uint8_t *)scratch + (l.total_bytes - l.work_bytes);
+
+    memset(r, 0, sizeof *r);
+    r->timed = true;
+    for (i = 0; i < MC_RESOURCE_COUNT; i++) {
+        r->resources[i].fits = true; /* a resource not checked does not stand in the way */
+    }
+    r->tensors = g->n_tensors;
+    r->ops = g->n_ops;
+    r->buffers = l.n_buffers;
+    MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, flags, work, l.work_bytes, sizes, first, last, owner,
+                           l.n_buffers, problem));
+    MC_TRY(mc_plan(MC_PLAN_TFLM, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, 0, work, l.work_bytes,
+                   offsets_tflm, &plan));
+    r->arena_tflm_bytes = plan.arena_bytes;
+    r->arena_lower_bound_bytes = plan.lower_bound_bytes;
+    MC_TRY(mc_plan(MC_PLAN_BEST, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, MC_PLAN_DEFAULT_STEPS, work,
+                   l.work_bytes, offsets_best, &plan));
+    r->arena_best_bytes = plan.arena_bytes;
+    r->best_is_optimal = plan.proven_optimal;
+    for (i = 0; i < l.n_buffers; i++) {
+        if (owner[i] < 0) {
+            MC_TRY(mc_checked_add(r->scratch_buffer_bytes, sizes[i], &r->scratch_buffer_bytes));
+        }
+    }
+    MC_TRY(mc_tflm_model(g, b->target, c->kernels, flags, r->arena_tflm_bytes, l.n_buffers, work, l.work_bytes,
+                         &r->tflm, problem));
+
+    MC_TRY(totals(g, r));
+    r->kernels = r->numeric == MC_NUMERIC_FLOAT32 ? (int32_t)MC_KERNELS_REFERENCE : (int32_t)c->kernels;
+    {
+        int64_t *live = (int64_t *)(void *)work, *count = live + g->n_ops + 2;
+        if (rows != NULL) {
+            memset(rows, 0, (size_t)g->n_ops * sizeof *rows);
+            MC_TRY(live_rows(g, sizes, first, last, owner, l.n_buffers, live, count, rows));
+        }
+        MC_TRY(operators(g, b, c, r, (uint8_t *)(count + g->n_ops + 2), rows));
+    }
+    MC_TRY(memory(b, c, r));
+    MC_TRY(timing(b, c, r));
+    energy(b, c, r);
+    verdict(r);
+    *out = *r;
+    return MC_OK;
+}
+
+/* Reads the graph into the front of the scratch; *graph_bytes is what its arrays took
+ * (the reader's own state after them is free again once it returns). */
+static mc_status_t read_graph(const mc_source_t *source, void *scratch, int64_t scratch_bytes, mc_graph_t *graph,
+                              int64_t *graph_bytes, mc_problem_t *problem)
+{
+    MC_TRY(mc_tflite_read(source, scratch, scratch_bytes, graph, problem));
+    *graph_bytes = ((const uint8_t *)(graph->outputs + graph->n_outputs) - (const uint8_t *)scratch + 7) / 8 * 8;
+    return MC_OK;
+}
+
+mc_status_t mc_check_tflite_scratch_bytes(const mc_source_t *source, const mc_board_t *board,
+                                          const mc_check_config_t *config, void *scratch, int64_t scratch_bytes,
+                                          int64_t *needed, mc_problem_t *problem)
+{
+    mc_graph_t graph;
+    int64_t graph_bytes = 0, check_bytes = 0;
+    if (source == NULL || board == NULL || config == NULL || needed == NULL) {
+        return MC_E_NULL;
+    }
+    MC_TRY(check_inputs(board, config));
+    MC_TRY(read_graph(source, scratch, scratch_bytes, &graph, &graph_bytes, problem));
+    MC_TRY(mc_check_scratch_bytes(&graph, board, config, &check_bytes, problem));
+    return mc_checked_add(graph_bytes, check_bytes, needed);
+}
+
+mc_status_t mc_check_tflite(const mc_source_t *source, const mc_board_t *board, const mc_check_config_t *config,
+                            void *scratch, int64_t scratch_bytes, mc_check_t *out, mc_problem_t *problem)
+{
+    mc_graph_t graph;
+    int64_t graph_bytes = 0;
+    if (source == NULL || board == NULL || config == NULL || out == NULL) {
+        return MC_E_NULL;
+    }
+    MC_TRY(read_graph(source, scratch, scratch_bytes, &graph, &graph_bytes, problem));
+    return mc_check_graph(&graph, board, config, (uint8_t *)scratch + graph_bytes, scratch_bytes - graph_bytes,
+                          out, NULL, problem);
+}

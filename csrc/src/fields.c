@@ -1,0 +1,384 @@
+/*
+ * The names the host's report and the board's report line share (memcore.h §13).
+ *
+ * A check's report is a list of named fields read off mc_check_t by offset, so the
+ * host package and the MicroPython module both iterate this one table: a field added
+ * here appears on both sides with the same name, and none can be spelled differently.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "memcore.h"
+
+#define SCHEMA "memcore.report/1"
+#define PREFIX "@memcore "
+
+/* Storage of a field in mc_check_t. */
+enum { INT64 = 0, DOUBLE = 1, BOOL = 2, INT32_NAME = 3 };
+
+/* Which names an INT32_NAME field takes. */
+enum { NAMES_NONE = 0, NAMES_NUMERIC, NAMES_KERNELS, NAMES_VERDICT, NAMES_RESOURCE };
+
+typedef struct {
+    const char *name;
+    uint16_t offset;
+    uint8_t storage;
+    uint8_t names;
+} field_t;
+
+#define F(name, member, storage, names) {name, (uint16_t)offsetof(mc_check_t, member), storage, names}
+#define RESOURCE(r, prefix)                                                                     \
+    F(prefix "_checked", resources[r].checked, BOOL, 0), F(prefix "_fits", resources[r].fits, BOOL, 0), \
+        F(prefix "_need", resources[r].need, DOUBLE, 0), F(prefix "_limit", resources[r].limit, DOUBLE, 0), \
+        F(prefix "_margin", resources[r].margin, DOUBLE, 0)
+
+static const field_t fields[] = {
+    /* the model */
+    F("tensors", tensors, INT64, 0),
+    F("operators", ops, INT64, 0),
+    F("parameters", parameters, INT64, 0),
+    F("weights_bytes", weights_bytes, INT64, 0),
+    F("activation_bytes", activation_bytes, INT64, 0),
+    F("input_bytes", input_bytes, INT64, 0),
+    F("macs", macs, INT64, 0),
+    F("operations", operations, INT64, 0),
+    F("numeric", numeric, INT32_NAME, NAMES_NUMERIC),
+    F("kernels", kernels, INT32_NAME, NAMES_KERNELS),
+    /* the arena */
+    F("arena_tflm_bytes", arena_tflm_bytes, INT64, 0),
+    F("arena_best_bytes", arena_best_bytes, INT64, 0),
+    F("arena_lower_bound_bytes", arena_lower_bound_bytes, INT64, 0),
+    F("best_is_optimal", best_is_optimal, BOOL, 0),
+    F("scratch_buffer_bytes", scratch_buffer_bytes, INT64, 0),
+    F("buffers", buffers, INT64, 0),
+    F("minimum_arena_bytes", tflm.minimum_arena_bytes, INT64, 0),
+    F("tflm_upper_bound", tflm.upper_bound, BOOL, 0),
+    F("unknown_operators", tflm.unknown_ops, INT64, 0),
+    /* memory */
+    F("runtime_overhead_bytes", runtime_overhead_bytes, INT64, 0),
+    F("runtime_bytes", runtime_bytes, INT64, 0),
+    F("recommended_arena_bytes", recommended_arena_bytes, INT64, 0),
+    F("required_bytes", required_bytes, INT64, 0),
+    F("available_bytes", available_bytes, INT64, 0),
+    F("headroom_bytes", headroom_bytes, INT64, 0),
+    F("needs_heap_growth", needs_heap_growth, BOOL, 0),
+    /* time */
+    F("timed", timed, BOOL, 0),
+    F("fetch_seconds", latency.fetch_seconds, DOUBLE, 0),
+    F("compute_seconds", latency.compute_seconds, DOUBLE, 0),
+    F("setup_seconds", latency.setup_seconds, DOUBLE, 0),
+    F("total_seconds", latency.total_seconds, DOUBLE, 0),
+    F("ops_per_second", ops_per_second, DOUBLE, 0),
+    F("max_inferences_per_hour", max_inferences_per_hour, DOUBLE, 0),
+    /* energy */
+    F("energy_joules", energy_joules, DOUBLE, 0),
+    F("radio_joules", radio_joules, DOUBLE, 0),
+    F("radio_seconds", radio_seconds, DOUBLE, 0),
+    F("duty_cycle", duty_cycle, DOUBLE, 0),
+    F("average_watts", average_watts, DOUBLE, 0),
+    F("battery_life_seconds", battery_life_seconds, DOUBLE, 0),
+    F("cheaper_to_send", cheaper_to_send, BOOL, 0),
+    /* the verdict */
+    F("verdict", verdict, INT32_NAME, NAMES_VERDICT),
+    F("limiting_resource", limiting, INT32_NAME, NAMES_RESOURCE),
+    RESOURCE(MC_RESOURCE_RAM, "ram"),
+    RESOURCE(MC_RESOURCE_PSRAM, "psram"),
+    RESOURCE(MC_RESOURCE_FLASH, "flash"),
+    RESOURCE(MC_RESOURCE_LATENCY, "latency"),
+    RESOURCE(MC_RESOURCE_BATTERY, "battery"),
+};
+
+static const char *pick(const char *const *names, int32_t n, int32_t i)
+{
+    return i >= 0 && i < n ? names[i] : NULL;
+}
+
+const char *mc_target_name(int32_t target)
+{
+    static const char *const names[MC_TARGET_COUNT] = {
+        [MC_TARGET_HOST64] = "host64", [MC_TARGET_ARMHF] = "armhf", [MC_TARGET_CORTEX_M] = "cortex-m",
+        [MC_TARGET_RISCV32] = "riscv32", [MC_TARGET_ESP32] = "esp32",
+    };
+    return pick(names, MC_TARGET_COUNT, target);
+}
+
+const char *mc_kernels_name(int32_t kernels)
+{
+    static const char *const names[2] = {[MC_KERNELS_REFERENCE] = "reference", [MC_KERNELS_OPTIMISED] = "optimised"};
+    return pick(names, 2, kernels);
+}
+
+const char *mc_region_name(int32_t region)
+{
+    static const char *const names[MC_REGION_COUNT] = {
+        [MC_REGION_RAM] = "ram", [MC_REGION_PSRAM] = "psram", [MC_REGION_FLASH] = "flash",
+    };
+    return pick(names, MC_REGION_COUNT, region);
+}
+
+const char *mc_resource_name(int32_t resource)
+{
+    static const char *const names[MC_RESOURCE_COUNT] = {
+        [MC_RESOURCE_RAM] = "ram", [MC_RESOURCE_PSRAM] = "psram", [MC_RESOURCE_FLASH] = "flash",
+        [MC_RESOURCE_LATENCY] = "latency", [MC_RESOURCE_BATTERY] = "battery",
+    };
+    return pick(names, MC_RESOURCE_COUNT, resource);
+}
+
+const char *mc_verdict_name(int32_t verdict)
+{
+    static const char *const names[4] = {
+        [MC_CHECK_FITS] = "fits", [MC_CHECK_DOES_NOT_FIT] = "does_not_fit", [2] = NULL,
+        [MC_CHECK_MISSES_BUDGET] = "misses_budget",
+    };
+    return pick(names, 4, verdict);
+}
+
+const char *mc_numeric_name(int32_t numeric)
+{
+    static const char *const names[MC_NUMERIC_COUNT] = {[MC_NUMERIC_INT8] = "int8", [MC_NUMERIC_FLOAT32] = "float32"};
+    return pick(names, MC_NUMERIC_COUNT, numeric);
+}
+
+const char *mc_report_schema(void)
+{
+    return SCHEMA;
+}
+
+const char *mc_report_prefix(void)
+{
+    return PREFIX;
+}
+
+int32_t mc_check_field_count(void)
+{
+    return (int32_t)(sizeof fields / sizeof fields[0]);
+}
+
+mc_status_t mc_check_field(const mc_check_t *check, int32_t index, mc_field_t *out)
+{
+    const field_t *f;
+    const unsigned char *at;
+    if (check == NULL || out == NULL) {
+        return MC_E_NULL;
+    }
+    if (index < 0 || index >= mc_check_field_count()) {
+        return MC_E_RANGE;
+    }
+    f = &fields[index];
+    at = (const unsigned char *)check + f->offset;
+    out->name = f->name;
+    out->integer = 0;
+    out->real = 0;
+    out->text = NULL;
+    switch (f->storage) {
+    case INT64:
+        out->kind = MC_FIELD_INTEGER;
+        out->integer = *(const int64_t *)(const void *)at;
+        break;
+    case DOUBLE:
+        out->kind = MC_FIELD_REAL;
+        out->real = *(const double *)(const void *)at;
+        break;
+    case BOOL:
+        out->kind = MC_FIELD_BOOL;
+        out->integer = *(const bool *)(const void *)at ? 1 : 0;
+        break;
+    default: {
+        int32_t value = *(const int32_t *)(const void *)at;
+        out->kind = MC_FIELD_NAME;
+        out->integer = value;
+        out->text = f->names == NAMES_NUMERIC   ? mc_numeric_name(value)
+                    : f->names == NAMES_KERNELS ? mc_kernels_name(value)
+                    : f->names == NAMES_VERDICT ? mc_verdict_name(value)
+                                                : mc_resource_name(value);
+        break;
+    }
+    }
+    return MC_OK;
+}
+
+/* ---- inputs: a board and a configuration, by name ------------------------------ */
+
+/* Storage of an input field, and which names a name-kind field takes. */
+enum { IN_INT64 = 0, IN_DOUBLE = 1, IN_BOOL = 2, IN_TARGET, IN_KERNELS, IN_REGION, IN_BIT };
+
+typedef struct {
+    const char *name;
+    uint16_t offset;
+    uint8_t storage;
+    uint8_t bit;      /* IN_BIT: which bit of a uint32_t */
+} input_t;
+
+#define B(name, member, storage) {name, (uint16_t)offsetof(mc_board_t, member), storage, 0}
+#define RATE(cls, num, lib, name) B(name, ops_per_second[cls][num][lib], IN_DOUBLE)
+#define RATES(cls, prefix)                                                                  \
+    RATE(cls, MC_NUMERIC_INT8, MC_KERNELS_REFERENCE, prefix "_int8_reference_ops_per_second"), \
+        RATE(cls, MC_NUMERIC_INT8, MC_KERNELS_OPTIMISED, prefix "_int8_optimised_ops_per_second"), \
+        RATE(cls, MC_NUMERIC_FLOAT32, MC_KERNELS_REFERENCE, prefix "_float32_reference_ops_per_second"), \
+        RATE(cls, MC_NUMERIC_FLOAT32, MC_KERNELS_OPTIMISED, prefix "_float32_optimised_ops_per_second")
+
+static const input_t board_inputs[] = {
+    B("target", target, IN_TARGET),
+    B("ram_bytes", regions[MC_REGION_RAM].bytes, IN_INT64),
+    B("ram_read_bytes_per_second", regions[MC_REGION_RAM].read_bytes_per_second, IN_DOUBLE),
+    B("psram_bytes", regions[MC_REGION_PSRAM].bytes, IN_INT64),
+    B("psram_read_bytes_per_second", regions[MC_REGION_PSRAM].read_bytes_per_second, IN_DOUBLE),
+    B("flash_bytes", regions[MC_REGION_FLASH].bytes, IN_INT64),
+    B("flash_read_bytes_per_second", regions[MC_REGION_FLASH].read_bytes_per_second, IN_DOUBLE),
+    B("ram_bytes_at_boot", ram_bytes_at_boot, IN_INT64),
+    B("model_partition_bytes", model_partition_bytes, IN_INT64),
+    RATES(MC_OPCLASS_CONV, "conv"),
+    RATES(MC_OPCLASS_DEPTHWISE, "depthwise"),
+    RATES(MC_OPCLASS_MATMUL, "matmul"),
+    RATES(MC_OPCLASS_OTHER, "other"),
+    {"ram_traffic_in_rates", (uint16_t)offsetof(mc_board_t, rates_include_region), IN_BIT, MC_REGION_RAM},
+    {"psram_traffic_in_rates", (uint16_t)offsetof(mc_board_t, rates_include_region), IN_BIT, MC_REGION_PSRAM},
+    {"flash_traffic_in_rates", (uint16_t)offsetof(mc_board_t, rates_include_region), IN_BIT, MC_REGION_FLASH},
+    B("overhead_seconds", overhead_seconds, IN_DOUBLE),
+    B("active_watts", active_watts, IN_DOUBLE),
+    B("sleep_watts", sleep_watts, IN_DOUBLE),
+    B("radio_tx_watts", radio_tx_watts, IN_DOUBLE),
+    B("radio_bytes_per_second", radio_bytes_per_second, IN_DOUBLE),
+};
+
+#define C(name, member, storage) {name, (uint16_t)offsetof(mc_check_config_t, member), storage, 0}
+
+static const input_t config_inputs[] = {
+    C("kernels", kernels, IN_KERNELS),
+    C("arena_region", arena_region, IN_REGION),
+    C("weights_region", weights_region, IN_REGION),
+    C("batch", batch, IN_INT64),
+    C("model_file_bytes", model_file_bytes, IN_INT64),
+    C("available_bytes", available_bytes, IN_INT64),
+    C("latency_budget_seconds", latency_budget_seconds, IN_DOUBLE),
+    C("inferences_per_hour", inferences_per_hour, IN_DOUBLE),
+    C("battery_joules", battery_joules, IN_DOUBLE),
+    C("battery_life_seconds", battery_life_seconds, IN_DOUBLE),
+    C("plan_steps", plan_steps, IN_INT64),
+    {"allow_unknown_ops", (uint16_t)offsetof(mc_check_config_t, flags), IN_BIT, 0},
+    {"memcore_plan", (uint16_t)offsetof(mc_check_config_t, flags), IN_BIT, 1},
+};
+
+static int32_t name_code(const char *(*names)(int32_t), int32_t count, const char *text)
+{
+    int32_t i;
+    for (i = 0; i < count && text != NULL; i++) {
+        const char *name = names(i);
+        if (name != NULL && strcmp(name, text) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static mc_status_t set_input(const input_t *inputs, int32_t n, void *target, const char *name,
+                             const mc_field_t *v)
+{
+    const input_t *in = NULL;
+    unsigned char *at;
+    int32_t i, code = -1;
+    if (target == NULL || name == NULL || v == NULL) {
+        return MC_E_NULL;
+    }
+    for (i = 0; i < n && in == NULL; i++) {
+        if (strcmp(inputs[i].name, name) == 0) {
+            in = &inputs[i];
+        }
+    }
+    if (in == NULL) {
+        return MC_E_RANGE;
+    }
+    at = (unsigned char *)target + in->offset;
+    switch (in->storage) {
+    case IN_INT64:
+        if (v->kind != MC_FIELD_INTEGER) {
+            return MC_E_RANGE;
+        }
+        *(int64_t *)(void *)at = v->integer;
+        return MC_OK;
+    case IN_DOUBLE:
+        if (v->kind != MC_FIELD_REAL && v->kind != MC_FIELD_INTEGER) {
+            return MC_E_RANGE;
+        }
+        *(double *)(void *)at = v->kind == MC_FIELD_REAL ? v->real : (double)v->integer;
+        return MC_OK;
+    case IN_BIT: {
+        uint32_t *flags = (uint32_t *)(void *)at, bit = (uint32_t)1u << in->bit;
+        if (v->kind != MC_FIELD_BOOL) {
+            return MC_E_RANGE;
+        }
+        *flags = v->integer ? (*flags | bit) : (*flags & ~bit);
+        return MC_OK;
+    }
+    default:
+        if (v->kind != MC_FIELD_NAME) {
+            return MC_E_RANGE;
+        }
+        code = in->storage == IN_TARGET    ? name_code(mc_target_name, MC_TARGET_COUNT, v->text)
+               : in->storage == IN_KERNELS ? name_code(mc_kernels_name, 2, v->text)
+                                           : name_code(mc_region_name, MC_REGION_COUNT, v->text);
+        if (code < 0) {
+            return MC_E_RANGE;
+        }
+        if (in->storage == IN_TARGET) {
+            *(mc_target_t *)(void *)at = (mc_target_t)code;
+        } else if (in->storage == IN_KERNELS) {
+            *(mc_kernels_t *)(void *)at = (mc_kernels_t)code;
+        } else {
+            *(int32_t *)(void *)at = code;
+        }
+        return MC_OK;
+    }
+}
+
+void mc_board_init(mc_board_t *board)
+{
+    if (board != NULL) {
+        memset(board, 0, sizeof *board);
+        board->target = MC_TARGET_ESP32;
+    }
+}
+
+mc_status_t mc_board_set(mc_board_t *board, const char *name, const mc_field_t *value)
+{
+    return set_input(board_inputs, (int32_t)(sizeof board_inputs / sizeof board_inputs[0]), board, name, value);
+}
+
+int32_t mc_board_field_count(void)
+{
+    return (int32_t)(sizeof board_inputs / sizeof board_inputs[0]);
+}
+
+const char *mc_board_field_name(int32_t index)
+{
+    return index >= 0 && index < mc_board_field_count() ? board_inputs[index].name : NULL;
+}
+
+void mc_check_config_init(mc_check_config_t *config)
+{
+    if (config != NULL) {
+        memset(config, 0, sizeof *config);
+        config->kernels = MC_KERNELS_OPTIMISED;
+        config->arena_region = MC_REGION_RAM;
+        config->weights_region = MC_REGION_FLASH;
+        config->batch = 1;
+        config->available_bytes = -1;
+    }
+}
+
+mc_status_t mc_check_config_set(mc_check_config_t *config, const char *name, const mc_field_t *value)
+{
+    return set_input(config_inputs, (int32_t)(sizeof config_inputs / sizeof config_inputs[0]), config, name,
+                     value);
+}
+
+int32_t mc_check_config_field_count(void)
+{
+    return (int32_t)(sizeof config_inputs / sizeof config_inputs[0]);
+}
+
+const char *mc_check_config_field_name(int32_t index)
+{
+    return index >= 0 && index < mc_check_config_field_count() ? config_inputs[index].name : NULL;
+}

@@ -1,0 +1,278 @@
+/*
+ * The neutral graph's rules (memcore.h §8): element sizes, and the validation every
+ * graph passes before any number is computed from it, whichever importer built it.
+ *
+ * A TFLite or ONNX file lists operators in execution order, so a valid graph is one
+ * where every tensor an operator reads already exists when it runs: a constant, a
+ * variable, a graph input, or the output of an earlier operator.  Anything else is
+ * either a tensor nobody writes, or a cycle (the operator itself, or a later one,
+ * writes it); both would make a plan meaningless, so they are refused with the
+ * operator and tensor named.  Byte sizes are recomputed from shape and type rather
+ * than trusted, so an importer's arithmetic error cannot become a plausible number.
+ */
+#include <stddef.h>
+
+#include "checked.h"
+#include "graph.h"
+#include "memcore.h"
+
+/* writer[] entries besides an operator index */
+#define NOT_WRITTEN (-1)
+#define GRAPH_INPUT (-2)
+
+int64_t mc_dtype_bytes(int32_t dtype)
+{
+    /* TFLM's TfLiteTypeSizeOf (memory_helpers.cc); 0 where it refuses the type. */
+    static const uint8_t bytes[MC_DTYPE_COUNT] = {
+        [MC_DTYPE_FLOAT32] = 4, [MC_DTYPE_FLOAT16] = 2, [MC_DTYPE_INT32] = 4,
+        [MC_DTYPE_UINT8] = 1, [MC_DTYPE_INT64] = 8, [MC_DTYPE_STRING] = 0,
+        [MC_DTYPE_BOOL] = 1, [MC_DTYPE_INT16] = 2, [MC_DTYPE_COMPLEX64] = 8,
+        [MC_DTYPE_INT8] = 1, [MC_DTYPE_FLOAT64] = 8, [MC_DTYPE_COMPLEX128] = 16,
+        [MC_DTYPE_UINT64] = 8, [MC_DTYPE_RESOURCE] = 4, [MC_DTYPE_VARIANT] = 0,
+        [MC_DTYPE_UINT32] = 4, [MC_DTYPE_UINT16] = 2, [MC_DTYPE_INT4] = 1,
+        [MC_DTYPE_BFLOAT16] = 2,
+    };
+    return dtype >= 0 && dtype < MC_DTYPE_COUNT ? bytes[dtype] : 0;
+}
+
+const char *mc_problem_text(int32_t kind)
+{
+    static const char *const texts[MC_PROBLEM_COUNT] = {
+        [MC_PROBLEM_NONE] = "no problem",
+        [MC_PROBLEM_NOT_TFLITE] = "not a TFLite flatbuffer (no TFL3 identifier)",
+        [MC_PROBLEM_SCHEMA_VERSION] = "TFLite schema version is not 3",
+        [MC_PROBLEM_PAST_END] = "an offset or length points past the end of the file (truncated or corrupted)",
+        [MC_PROBLEM_BAD_TABLE] = "a flatbuffer table is malformed (corrupted file)",
+        [MC_PROBLEM_NO_SUBGRAPH] = "the model has no subgraph",
+        [MC_PROBLEM_BAD_OPCODE] = "refers to an operator code the file does not have",
+        [MC_PROBLEM_BAD_BUFFER] = "refers to a buffer the file does not have",
+        [MC_PROBLEM_BUFFER_PAST_END] = "has data that lies past the end of the file",
+        [MC_PROBLEM_BAD_TENSOR_INDEX] = "refers to a tensor the graph does not have",
+        [MC_PROBLEM_BAD_RANK] = "has more dimensions than memcore reads (8)",
+        [MC_PROBLEM_DYNAMIC_SHAPE] = "has a dynamic or unknown dimension; memcore needs static shapes",
+        [MC_PROBLEM_BAD_DTYPE] = "has a type with no fixed element size that TFLM can allocate",
+        [MC_PROBLEM_SIZE_OVERFLOW] = "is too large: its size does not fit in 64 bits",
+        [MC_PROBLEM_BAD_BYTES] = "has a byte size that disagrees with its shape and type",
+        [MC_PROBLEM_NO_OUTPUTS] = "has no outputs",
+        [MC_PROBLEM_WRITTEN_TWICE] = "is written by two operators",
+        [MC_PROBLEM_WRITES_CONSTANT] = "writes a constant tensor",
+        [MC_PROBLEM_WRITES_INPUT] = "writes a graph input",
+        [MC_PROBLEM_CYCLE] = "reads a tensor written by itself or by a later operator: the graph has a cycle",
+        [MC_PROBLEM_READ_UNWRITTEN] = "reads a tensor that no operator writes and that is not a graph input, "
+                                      "a constant or a variable",
+        [MC_PROBLEM_OUTPUT_UNWRITTEN] = "is a graph output that no operator writes",
+        [MC_PROBLEM_BAD_OPERATOR] = "has a tensor list outside the graph's index array",
+        [MC_PROBLEM_SUBGRAPHS] = "has several subgraphs (control flow such as IF or WHILE); memcore models "
+                                 "single-subgraph models only",
+        [MC_PROBLEM_OFFLINE_PLAN] = "carries an offline memory plan (OfflineMemoryAllocation metadata), "
+                                    "which memcore does not model",
+        [MC_PROBLEM_EXTERNAL_DATA] = "keeps its data outside the flatbuffer, which TFLM cannot read",
+        [MC_PROBLEM_SPARSE] = "is sparse, which TFLM does not run",
+        [MC_PROBLEM_TOO_LARGE] = "has more tensors or operators than memcore's limits (1,000,000 each)",
+        [MC_PROBLEM_UNKNOWN_OP] = "is an operator TFLM does not run",
+        [MC_PROBLEM_KERNEL_REFUSES] = "is refused by TFLM's kernel: its Prepare fails for these shapes and types",
+        [MC_PROBLEM_MISSING_INPUT] = "lacks an input its TFLM kernel needs (TFLM's Prepare fails)",
+    };
+    if (kind < 0 || kind >= MC_PROBLEM_COUNT || texts[kind] == NULL) {
+        return "unknown problem";
+    }
+    return texts[kind];
+}
+
+static mc_status_t problem(mc_problem_t *p, mc_status_t rc, int32_t kind, int64_t op, int64_t tensor,
+                           int64_t other, int64_t value)
+{
+    if (p != NULL) {
+        p->kind = kind;
+        p->op = op;
+        p->tensor = tensor;
+        p->other = other;
+        p->value = value;
+        p->at = -1;
+    }
+    return rc;
+}
+
+mc_status_t mc_graph_validate_scratch_bytes(int64_t n_tensors, int64_t *scratch_bytes)
+{
+    if (scratch_bytes == NULL) {
+        return MC_E_NULL;
+    }
+    if (n_tensors < 0) {
+        return MC_E_NEGATIVE;
+    }
+    if (n_tensors > MC_MAX_TENSORS) {
+        return MC_E_LIMIT;
+    }
+    *scratch_bytes = n_tensors * (int64_t)sizeof(int32_t);
+    return MC_OK;
+}
+
+static mc_status_t check_tensor(const mc_tensor_t *t, int64_t i, mc_problem_t *p)
+{
+    int64_t bytes = mc_dtype_bytes(t->dtype);
+    int32_t d;
+    if (t->rank < 0 || t->rank > MC_MAX_DIMS) {
+        return problem(p, MC_E_GRAPH, MC_PROBLEM_BAD_RANK, -1, i, -1, t->rank);
+    }
+    for (d = 0; d < t->rank; d++) {
+        if (t->dims[d] < 0) {
+            return problem(p, MC_E_GRAPH, MC_PROBLEM_DYNAMIC_SHAPE, -1, i, -1, t->dims[d]);
+        }
+    }
+    if (bytes == 0) {
+        return problem(p, MC_E_GRAPH, MC_PROBLEM_BAD_DTYPE, -1, i, -1, t->dtype);
+    }
+    for (d = 0; d < t->rank; d++) {
+        if (mc_checked_mul(bytes, t->dims[d], &bytes) != MC_OK) {
+            return problem(p, MC_E_GRAPH, MC_PROBLEM_SIZE_OVERFLOW, -1, i, -1, -1);
+        }
+    }
+    if (t->bytes != bytes) {
+        return problem(p, MC_E_GRAPH, MC_PROBLEM_BAD_BYTES, -1, i, -1, t->bytes);
+    }
+    return MC_OK;
+}
+
+/* Operator k's list [first, first + n) must lie in op_tensors and name tensors in
+ * [lowest, n_tensors). */
+static mc_status_t check_list(const mc_graph_t *g, int64_t k, int64_t first, int32_t n, int32_t lowest,
+                              mc_problem_t *p)
+{
+    int64_t i;
+    if (first < 0 || n < 0 || first > g->n_op_tensors - n) {
+        return problem(p, MC_E_GRAPH, MC_PROBLEM_BAD_OPERATOR, k, -1, -1, first);
+    }
+    for (i = first; i < first + n; i++) {
+        int32_t t = g->op_tensors[i];
+        if (t < lowest || t >= g->n_tensors) {
+            return problem(p, MC_E_GRAPH, MC_PROBLEM_BAD_TENSOR_INDEX, k, -1, -1, t);
+        }
+    }
+    return MC_OK;
+}
+
+static mc_status_t check_io(const mc_graph_t *g, const int32_t *list, int64_t n, mc_problem_t *p)
+{
+    int64_t i;
+    if (n > 0 && list == NULL) {
+        return MC_E_NULL;
+    }
+    for (i = 0; i < n; i++) {
+        if (list[i] < 0 || list[i] >= g->n_tensors) {
+            return problem(p, MC_E_GRAPH, MC_PROBLEM_BAD_TENSOR_INDEX, -1, -1, -1, list[i]);
+        }
+    }
+    return MC_OK;
+}
+
+/* Operator kinds whose definition has no outputs: they act on resource variables
+ * (ASSIGN_VARIABLE) or run a subgraph once (CALL_ONCE).  Any other operator without
+ * outputs had them removed, and its work can never be read. */
+static bool writes_nothing(int32_t kind)
+{
+    return kind == 129 /* CALL_ONCE */ || kind == 144 /* ASSIGN_VARIABLE */;
+}
+
+mc_status_t mc_graph_structure(const mc_graph_t *g, mc_problem_t *p)
+{
+    if (g == NULL) {
+        return MC_E_NULL;
+    }
+    int64_t i;
+    if (g->n_tensors < 0 || g->n_ops < 0 || g->n_op_tensors < 0 || g->n_inputs < 0 || g->n_outputs < 0) {
+        return MC_E_NEGATIVE;
+    }
+    if (g->n_tensors > MC_MAX_TENSORS || g->n_ops > MC_MAX_OPS || g->n_op_tensors > MC_MAX_OP_TENSORS) {
+        return problem(p, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, -1, -1, -1,
+                       g->n_tensors > MC_MAX_TENSORS ? g->n_tensors : g->n_ops);
+    }
+    if ((g->n_tensors > 0 && g->tensors == NULL) || (g->n_ops > 0 && g->ops == NULL) ||
+        (g->n_op_tensors > 0 && g->op_tensors == NULL)) {
+        return MC_E_NULL;
+    }
+    for (i = 0; i < g->n_tensors; i++) {
+        MC_TRY(check_tensor(&g->tensors[i], i, p));
+    }
+    for (i = 0; i < g->n_ops; i++) {
+        const mc_op_t *op = &g->ops[i];
+        MC_TRY(check_list(g, i, op->first_input, op->n_inputs, -1, p));
+        MC_TRY(check_list(g, i, op->first_output, op->n_outputs, 0, p));
+        MC_TRY(check_list(g, i, op->first_intermediate, op->n_intermediates, 0, p));
+        if (op->n_outputs == 0 && !writes_nothing(op->kind)) {
+            return problem(p, MC_E_GRAPH, MC_PROBLEM_NO_OUTPUTS, i, -1, -1, -1);
+        }
+    }
+    MC_TRY(check_io(g, g->inputs, g->n_inputs, p));
+    return check_io(g, g->outputs, g->n_outputs, p);
+}
+
+/* Whether reading tensor t needs no producer: a constant or a variable. */
+static bool exists_already(const mc_tensor_t *t)
+{
+    return (t->flags & (MC_TENSOR_CONSTANT | MC_TENSOR_VARIABLE)) != 0;
+}
+
+mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratch_bytes, mc_problem_t *p)
+{
+    int32_t *writer = (int32_t *)scratch;
+    int64_t need = 0, i, k;
+
+    if (g == NULL) {
+        return MC_E_NULL;
+    }
+    MC_TRY(mc_graph_structure(g, p));
+    MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &need));
+    if (need > 0 && (scratch == NULL || scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0)) {
+        return MC_E_SCRATCH;
+    }
+    for (i = 0; i < g->n_tensors; i++) {
+        writer[i] = NOT_WRITTEN;
+    }
+    for (i = 0; i < g->n_inputs; i++) {
+        writer[g->inputs[i]] = GRAPH_INPUT;
+    }
+    /* Who writes what, first: a tensor read by operator k and written later is a
+     * cycle, and the later writer is only known after every operator is seen. */
+    for (k = 0; k < g->n_ops; k++) {
+        const mc_op_t *op = &g->ops[k];
+        for (i = op->first_output; i < op->first_output + op->n_outputs; i++) {
+            int32_t t = g->op_tensors[i];
+            if (g->tensors[t].flags & MC_TENSOR_CONSTANT) {
+                return problem(p, MC_E_GRAPH, MC_PROBLEM_WRITES_CONSTANT, k, t, -1, -1);
+            }
+            if (writer[t] == GRAPH_INPUT) {
+                return problem(p, MC_E_GRAPH, MC_PROBLEM_WRITES_INPUT, k, t, -1, -1);
+            }
+            if (writer[t] >= 0) {
+                return problem(p, MC_E_GRAPH, MC_PROBLEM_WRITTEN_TWICE, writer[t], t, k, -1);
+            }
+            writer[t] = (int32_t)k;
+        }
+    }
+    for (k = 0; k < g->n_ops; k++) {
+        const mc_op_t *op = &g->ops[k];
+        for (i = op->first_input; i < op->first_input + op->n_inputs; i++) {
+            int32_t t = g->op_tensors[i];
+            if (t < 0 || writer[t] == GRAPH_INPUT || exists_already(&g->tensors[t])) {
+                continue;
+            }
+            if (writer[t] == NOT_WRITTEN) {
+                return problem(p, MC_E_GRAPH, MC_PROBLEM_READ_UNWRITTEN, k, t, -1, -1);
+            }
+            if (writer[t] >= k) {
+                return problem(p, MC_E_GRAPH, MC_PROBLEM_CYCLE, k, t, writer[t], -1);
+            }
+        }
+    }
+    for (i = 0; i < g->n_outputs; i++) {
+        int32_t t = g->outputs[i];
+        if (writer[t] == NOT_WRITTEN && !exists_already(&g->tensors[t])) {
+            return problem(p, MC_E_GRAPH, MC_PROBLEM_OUTPUT_UNWRITTEN, -1, t, -1, -1);
+        }
+    }
+    if (p != NULL) {
+        p->kind = MC_PROBLEM_NONE;
+    }
+    return MC_OK;
+}

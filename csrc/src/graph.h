@@ -1,0 +1,17 @@
+/*
+ * The graph's structural check, shared by every function that walks a graph without
+ * scratch of its own (TFLM's model, operation counts): indices in range, tensor lists
+ * inside the index array, shapes and byte sizes consistent.  Internal to the core;
+ * mc_graph_validate adds the dataflow rules on top.
+ */
+#ifndef MEMCORE_GRAPH_H
+#define MEMCORE_GRAPH_H
+
+#include "memcore.h"
+
+mc_status_t mc_graph_structure(const mc_graph_t *graph, mc_problem_t *problem);
+
+/* mc_op_counts for a graph that passed mc_graph_structure (the check's, once). */
+mc_status_t mc_op_counts_of(const mc_graph_t *graph, int64_t op, int64_t *macs, int64_t *other_ops);
+
+#endif /* MEMCORE_GRAPH_H */

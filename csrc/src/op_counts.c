@@ -1,0 +1,161 @@
+/*
+ * The arithmetic of one operator, in the counting conventions users read in the
+ * reports (docs/formulas.md): multiply-accumulates where the operator is a sum of
+ * products, one operation per element visited elsewhere, none for pure data movement.
+ * Shapes are TFLite's: conv filter OHWI, depthwise 1HWO, fully connected (out, in),
+ * transpose conv OHWI with the data as its third input.
+ */
+#include <stddef.h>
+
+#include "checked.h"
+#include "graph.h"
+#include "memcore.h"
+
+enum {
+    ADD = 0, AVERAGE_POOL_2D = 1, CONCATENATION = 2, CONV_2D = 3, DEPTHWISE_CONV_2D = 4,
+    FULLY_CONNECTED = 9, L2_POOL_2D = 12, MAX_POOL_2D = 17, MEAN = 40, ARG_MAX = 56,
+    TRANSPOSE_CONV = 67, SUM = 74, ARG_MIN = 79, REDUCE_PROD = 81, REDUCE_MAX = 82,
+    REDUCE_MIN = 89, BATCH_MATMUL = 126
+};
+
+/* Pool2DOptions and BatchMatMulOptions fields (mc_op_t.options, schema order) */
+enum { POOL_FILTER_W = 3, POOL_FILTER_H = 4, MATMUL_ADJ_X = 0 };
+
+/* Kinds that only move or reshape data: no arithmetic. */
+static bool moves_data(int32_t kind)
+{
+    static const uint8_t codes[] = {
+        2,   /* CONCATENATION */ 5,  /* DEPTH_TO_SPACE */ 22, /* RESHAPE */
+        26,  /* SPACE_TO_DEPTH */ 34, /* PAD */ 36, /* GATHER */ 37, /* BATCH_TO_SPACE_ND */
+        38,  /* SPACE_TO_BATCH_ND */ 39, /* TRANSPOSE */ 43, /* SQUEEZE */
+        45,  /* STRIDED_SLICE */ 49, /* SPLIT */ 60, /* PADV2 */ 65, /* SLICE */ 69, /* TILE */
+        70,  /* EXPAND_DIMS */ 77, /* SHAPE */ 83, /* PACK */ 88, /* UNPACK */ 93, /* ZEROS_LIKE */
+        94,  /* FILL */ 97, /* RESIZE_NEAREST_NEIGHBOR */ 100, /* MIRROR_PAD */ 102, /* SPLIT_V */
+        107, /* GATHER_ND */ 130, /* BROADCAST_TO */
+    };
+    size_t i;
+    for (i = 0; i < sizeof codes; i++) {
+        if (codes[i] == kind) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static mc_status_t elements(const mc_tensor_t *t, int64_t *out)
+{
+    int64_t n = 1;
+    int32_t d;
+    for (d = 0; d < t->rank; d++) {
+        MC_TRY(mc_checked_mul(n, t->dims[d], &n));
+    }
+    *out = n;
+    return MC_OK;
+}
+
+static const mc_tensor_t *input(const mc_graph_t *g, const mc_op_t *op, int32_t i)
+{
+    int32_t t = i < op->n_inputs ? g->op_tensors[op->first_input + i] : -1;
+    return t >= 0 ? &g->tensors[t] : NULL;
+}
+
+/* Product of a filter's dims[from..to] (inclusive), 0 when it has fewer. */
+static mc_status_t dims_product(const mc_tensor_t *t, int32_t from, int32_t to, int64_t *out)
+{
+    int64_t n = 1;
+    int32_t d;
+    if (t == NULL || t->rank <= to) {
+        *out = 0;
+        return MC_OK;
+    }
+    for (d = from; d <= to; d++) {
+        MC_TRY(mc_checked_mul(n, t->dims[d], &n));
+    }
+    *out = n;
+    return MC_OK;
+}
+
+mc_status_t mc_op_counts(const mc_graph_t *g, int64_t k, int64_t *macs, int64_t *other_ops)
+{
+    if (g == NULL || macs == NULL || other_ops == NULL) {
+        return MC_E_NULL;
+    }
+    if (k < 0 || k >= g->n_ops) {
+        return MC_E_RANGE;
+    }
+    /* A graph from outside: every index is checked before the counting follows it. */
+    MC_TRY(mc_graph_structure(g, NULL));
+    return mc_op_counts_of(g, k, macs, other_ops);
+}
+
+mc_status_t mc_op_counts_of(const mc_graph_t *g, int64_t k, int64_t *macs, int64_t *other_ops)
+{
+    const mc_op_t *op;
+    const mc_tensor_t *out, *filter, *first;
+    int64_t n_out = 0, per = 0, m = 0, other = 0;
+
+    op = &g->ops[k];
+    out = op->n_outputs > 0 ? &g->tensors[g->op_tensors[op->first_output]] : NULL;
+    if (out != NULL) {
+        MC_TRY(elements(out, &n_out));
+    }
+    filter = input(g, op, 1);
+    first = input(g, op, 0);
+    switch (op->kind) {
+    case CONV_2D: /* output x kh x kw x input channels per group */
+        MC_TRY(dims_product(filter, 1, 3, &per));
+        MC_TRY(mc_checked_mul(n_out, per, &m));
+        break;
+    case DEPTHWISE_CONV_2D: /* output x kh x kw */
+        MC_TRY(dims_product(filter, 1, 2, &per));
+        MC_TRY(mc_checked_mul(n_out, per, &m));
+        break;
+    case FULLY_CONNECTED: /* output x input features */
+        per = filter != NULL && filter->rank > 0 ? filter->dims[filter->rank - 1] : 0;
+        MC_TRY(mc_checked_mul(n_out, per, &m));
+        break;
+    case BATCH_MATMUL: /* output x the reduced dimension of the first operand */
+        if (first != NULL && first->rank >= 2) {
+            per = first->dims[first->rank - (op->options[MATMUL_ADJ_X] ? 2 : 1)];
+        }
+        MC_TRY(mc_checked_mul(n_out, per, &m));
+        break;
+    case TRANSPOSE_CONV: { /* each input element scattered through kh x kw x output channels */
+        const mc_tensor_t *data = input(g, op, 2);
+        int64_t n_in = 0, o = 0;
+        if (data != NULL) {
+            MC_TRY(elements(data, &n_in));
+        }
+        MC_TRY(dims_product(filter, 1, 2, &per));
+        o = filter != NULL && filter->rank > 0 ? filter->dims[0] : 0;
+        MC_TRY(mc_checked_mul(per, o, &per));
+        MC_TRY(mc_checked_mul(n_in, per, &m));
+        break;
+    }
+    case AVERAGE_POOL_2D:
+    case MAX_POOL_2D:
+    case L2_POOL_2D: /* output x window */
+        MC_TRY(mc_checked_mul((int64_t)op->options[POOL_FILTER_H] > 0 ? op->options[POOL_FILTER_H] : 1,
+                              (int64_t)op->options[POOL_FILTER_W] > 0 ? op->options[POOL_FILTER_W] : 1, &per));
+        MC_TRY(mc_checked_mul(n_out, per, &other));
+        break;
+    case MEAN:
+    case SUM:
+    case REDUCE_PROD:
+    case REDUCE_MAX:
+    case REDUCE_MIN:
+    case ARG_MAX:
+    case ARG_MIN: /* every input element visited once */
+        if (first != NULL) {
+            MC_TRY(elements(first, &other));
+        }
+        break;
+    default:
+        /* element-wise and everything else: one per output element; data movement: none */
+        other = moves_data(op->kind) ? 0 : n_out;
+        break;
+    }
+    *macs = m;
+    *other_ops = other;
+    return MC_OK;
+}

@@ -1,0 +1,121 @@
+/*
+ * Internal to the core: the tables TFLM's arena is computed from (tflm_targets.c,
+ * tflm_ops.c) and the allocator replay they drive (tflm_model.c).
+ *
+ * The tables are data in flash, small integers, one row per thing: a new operator kind
+ * is a row in tflm_ops.c (and a script if its Prepare is new), a new target a column of
+ * its structure sizes and a row in tflm_targets.c.
+ */
+#ifndef MEMCORE_TFLM_INTERNAL_H
+#define MEMCORE_TFLM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "memcore.h"
+
+/* sizeof and alignof of one structure on one target, packed: bytes | align code << 12
+ * (align 1, 2, 4, 8 -> 0, 1, 2, 3). */
+typedef uint16_t mc_size_t;
+#define MC_SZ(bytes, align) \
+    ((mc_size_t)((bytes) | ((align) == 8 ? 0x3000 : (align) == 4 ? 0x2000 : (align) == 2 ? 0x1000 : 0)))
+#define MC_SZ_BYTES(s) ((int64_t)((s) & 0x0FFF))
+#define MC_SZ_ALIGN(s) ((int64_t)1 << (((s) >> 12) & 3))
+
+enum { MC_VENDOR_NONE = 0, MC_VENDOR_CMSIS_NN = 1, MC_VENDOR_ESP_NN = 2 };
+
+/* Tail RecordingMicroAllocator does not categorise: allocator objects, builtin
+ * options, scratch handles. */
+#define MC_TFLM_UNRECORDED MC_TFLM_CATEGORY_COUNT
+
+/* The runtime structures TFLM allocates whatever the model, on one target. */
+typedef struct {
+    /* Constructed in the tail by RecordingMicroAllocator::Create, in this order, then
+     * StartModelAllocation's MicroBuiltinDataAllocator and SubgraphAllocations. */
+    mc_size_t arena_allocator;     /* RecordingSingleArenaBufferAllocator */
+    mc_size_t planner;             /* GreedyMemoryPlanner */
+    mc_size_t micro_allocator;     /* RecordingMicroAllocator */
+    mc_size_t builtin_allocator;   /* MicroBuiltinDataAllocator */
+    mc_size_t subgraph_allocations;
+    mc_size_t eval_tensor;         /* TfLiteEvalTensor */
+    mc_size_t node;                /* NodeAndRegistration */
+    mc_size_t tensor;              /* TfLiteTensor (TF_LITE_STATIC_MEMORY) */
+    mc_size_t quantization;        /* TfLiteAffineQuantization */
+    mc_size_t scratch_request;     /* internal::ScratchBufferRequest */
+    mc_size_t scratch_handle;      /* ScratchBufferHandle */
+    mc_size_t allocation_info;     /* AllocationInfo */
+    uint8_t pointer_bytes;         /* sizeof(void *), sizeof(size_t) */
+    uint8_t vendor;                /* MC_VENDOR_* of MC_KERNELS_OPTIMISED */
+} mc_target_abi_t;
+
+const mc_target_abi_t *mc__target_abi(mc_target_t target);
+
+/* ---- the allocator replay ---------------------------------------------------- */
+
+/* TFLM's SingleArenaBufferAllocator over an arena [0, arena): head_, temp_ and tail_
+ * as absolute positions, with the checks TFLM makes at each step.  tflm_model.c runs
+ * the whole AllocateTensors() sequence through it; the op table's scripts run each
+ * kernel's Init and Prepare through the same functions. */
+/* What the op table's size rules read: the graph, the target and its kernels. */
+typedef struct {
+    const mc_graph_t *graph;
+    const mc_target_abi_t *abi;
+    mc_target_t target;
+    int32_t vendor;                /* the vendor kernels in use (MC_VENDOR_*) */
+} mc_ctx_t;
+
+typedef struct {
+    mc_ctx_t ctx;
+    int64_t arena;
+    int64_t head, temp, tail;
+    int64_t protect;               /* persistent buffers may not go below this: the
+                                      temporaries a kernel still reads */
+    bool failed;                   /* a step TFLM checks did not fit */
+    mc_status_t status;            /* an overflow or bad graph, which ends the replay */
+    mc_tflm_usage_t *usage;        /* MC_TFLM_CATEGORY_COUNT + 1 entries (+ unrecorded),
+                                      in the caller's scratch; NULL: not recorded */
+    int64_t n_requests;            /* scratch buffer requests so far */
+    int64_t scratch_sum;           /* their sizes, each rounded up to 16 */
+    int64_t op;                    /* the operator being initialised or prepared */
+    int64_t refused;               /* an operator whose kernel refuses it (MC_E_UNSUPPORTED) */
+    int64_t unknown;               /* operators costed with the unknown-operator bound */
+    int64_t head_bytes;            /* the planned head, once known */
+    int64_t n_planned;             /* buffers the planner places */
+    /* Where request i is recorded (mc_tflm_buffers' arrays); NULL: count only. */
+    int64_t *req_sizes;
+    int32_t *req_first, *req_last, *req_owner;
+    int64_t max_requests;
+} mc_sim_t;
+
+/* A persistent allocation from the tail (AllocatePersistentBuffer). */
+void mc__sim_persistent(mc_sim_t *s, int64_t bytes, int64_t align, int32_t category);
+/* A temporary from the head side (AllocateTemp). */
+void mc__sim_temp(mc_sim_t *s, int64_t bytes, int64_t align);
+/* AllocateTempTfLiteTensor of a graph tensor: the TfLiteTensor, and its quantization
+ * when it has scales and zero points. */
+void mc__sim_temp_tensor(mc_sim_t *s, int32_t tensor);
+/* RequestScratchBufferInArena. */
+void mc__sim_scratch(mc_sim_t *s, int64_t bytes);
+
+/* mc_tflm_lifetimes' rules over a graph whose indices have been checked (lifetimes.c). */
+void mc__tflm_graph_lifetimes(const mc_graph_t *graph, int32_t *first_use, int32_t *last_use);
+
+/* ---- the op table ------------------------------------------------------------- */
+
+/* Whether the op table models operator kind `code` with these vendor kernels (a row
+ * that TFLM registers and whose allocations memcore reproduces). */
+bool mc__op_modelled(int32_t code, int32_t vendor);
+/* Whether TFLM registers a kernel for it at all. */
+bool mc__op_registered(int32_t code);
+/* The op's builtin-options parse (into the tail), Init and Prepare, through the replay. */
+void mc__op_parse(mc_sim_t *s, const mc_op_t *op);
+void mc__op_init(mc_sim_t *s, const mc_op_t *op);
+void mc__op_prepare(mc_sim_t *s, const mc_op_t *op);
+/* How many scratch buffers the op's Prepare requests (-1: a rule failed; -4: the kernel
+ * refuses the operator), without
+ * replaying its allocations. */
+int32_t mc__op_scratch_count(const mc_ctx_t *c, const mc_op_t *op);
+/* The unknown-operator bound's pieces (see memcore.h, MC_TFLM_ALLOW_UNKNOWN). */
+void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase);
+
+#endif /* MEMCORE_TFLM_INTERNAL_H */

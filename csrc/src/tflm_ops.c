@@ -1,0 +1,1112 @@
+/*
+ * The op table: one row per TFLite builtin operator kind that TFLM registers
+ * (MicroMutableOpResolver::Add* in tensorflow/lite/micro/micro_mutable_op_resolver.h),
+ * and what its kernel makes TFLM allocate:
+ *   - the builtin-options struct its parser allocates in the tail (size, alignment);
+ *   - the persistent OpData its Init() allocates (16-aligned, "Persistent buffer data");
+ *   - its Prepare() as a script of steps in the kernel's own order: temporary
+ *     TfLiteTensors for inputs and outputs (the order matters for the smallest arena:
+ *     a temporary is checked against the tail as it is at that moment), persistent
+ *     buffers (per-channel multipliers, dims copies, lookup tables, ...) and scratch
+ *     buffers requested in the head (RequestScratchBufferInArena), each size a rule of
+ *     the operator's tensors and options.
+ * Sizes are per target (the structs[] columns), because they depend on the ABI
+ * (pointer size, alignment of 8-byte members, enum size), on the TFLM version and on
+ * whether TFLM was built with compression.  A vendor kernel library (CMSIS-NN on
+ * Cortex-M, ESP-NN on ESP32) replaces a few kernels: their rows carry a second OpData
+ * and script.  Sources: the kernels of tflite-micro 90b983c2 (reference), its
+ * kernels/cmsis_nn/ glue with CMSIS-NN's *_get_buffer_size, esp-tflite-micro's
+ * kernels/esp_nn/ glue with ESP-NN's scratch sizes; sizes from compile probes of those
+ * sources per target, checked against TFLM's RecordingMicroAllocator on each target
+ * (ESP-NN: esp-tflite-micro 99f49e14 with esp-nn d45b843c built for armhf).
+ *
+ * A new operator kind: one row in ops[] (and a script when no existing one fits).
+ * A new target: one column in structs[] and a row in tflm_targets.c.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "checked.h"
+#include "memcore.h"
+#include "tflm_internal.h"
+
+/* ---- struct sizes per target ----------------------------------------------------
+ * K_*: kernel data (OpData), O_*: builtin options (TfLite*Params), V_*: vendor kernels'
+ * data.  Columns: host64 (the PyPI wheel), armhf and cortex-m (TFLM 90b983c2 with
+ * compression), and 32-bit 4-byte-enum ABI without compression (esp32).  riscv32 reads
+ * the armhf column: its tables are derived from armhf (tflm_targets.c). */
+
+#define N_COLUMNS 4
+static const uint8_t column_of[MC_TARGET_COUNT] = {0, 1, 2, 1, 3};
+
+enum {
+    MC_S_NONE = 0,
+    MC_S_K_RELU,
+    MC_S_K_RELU6,
+    MC_S_K_ADD,
+    MC_S_K_ADD_N,
+    MC_S_K_ASSIGN_VARIABLE,
+    MC_S_K_BATCH_MATMUL,
+    MC_S_K_EVAL_TENSOR,
+    MC_S_K_CALL_ONCE,
+    MC_S_K_COMPARISONS,
+    MC_S_K_CONCATENATION,
+    MC_S_K_CONV,
+    MC_S_K_CUMSUM,
+    MC_S_K_DEQUANTIZE,
+    MC_S_K_DIV,
+    MC_S_K_ABS_RSQRT,
+    MC_S_K_ELU,
+    MC_S_K_EMBEDDING_LOOKUP,
+    MC_S_K_FULLY_CONNECTED,
+    MC_S_K_HARD_SWISH,
+    MC_S_K_IF,
+    MC_S_K_L2NORM,
+    MC_S_K_LEAKY_RELU,
+    MC_S_K_LOG_SOFTMAX,
+    MC_S_K_LOGISTIC,
+    MC_S_K_MIRROR_PAD,
+    MC_S_K_MUL,
+    MC_S_K_PAD,
+    MC_S_K_POOL,
+    MC_S_K_PRELU,
+    MC_S_K_QUANTIZE,
+    MC_S_K_REDUCE,
+    MC_S_K_SELECT,
+    MC_S_K_SOFTMAX,
+    MC_S_K_SPACE_TO_BATCH,
+    MC_S_K_SQUARED_DIFFERENCE,
+    MC_S_K_STRIDED_SLICE,
+    MC_S_K_SUB,
+    MC_S_K_SVDF,
+    MC_S_K_TANH,
+    MC_S_K_TRANSPOSE_CONV,
+    MC_S_K_LSTM,
+    MC_S_K_VAR_HANDLE,
+    MC_S_K_WHILE,
+    MC_S_O_ADD,
+    MC_S_O_ARG_MAX,
+    MC_S_O_ARG_MIN,
+    MC_S_O_BATCH_MAT_MUL,
+    MC_S_O_CALL_ONCE,
+    MC_S_O_CAST,
+    MC_S_O_CONCATENATION,
+    MC_S_O_CONV,
+    MC_S_O_CUMSUM,
+    MC_S_O_DEPTH_TO_SPACE,
+    MC_S_O_DEPTHWISE_CONV,
+    MC_S_O_DIV,
+    MC_S_O_FULLY_CONNECTED,
+    MC_S_O_GATHER,
+    MC_S_O_IF,
+    MC_S_O_L2_NORM,
+    MC_S_O_LEAKY_RELU,
+    MC_S_O_MIRROR_PADDING,
+    MC_S_O_MUL,
+    MC_S_O_PACK,
+    MC_S_O_POOL,
+    MC_S_O_REDUCER,
+    MC_S_O_RESHAPE,
+    MC_S_O_RESIZE_BILINEAR,
+    MC_S_O_RESIZE_NEAREST_NEIGHBOR,
+    MC_S_O_SHAPE,
+    MC_S_O_SOFTMAX,
+    MC_S_O_SPACE_TO_DEPTH,
+    MC_S_O_SPLIT,
+    MC_S_O_SPLIT_V,
+    MC_S_O_SQUEEZE,
+    MC_S_O_STRIDED_SLICE,
+    MC_S_O_SUB,
+    MC_S_O_SVDF,
+    MC_S_O_TRANSPOSE_CONV,
+    MC_S_O_UNIDIRECTIONAL_SEQUENCE_LSTM,
+    MC_S_O_UNPACK,
+    MC_S_O_VAR_HANDLE,
+    MC_S_O_WHILE,
+    /* vendor kernels' OpData (the other columns repeat the reference sizes) */
+    MC_S_V_CMSIS_CONV,
+    MC_S_V_CMSIS_FULLY_CONNECTED,
+    MC_S_V_CMSIS_POOL,
+    MC_S_V_CMSIS_ADD,
+    MC_S_V_CMSIS_MUL,
+    MC_S_V_CMSIS_SOFTMAX,
+    MC_S_V_ESP_CONV,
+    MC_S_V_ESP_SOFTMAX,
+    MC_S_COUNT
+};
+
+static const mc_size_t structs[MC_S_COUNT][N_COLUMNS] = {
+    /* MC_S_NONE */ {0, 0, 0, 0},
+    /* K_RELU                 */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* activations.cc ReluOpData */
+    /* K_RELU6                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* activations.cc Relu6OpData */
+    /* K_ADD                  */ {MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4)},  /* add.cc OpDataAdd */
+    /* K_ADD_N                */ {MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4)},  /* add_n.cc OpData */
+    /* K_ASSIGN_VARIABLE      */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(0, 1)},  /* assign_variable.cc OpData */
+    /* K_BATCH_MATMUL         */ {MC_SZ(32, 8), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* batch_matmul.cc OpDataBatchMatmul */
+    /* K_EVAL_TENSOR          */ {MC_SZ(24, 8), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(12, 4)},  /* core.cc TfLiteEvalTensor */
+    /* K_CALL_ONCE            */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* call_once.cc OpData */
+    /* K_COMPARISONS          */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4)},  /* comparisons.cc OpData */
+    /* K_CONCATENATION        */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(24, 4)},  /* concatenation.cc OpData */
+    /* K_CONV                 */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(56, 4)},  /* conv.cc OpDataConv */
+    /* K_CUMSUM               */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* cumsum.cc OpData */
+    /* K_DEQUANTIZE           */ {MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8)},  /* dequantize.cc DequantizeOpData */
+    /* K_DIV                  */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* div.cc OpDataDiv */
+    /* K_ABS_RSQRT            */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* elementwise.cc OpDataAbsRsqrt */
+    /* K_ELU                  */ {MC_SZ(256, 1), MC_SZ(256, 1), MC_SZ(256, 1), MC_SZ(256, 1)},  /* elu.cc OpData */
+    /* K_EMBEDDING_LOOKUP     */ {MC_SZ(16, 8), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* embedding_lookup.cc OpData */
+    /* K_FULLY_CONNECTED      */ {MC_SZ(72, 8), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(48, 4)},  /* fully_connected.cc OpDataFullyConnected */
+    /* K_HARD_SWISH           */ {MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4)},  /* hard_swish.cc HardSwishParams */
+    /* K_IF                   */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* if.cc OpData */
+    /* K_L2NORM               */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* l2norm.cc L2NormalizationParams */
+    /* K_LEAKY_RELU           */ {MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4)},  /* leaky_relu.cc LeakyReluOpData */
+    /* K_LOG_SOFTMAX          */ {MC_SZ(40, 8), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* log_softmax.cc LogSoftmaxOpData */
+    /* K_LOGISTIC             */ {MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* logistic.cc OpDataLogistic */
+    /* K_MIRROR_PAD           */ {MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4)},  /* mirror_pad.cc OpDataMirrorPad */
+    /* K_MUL                  */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* mul.cc OpDataMul */
+    /* K_PAD                  */ {MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(56, 4)},  /* pad.cc OpData */
+    /* K_POOL                 */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4)},  /* pooling.cc OpDataPooling */
+    /* K_PRELU                */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* prelu.cc PreluParams */
+    /* K_QUANTIZE             */ {MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8)},  /* quantize.cc OpDataQuantizeReference */
+    /* K_REDUCE               */ {MC_SZ(44, 4), MC_SZ(44, 4), MC_SZ(44, 4), MC_SZ(44, 4)},  /* reduce.cc OpDataReduce */
+    /* K_SELECT               */ {MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1)},  /* select.cc OpData */
+    /* K_SOFTMAX              */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(56, 8), MC_SZ(56, 8)},  /* softmax.cc SoftmaxParams */
+    /* K_SPACE_TO_BATCH       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* space_to_batch_nd.cc SpaceToBatchParams */
+    /* K_SQUARED_DIFFERENCE   */ {MC_SZ(112, 8), MC_SZ(112, 8), MC_SZ(112, 8), MC_SZ(112, 8)},  /* squared_difference.cc OpData */
+    /* K_STRIDED_SLICE        */ {MC_SZ(84, 4), MC_SZ(84, 4), MC_SZ(84, 4), MC_SZ(84, 4)},  /* strided_slice.cc StridedSliceParams */
+    /* K_SUB                  */ {MC_SZ(52, 4), MC_SZ(52, 4), MC_SZ(52, 4), MC_SZ(52, 4)},  /* sub.cc OpDataSub */
+    /* K_SVDF                 */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* svdf.cc OpDataSvdf */
+    /* K_TANH                 */ {MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* tanh.cc OpData */
+    /* K_TRANSPOSE_CONV       */ {MC_SZ(88, 8), MC_SZ(80, 4), MC_SZ(80, 4), MC_SZ(72, 4)},  /* transpose_conv.cc OpData */
+    /* K_LSTM                 */ {MC_SZ(688, 8), MC_SZ(688, 8), MC_SZ(688, 8), MC_SZ(688, 8)},  /* unidirectional_sequence_lstm.cc OpDataLSTM */
+    /* K_VAR_HANDLE           */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* var_handle.cc OpData */
+    /* K_WHILE                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* while.cc OpData */
+    /* O_ADD                  */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(2, 1), MC_SZ(8, 4)},  /* core.cc TfLiteAddParams */
+    /* O_ARG_MAX              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteArgMaxParams */
+    /* O_ARG_MIN              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteArgMinParams */
+    /* O_BATCH_MAT_MUL        */ {MC_SZ(3, 1), MC_SZ(3, 1), MC_SZ(3, 1), MC_SZ(3, 1)},  /* core.cc TfLiteBatchMatMulParams */
+    /* O_CALL_ONCE            */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteCallOnceParams */
+    /* O_CAST                 */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(2, 1), MC_SZ(8, 4)},  /* core.cc TfLiteCastParams */
+    /* O_CONCATENATION        */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteConcatenationParams */
+    /* O_CONV                 */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* core.cc TfLiteConvParams */
+    /* O_CUMSUM               */ {MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1)},  /* core.cc TfLiteCumsumParams */
+    /* O_DEPTH_TO_SPACE       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteDepthToSpaceParams */
+    /* O_DEPTHWISE_CONV       */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* core.cc TfLiteDepthwiseConvParams */
+    /* O_DIV                  */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteDivParams */
+    /* O_FULLY_CONNECTED      */ {MC_SZ(32, 8), MC_SZ(16, 4), MC_SZ(5, 1), MC_SZ(16, 4)},  /* core.cc TfLiteFullyConnectedParams */
+    /* O_GATHER               */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteGatherParams */
+    /* O_IF                   */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteIfParams */
+    /* O_L2_NORM              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteL2NormParams */
+    /* O_LEAKY_RELU           */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteLeakyReluParams */
+    /* O_MIRROR_PADDING       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteMirrorPaddingParams */
+    /* O_MUL                  */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteMulParams */
+    /* O_PACK                 */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLitePackParams */
+    /* O_POOL                 */ {MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4)},  /* core.cc TfLitePoolParams */
+    /* O_REDUCER              */ {MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1)},  /* core.cc TfLiteReducerParams */
+    /* O_RESHAPE              */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* core.cc TfLiteReshapeParams */
+    /* O_RESIZE_BILINEAR      */ {MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1)},  /* core.cc TfLiteResizeBilinearParams */
+    /* O_RESIZE_NEAREST_NEIGHBOR */ {MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1)},  /* core.cc TfLiteResizeNearestNeighborParams */
+    /* O_SHAPE                */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteShapeParams */
+    /* O_SOFTMAX              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSoftmaxParams */
+    /* O_SPACE_TO_DEPTH       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSpaceToDepthParams */
+    /* O_SPLIT                */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSplitParams */
+    /* O_SPLIT_V              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSplitVParams */
+    /* O_SQUEEZE              */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* core.cc TfLiteSqueezeParams */
+    /* O_STRIDED_SLICE        */ {MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4)},  /* core.cc TfLiteStridedSliceParams */
+    /* O_SUB                  */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(2, 1), MC_SZ(8, 4)},  /* core.cc TfLiteSubParams */
+    /* O_SVDF                 */ {MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(8, 4), MC_SZ(12, 4)},  /* core.cc TfLiteSVDFParams */
+    /* O_TRANSPOSE_CONV       */ {MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(16, 4), MC_SZ(20, 4)},  /* core.cc TfLiteTransposeConvParams */
+    /* O_UNIDIRECTIONAL_SEQUENCE_LSTM */ {MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* core.cc TfLiteUnidirectionalSequenceLSTMParams */
+    /* O_UNPACK               */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteUnpackParams */
+    /* O_VAR_HANDLE           */ {MC_SZ(16, 8), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteVarHandleParams */
+    /* O_WHILE                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteWhileParams */
+    /* CMSIS-NN glue (kernels/cmsis_nn/), cortex-m column measured */
+    /* V_CMSIS_CONV           */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(68, 4), MC_SZ(56, 4)},  /* OpData {OpDataConv; int buffer_idx} */
+    /* V_CMSIS_FULLY_CONNECTED*/ {MC_SZ(72, 8), MC_SZ(56, 4), MC_SZ(80, 4), MC_SZ(48, 4)},  /* OpData {OpDataFullyConnected; ...} */
+    /* V_CMSIS_POOL           */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(36, 4), MC_SZ(32, 4)},  /* OpData {OpDataPooling; int buffer_idx} */
+    /* V_CMSIS_ADD            */ {MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4)},  /* OpData */
+    /* V_CMSIS_MUL            */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* OpData */
+    /* V_CMSIS_SOFTMAX        */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(64, 8), MC_SZ(56, 8)},  /* CMSISNNSoftmaxParams {SoftmaxParams; int32 num_rows, row_size} */
+    /* ESP-NN glue (esp-tflite-micro kernels/esp_nn/); esp32 column: armhf's layout without
+     * compression, measured so (tests/corpus/truth/esp32-esp-nn.json) */
+    /* V_ESP_CONV             */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(60, 4)},  /* NodeData {OpDataConv; int buffer_idx} */
+    /* V_ESP_SOFTMAX          */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(56, 8), MC_SZ(64, 8)},  /* NodeData {SoftmaxParams; int buffer_idx} */
+};
+
+/* ---- Prepare scripts ------------------------------------------------------------- */
+
+enum {
+    X_IN = 0x00,      /* 0x00 + i: temporary TfLiteTensor of input i (none if absent) */
+    X_OUT = 0x20,     /* 0x20 + i: temporary TfLiteTensor of output i */
+    X_ALL_IN = 0x40,  /* every input, in order */
+    X_REST_IN = 0x41, /* inputs 1 .. n-1 */
+    X_P = 0x42,       /* persistent buffer, size rule in the next byte (R_*) */
+    X_S = 0x43,       /* scratch buffer request, size rule in the next byte (R_*) */
+    X_IF = 0x44,      /* next byte a condition (Q_*), then a count: skip that many
+                         bytes unless the condition holds */
+    X_SAME_ELEMENTS = 0x45, /* Prepare fails unless input 0 and output 0 hold as many
+                               elements (RESHAPE, SQUEEZE, EXPAND_DIMS check it) */
+    X_END = 0xFF
+};
+
+/* Conditions on an operator's tensor types. */
+enum {
+    Q_IN0_INT8 = 1,   /* input 0 is int8 */
+    Q_IN2_QUANT,      /* input 2 is not float32 (TRANSPOSE_CONV's data input) */
+    Q_OUT0_QUANT,     /* output 0 is int8 or int16 */
+    Q_IN0_QUANT       /* input 0 is int8 or int16 */
+};
+
+/* Size rules; each returns the bytes, or -1 for "no allocation". */
+enum {
+    R_CHANNELS_F0 = 1,   /* 4 x filter (input 1) dim 0: per-channel multiplier or shift */
+    R_CHANNELS_F3,       /* 4 x filter dim 3 (depthwise) */
+    R_FC_CHANNELS,       /* 4 x filter scales, when quantized per channel */
+    R_DIMS_OUT0,         /* a TfLiteIntArray copy of output 0's dims */
+    R_ADD_N_OPDATA,      /* ADD_N int8: its OpData, allocated in Prepare */
+    R_CUMSUM_OPDATA,     /* CUMSUM int8 */
+    R_LOG_SOFTMAX_OPDATA,/* LOG_SOFTMAX int8 */
+    R_EMBEDDING_OPDATA,  /* EMBEDDING_LOOKUP, always */
+    R_SOFTMAX_LUT,       /* SOFTMAX int16 input: a 513-entry int16 table */
+    R_BMM_QUANT,         /* BATCH_MATMUL int8/int16: QuantizationOpDataBatchMatmul */
+    R_BMM_LHS_TENSOR,    /* BATCH_MATMUL adj_x: TfLiteEvalTensor, dims, data of LHS^T */
+    R_BMM_LHS_DIMS,
+    R_BMM_LHS_DATA,
+    R_BMM_RHS_TENSOR,    /* BATCH_MATMUL !adj_y: the same for RHS^T */
+    R_BMM_RHS_DIMS,
+    R_BMM_RHS_DATA,
+    R_FILTER_INT4,       /* int4 filter unpacked: filter elements */
+    R_TCONV_ACC,         /* TRANSPOSE_CONV: int32 (int8) / int64 (int16) accumulators */
+    R_TCONV_BIAS64,      /* TRANSPOSE_CONV 16x8 with int16 bias: int64 copy of the bias */
+    R_REDUCE_ACC,        /* MEAN/SUM int8/int16: int32 accumulator per output */
+    R_RANK_IN0,          /* 4 x rank of input 0 */
+    R_ELEMENTS_IN1,      /* 4 x elements of input 1 (the axis list) */
+    R_ADD_N_POINTERS,    /* ADD_N float32/int8: one pointer per input */
+    R_SVDF_FILTERS,      /* SVDF: batch x filters, 4 bytes each */
+    R_SVDF_UNITS,        /* SVDF int8: batch x units, 4 bytes each */
+    R_LSTM_STATE,        /* UNIDIRECTIONAL_SEQUENCE_LSTM: batch x state x cell type size */
+    /* CMSIS-NN for a Cortex-M with the DSP extension (M4, M7, M33), built with GCC */
+    R_CMSIS_CONV,        /* arm_convolve_wrapper_s8_get_buffer_size (int8) */
+    R_CMSIS_DEPTHWISE,   /* arm_depthwise_conv_wrapper_s8_get_buffer_size (int8) */
+    R_CMSIS_FC_1X1,      /* int8 per-tensor FC with a 3-D/4-D output: per-channel copies */
+    R_CMSIS_AVGPOOL,     /* arm_avgpool_s8/s16_get_buffer_size: 4 x channels */
+    /* ESP-NN, the plain ESP32's "generic optimised" functions */
+    R_ESP_SOFTMAX        /* esp_nn_get_softmax_scratch_size_opt: 4 x input dims[1] */
+};
+
+#define IN(i) (X_IN + (i))
+#define OUT(i) (X_OUT + (i))
+#define P(r) X_P, (r)
+#define S(r) X_S, (r)
+/* A rule's value when the kernel's Prepare refuses the operator (TFLM fails it). */
+#define REFUSED (-4)
+
+static const uint8_t p_none[] = {X_END};
+static const uint8_t p_in0[] = {IN(0), X_END};
+static const uint8_t p_in2[] = {IN(2), X_END};
+static const uint8_t p_in0_out0[] = {IN(0), OUT(0), X_END};
+static const uint8_t p_reshape[] = {IN(0), OUT(0), X_SAME_ELEMENTS, X_END};
+static const uint8_t p_expand_dims[] = {IN(0), IN(1), OUT(0), X_SAME_ELEMENTS, X_END};
+static const uint8_t p_in01_out0[] = {IN(0), IN(1), OUT(0), X_END};
+static const uint8_t p_in01[] = {IN(0), IN(1), X_END};
+static const uint8_t p_in012_out0[] = {IN(0), IN(1), IN(2), OUT(0), X_END};
+static const uint8_t p_in0123_out0[] = {IN(0), IN(1), IN(2), IN(3), OUT(0), X_END};
+static const uint8_t p_in0_out0_dims[] = {IN(0), OUT(0), P(R_DIMS_OUT0), X_END};
+static const uint8_t p_in01_out0_dims[] = {IN(0), IN(1), OUT(0), P(R_DIMS_OUT0), X_END};
+static const uint8_t p_out0_in0_dims[] = {OUT(0), IN(0), P(R_DIMS_OUT0), X_END};
+static const uint8_t p_add_n[] = {IN(0), OUT(0), X_REST_IN, P(R_ADD_N_OPDATA), S(R_ADD_N_POINTERS), X_END};
+static const uint8_t p_concatenation[] = {IN(0), OUT(0), X_ALL_IN, X_END};
+/* ConvPrepare: output, input, filter; the per-channel arrays; CalculateOpDataConv's
+ * input, filter, bias, output; an int4 filter's unpacking buffer. */
+static const uint8_t p_conv[] = {OUT(0), IN(0), IN(1), P(R_CHANNELS_F0), P(R_CHANNELS_F0),
+                                 IN(0), IN(1), IN(2), OUT(0), S(R_FILTER_INT4), X_END};
+static const uint8_t p_depthwise[] = {OUT(0), IN(0), IN(1), P(R_CHANNELS_F3), P(R_CHANNELS_F3),
+                                      S(R_FILTER_INT4), IN(0), IN(1), IN(2), OUT(0), X_END};
+static const uint8_t p_fully_connected[] = {IN(0), IN(1), IN(2), OUT(0), S(R_FILTER_INT4),
+                                            P(R_FC_CHANNELS), P(R_FC_CHANNELS), X_END};
+static const uint8_t p_cumsum[] = {IN(0), IN(1), OUT(0), P(R_CUMSUM_OPDATA), X_END};
+static const uint8_t p_embedding[] = {IN(0), IN(1), OUT(0), P(R_DIMS_OUT0), P(R_EMBEDDING_OPDATA), X_END};
+static const uint8_t p_log_softmax[] = {IN(0), OUT(0), P(R_LOG_SOFTMAX_OPDATA), X_END};
+static const uint8_t p_softmax[] = {IN(0), OUT(0), P(R_SOFTMAX_LUT), P(R_SOFTMAX_LUT), X_END};
+static const uint8_t p_batch_matmul[] = {IN(0), IN(1), OUT(0), P(R_BMM_QUANT),
+                                         P(R_BMM_LHS_TENSOR), P(R_BMM_LHS_DIMS), P(R_BMM_LHS_DATA),
+                                         P(R_BMM_RHS_TENSOR), P(R_BMM_RHS_DIMS), P(R_BMM_RHS_DATA),
+                                         P(R_DIMS_OUT0), X_END};
+/* PrepareMeanOrSumHelper, then PrepareSimple (input, axis, and output when int8). */
+static const uint8_t p_mean_sum[] = {IN(0), OUT(0), IN(1), S(R_REDUCE_ACC), S(R_RANK_IN0),
+                                     S(R_ELEMENTS_IN1), IN(0), IN(1), X_IF, Q_IN0_INT8, 1, OUT(0),
+                                     X_END};
+/* PrepareMinMaxHelper: PrepareSimple first. */
+static const uint8_t p_reduce_min_max[] = {IN(0), IN(1), X_IF, Q_IN0_INT8, 1, OUT(0), IN(0), OUT(0),
+                                           IN(1), S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END};
+static const uint8_t p_reduce_all[] = {IN(0), OUT(0), IN(1), IN(0), IN(1), X_IF, Q_IN0_INT8, 1, OUT(0),
+                                       S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END};
+static const uint8_t p_mirror_pad[] = {IN(0), IN(1), OUT(0), S(R_RANK_IN0), S(R_RANK_IN0), X_END};
+static const uint8_t p_svdf[] = {IN(0), IN(1), IN(2), IN(3), IN(4), OUT(0), S(R_SVDF_FILTERS),
+                                 S(R_SVDF_UNITS), X_END};
+/* TransposeConvPrepare: output, input, filter; per-channel arrays; the accumulators;
+ * then CalculateOpData's temporaries when quantized. */
+static const uint8_t p_transpose_conv[] = {OUT(0), IN(2), IN(1), P(R_CHANNELS_F0), P(R_CHANNELS_F0),
+                                           S(R_TCONV_ACC), X_IF, Q_IN2_QUANT, 6, IN(2), IN(1), IN(3),
+                                           OUT(0), S(R_TCONV_BIAS64), X_END};
+static const uint8_t p_lstm[] = {IN(0), IN(1), IN(2), IN(3), IN(4), IN(5), IN(6), IN(7), IN(8),
+                                 IN(9), IN(10), IN(11), IN(12), IN(13), IN(14), IN(15), IN(16),
+                                 IN(17), IN(18), IN(19), IN(20), IN(21), IN(22), IN(23), OUT(0),
+                                 S(R_LSTM_STATE), S(R_LSTM_STATE), S(R_LSTM_STATE), S(R_LSTM_STATE),
+                                 X_END};
+/* CMSIS-NN's ConvPrepare: input, filter, output (its bias lookup asks for an output
+ * that does not exist); the per-channel arrays only when quantized; then
+ * CalculateOpDataConv's temporaries and the im2col buffer. */
+static const uint8_t p_cmsis_conv[] = {IN(0), IN(1), OUT(0), X_IF, Q_IN0_QUANT, 4, P(R_CHANNELS_F0),
+                                       P(R_CHANNELS_F0), IN(0), IN(1), IN(2), OUT(0),
+                                       S(R_CMSIS_CONV), X_END};
+static const uint8_t p_cmsis_depthwise[] = {IN(0), IN(1), OUT(0), X_IF, Q_IN0_QUANT, 4,
+                                            P(R_CHANNELS_F3), P(R_CHANNELS_F3), IN(0), IN(1),
+                                            IN(2), OUT(0), S(R_CMSIS_DEPTHWISE), X_END};
+static const uint8_t p_cmsis_fully_connected[] = {IN(0), IN(1), IN(2), OUT(0), P(R_FC_CHANNELS),
+                                                  P(R_FC_CHANNELS), S(R_CMSIS_FC_1X1), X_END};
+static const uint8_t p_cmsis_avgpool[] = {IN(0), OUT(0), IN(0), OUT(0), S(R_CMSIS_AVGPOOL), X_END};
+static const uint8_t p_esp_softmax[] = {IN(0), OUT(0), P(R_SOFTMAX_LUT), P(R_SOFTMAX_LUT),
+                                        S(R_ESP_SOFTMAX), X_END};
+/* TanhPrepare: the input, then CalculateArithmeticOpData's input and output. */
+static const uint8_t p_tanh[] = {IN(0), IN(0), OUT(0), X_END};
+
+enum {
+    SC_NONE = 0, SC_IN0, SC_IN2, SC_IN0_OUT0, SC_IN01_OUT0, SC_IN01, SC_IN012_OUT0,
+    SC_IN0123_OUT0, SC_IN0_OUT0_DIMS, SC_IN01_OUT0_DIMS, SC_OUT0_IN0_DIMS, SC_ADD_N,
+    SC_CONCATENATION, SC_CONV, SC_DEPTHWISE, SC_FULLY_CONNECTED, SC_CUMSUM, SC_EMBEDDING,
+    SC_LOG_SOFTMAX, SC_SOFTMAX, SC_BATCH_MATMUL, SC_MEAN_SUM, SC_REDUCE_MIN_MAX,
+    SC_REDUCE_ALL, SC_MIRROR_PAD, SC_SVDF, SC_TRANSPOSE_CONV, SC_LSTM, SC_TANH,
+    SC_CMSIS_CONV, SC_CMSIS_DEPTHWISE, SC_CMSIS_FULLY_CONNECTED, SC_CMSIS_AVGPOOL,
+    SC_ESP_SOFTMAX, SC_RESHAPE, SC_EXPAND_DIMS, SC_COUNT
+};
+
+static const uint8_t *const scripts[SC_COUNT] = {
+    p_none, p_in0, p_in2, p_in0_out0, p_in01_out0, p_in01, p_in012_out0,
+    p_in0123_out0, p_in0_out0_dims, p_in01_out0_dims, p_out0_in0_dims, p_add_n,
+    p_concatenation, p_conv, p_depthwise, p_fully_connected, p_cumsum, p_embedding,
+    p_log_softmax, p_softmax, p_batch_matmul, p_mean_sum, p_reduce_min_max,
+    p_reduce_all, p_mirror_pad, p_svdf, p_transpose_conv, p_lstm, p_tanh,
+    p_cmsis_conv, p_cmsis_depthwise, p_cmsis_fully_connected, p_cmsis_avgpool,
+    p_esp_softmax, p_reshape, p_expand_dims,
+};
+
+/* ---- the rows ---------------------------------------------------------------------- */
+
+typedef struct {
+    uint8_t code;      /* BuiltinOperator */
+    uint8_t options;   /* MC_S_O_* its parser allocates; 0: none */
+    uint8_t opdata;    /* MC_S_K_* its Init allocates; 0: none */
+    uint8_t prepare;   /* SC_* */
+    uint8_t flags;     /* F_* */
+    uint8_t vendor[2]; /* its CMSIS-NN and ESP-NN kernel (V_*); 0: the reference kernel */
+} op_row_t;
+
+/* A vendor library's kernel for one operator kind: its OpData and Prepare. */
+typedef struct {
+    uint8_t opdata;
+    uint8_t prepare;
+    uint8_t flags;     /* F_NOT_MODELLED: the vendor kernel's allocations are not in the table */
+} vendor_row_t;
+
+enum {
+    V_NONE = 0, V_CMSIS_CONV, V_CMSIS_DEPTHWISE, V_CMSIS_FULLY_CONNECTED, V_CMSIS_AVGPOOL,
+    V_CMSIS_MAXPOOL, V_CMSIS_ADD, V_CMSIS_MUL, V_CMSIS_SOFTMAX, V_CMSIS_NOT_MODELLED,
+    V_ESP_CONV, V_ESP_DEPTHWISE, V_ESP_SOFTMAX, V_COUNT
+};
+
+/* Registered, but not modelled: control flow needs subgraphs, resource variables need
+ * MicroResourceVariables, which memcore does not plan (they count as unknown). */
+#define F_NOT_MODELLED 1u
+
+#define ROW(code, options, opdata, prepare) {code, MC_S_##options, MC_S_##opdata, SC_##prepare, 0, {0, 0}}
+#define VROW(code, options, opdata, prepare, cmsis, esp) \
+    {code, MC_S_##options, MC_S_##opdata, SC_##prepare, 0, {V_##cmsis, V_##esp}}
+
+static const vendor_row_t vendors[V_COUNT] = {
+    {0, 0, 0},
+    {MC_S_V_CMSIS_CONV, SC_CMSIS_CONV, 0},
+    {MC_S_V_CMSIS_CONV, SC_CMSIS_DEPTHWISE, 0},
+    {MC_S_V_CMSIS_FULLY_CONNECTED, SC_CMSIS_FULLY_CONNECTED, 0},
+    {MC_S_V_CMSIS_POOL, SC_CMSIS_AVGPOOL, 0},
+    {MC_S_V_CMSIS_POOL, SC_IN0_OUT0, 0},
+    {MC_S_V_CMSIS_ADD, SC_IN01_OUT0, 0},
+    {MC_S_V_CMSIS_MUL, SC_IN01_OUT0, 0},
+    {MC_S_V_CMSIS_SOFTMAX, SC_SOFTMAX, 0},
+    {0, 0, F_NOT_MODELLED},       /* CMSIS-NN's TRANSPOSE_CONV, BATCH_MATMUL, SVDF, LSTM */
+    {MC_S_V_ESP_CONV, SC_CONV, 0},
+    {MC_S_V_ESP_CONV, SC_DEPTHWISE, 0},
+    {MC_S_V_ESP_SOFTMAX, SC_ESP_SOFTMAX, 0},
+};
+#define NONE_ NONE
+
+static const op_row_t ops[] = {
+    ROW(101, NONE, K_ABS_RSQRT, IN0_OUT0),          /* ABS */
+    VROW(0, O_ADD, K_ADD, IN01_OUT0, CMSIS_ADD, NONE), /* ADD */
+    ROW(106, NONE, NONE, ADD_N),                    /* ADD_N */
+    ROW(56, O_ARG_MAX, NONE, NONE),                 /* ARG_MAX */
+    ROW(79, O_ARG_MIN, NONE, NONE),                 /* ARG_MIN */
+    {144, MC_S_NONE, MC_S_K_ASSIGN_VARIABLE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* ASSIGN_VARIABLE */
+    VROW(1, O_POOL, K_POOL, IN0_OUT0, CMSIS_AVGPOOL, NONE), /* AVERAGE_POOL_2D */
+    VROW(126, O_BATCH_MAT_MUL, K_BATCH_MATMUL, BATCH_MATMUL, CMSIS_NOT_MODELLED, NONE), /* BATCH_MATMUL */
+    ROW(37, NONE, NONE, IN0_OUT0),                  /* BATCH_TO_SPACE_ND */
+    ROW(145, NONE, NONE, IN01_OUT0),                /* BROADCAST_ARGS */
+    ROW(130, NONE, NONE, IN01_OUT0),                /* BROADCAST_TO */
+    {129, MC_S_O_CALL_ONCE, MC_S_K_CALL_ONCE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* CALL_ONCE */
+    ROW(53, O_CAST, NONE, IN0_OUT0),                /* CAST */
+    ROW(104, NONE, NONE, IN0_OUT0),                 /* CEIL */
+    ROW(2, O_CONCATENATION, K_CONCATENATION, CONCATENATION), /* CONCATENATION */
+    VROW(3, O_CONV, K_CONV, CONV, CMSIS_CONV, ESP_CONV), /* CONV_2D */
+    ROW(108, NONE, NONE, IN0_OUT0),                 /* COS */
+    ROW(128, O_CUMSUM, NONE, CUMSUM),               /* CUMSUM */
+    ROW(5, O_DEPTH_TO_SPACE, NONE, IN0_OUT0_DIMS),  /* DEPTH_TO_SPACE */
+    VROW(4, O_DEPTHWISE_CONV, K_CONV, DEPTHWISE, CMSIS_DEPTHWISE, ESP_DEPTHWISE), /* DEPTHWISE_CONV_2D */
+    ROW(6, NONE, K_DEQUANTIZE, IN0_OUT0),           /* DEQUANTIZE */
+    ROW(42, O_DIV, K_DIV, IN01_OUT0),               /* DIV */
+    ROW(151, NONE, NONE, IN012_OUT0),               /* DYNAMIC_UPDATE_SLICE */
+    ROW(111, NONE, K_ELU, IN0_OUT0),                /* ELU */
+    ROW(7, NONE, NONE, EMBEDDING),                  /* EMBEDDING_LOOKUP */
+    ROW(71, NONE, K_COMPARISONS, IN01),             /* EQUAL */
+    ROW(47, NONE, NONE, IN0_OUT0),                  /* EXP */
+    ROW(70, NONE, NONE, EXPAND_DIMS),               /* EXPAND_DIMS */
+    ROW(94, NONE, NONE, IN01_OUT0),                 /* FILL */
+    ROW(8, NONE, NONE, NONE),                       /* FLOOR */
+    ROW(90, NONE, NONE, IN01_OUT0),                 /* FLOOR_DIV */
+    ROW(95, NONE, NONE, IN01_OUT0),                 /* FLOOR_MOD */
+    VROW(9, O_FULLY_CONNECTED, K_FULLY_CONNECTED, FULLY_CONNECTED, CMSIS_FULLY_CONNECTED, NONE), /* FULLY_CONNECTED */
+    ROW(36, O_GATHER, NONE, IN01_OUT0_DIMS),        /* GATHER */
+    ROW(107, NONE, NONE, IN01_OUT0_DIMS),           /* GATHER_ND */
+    ROW(61, NONE, K_COMPARISONS, IN01),             /* GREATER */
+    ROW(62, NONE, K_COMPARISONS, IN01),             /* GREATER_EQUAL */
+    ROW(117, NONE, K_HARD_SWISH, IN0_OUT0),         /* HARD_SWISH */
+    {118, MC_S_O_IF, MC_S_K_IF, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* IF */
+    ROW(11, O_L2_NORM, K_L2NORM, IN0_OUT0),         /* L2_NORMALIZATION */
+    ROW(12, O_POOL, NONE, OUT0_IN0_DIMS),           /* L2_POOL_2D */
+    ROW(98, O_LEAKY_RELU, K_LEAKY_RELU, IN0_OUT0),  /* LEAKY_RELU */
+    ROW(58, NONE, K_COMPARISONS, IN01),             /* LESS */
+    ROW(63, NONE, K_COMPARISONS, IN01),             /* LESS_EQUAL */
+    ROW(73, NONE, NONE, IN0_OUT0),                  /* LOG */
+    ROW(86, NONE, NONE, NONE),                      /* LOGICAL_AND */
+    ROW(87, NONE, NONE, IN0_OUT0),                  /* LOGICAL_NOT */
+    ROW(84, NONE, NONE, NONE),                      /* LOGICAL_OR */
+    ROW(14, NONE, K_LOGISTIC, IN0_OUT0),            /* LOGISTIC */
+    ROW(50, NONE, NONE, LOG_SOFTMAX),               /* LOG_SOFTMAX */
+    ROW(55, NONE, NONE, NONE),                      /* MAXIMUM */
+    VROW(17, O_POOL, K_POOL, IN0_OUT0, CMSIS_MAXPOOL, NONE), /* MAX_POOL_2D */
+    ROW(40, O_REDUCER, K_REDUCE, MEAN_SUM),         /* MEAN */
+    ROW(57, NONE, NONE, NONE),                      /* MINIMUM */
+    ROW(100, O_MIRROR_PADDING, K_MIRROR_PAD, MIRROR_PAD), /* MIRROR_PAD */
+    VROW(18, O_MUL, K_MUL, IN01_OUT0, CMSIS_MUL, NONE), /* MUL */
+    ROW(59, NONE, NONE, NONE),                      /* NEG */
+    ROW(72, NONE, K_COMPARISONS, IN01),             /* NOT_EQUAL */
+    ROW(83, O_PACK, NONE, NONE),                    /* PACK */
+    ROW(34, NONE, K_PAD, IN012_OUT0),               /* PAD (the third input only if present) */
+    ROW(60, NONE, K_PAD, IN012_OUT0),               /* PADV2 */
+    ROW(54, NONE, K_PRELU, IN01_OUT0),              /* PRELU */
+    ROW(114, NONE, K_QUANTIZE, IN0_OUT0),           /* QUANTIZE */
+    {143, MC_S_NONE, MC_S_NONE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* READ_VARIABLE */
+    ROW(140, O_REDUCER, K_REDUCE, REDUCE_ALL),      /* REDUCE_ALL */
+    ROW(82, O_REDUCER, K_REDUCE, REDUCE_MIN_MAX),   /* REDUCE_MAX */
+    ROW(89, O_REDUCER, K_REDUCE, REDUCE_MIN_MAX),   /* REDUCE_MIN */
+    ROW(19, NONE, K_RELU, IN0_OUT0),                /* RELU */
+    ROW(21, NONE, K_RELU6, IN0),                    /* RELU6 */
+    ROW(22, O_RESHAPE, NONE, RESHAPE),              /* RESHAPE */
+    ROW(23, O_RESIZE_BILINEAR, NONE, IN01_OUT0),    /* RESIZE_BILINEAR */
+    ROW(97, O_RESIZE_NEAREST_NEIGHBOR, NONE, IN01_OUT0), /* RESIZE_NEAREST_NEIGHBOR */
+    ROW(105, NONE, NONE, IN01_OUT0),                /* REVERSE_V2 */
+    ROW(116, NONE, NONE, IN0_OUT0),                 /* ROUND */
+    ROW(76, NONE, K_ABS_RSQRT, IN0_OUT0),           /* RSQRT */
+    ROW(123, NONE, K_SELECT, IN012_OUT0),           /* SELECT_V2 */
+    ROW(77, O_SHAPE, NONE, NONE),                   /* SHAPE */
+    ROW(66, NONE, NONE, IN0_OUT0),                  /* SIN */
+    ROW(65, NONE, NONE, IN012_OUT0),                /* SLICE */
+    VROW(25, O_SOFTMAX, K_SOFTMAX, SOFTMAX, CMSIS_SOFTMAX, ESP_SOFTMAX), /* SOFTMAX */
+    ROW(38, NONE, K_SPACE_TO_BATCH, IN0_OUT0),      /* SPACE_TO_BATCH_ND */
+    ROW(26, O_SPACE_TO_DEPTH, NONE, IN0_OUT0_DIMS), /* SPACE_TO_DEPTH */
+    ROW(49, O_SPLIT, NONE, IN0),                    /* SPLIT (the axis tensor) */
+    ROW(102, O_SPLIT_V, NONE, IN2),                 /* SPLIT_V (the axis tensor) */
+    ROW(75, NONE, NONE, IN0_OUT0),                  /* SQRT */
+    ROW(92, NONE, NONE, IN0_OUT0),                  /* SQUARE */
+    ROW(99, NONE, K_SQUARED_DIFFERENCE, IN01_OUT0), /* SQUARED_DIFFERENCE */
+    ROW(43, O_SQUEEZE, NONE, RESHAPE),              /* SQUEEZE */
+    ROW(45, O_STRIDED_SLICE, K_STRIDED_SLICE, IN0123_OUT0), /* STRIDED_SLICE */
+    ROW(41, O_SUB, K_SUB, IN01_OUT0),               /* SUB */
+    ROW(74, O_REDUCER, K_REDUCE, MEAN_SUM),         /* SUM */
+    VROW(27, O_SVDF, K_SVDF, SVDF, CMSIS_NOT_MODELLED, NONE), /* SVDF */
+    ROW(28, NONE, K_TANH, TANH),                    /* TANH */
+    ROW(39, NONE, NONE, IN01_OUT0),                 /* TRANSPOSE */
+    VROW(67, O_TRANSPOSE_CONV, K_TRANSPOSE_CONV, TRANSPOSE_CONV, CMSIS_NOT_MODELLED, NONE), /* TRANSPOSE_CONV */
+    VROW(44, O_UNIDIRECTIONAL_SEQUENCE_LSTM, K_LSTM, LSTM, CMSIS_NOT_MODELLED, NONE), /* UNIDIRECTIONAL_SEQUENCE_LSTM */
+    ROW(88, O_UNPACK, NONE, NONE),                  /* UNPACK */
+    {142, MC_S_O_VAR_HANDLE, MC_S_K_VAR_HANDLE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* VAR_HANDLE */
+    {119, MC_S_O_WHILE, MC_S_K_WHILE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* WHILE */
+    ROW(93, NONE, NONE, IN0_OUT0),                  /* ZEROS_LIKE */
+};
+
+#define N_OPS ((int32_t)(sizeof ops / sizeof ops[0]))
+
+/* ---- lookups --------------------------------------------------------------------- */
+
+static const op_row_t *find_row(int32_t code)
+{
+    int32_t i;
+    for (i = 0; i < N_OPS; i++) {
+        if (ops[i].code == code) {
+            return &ops[i];
+        }
+    }
+    return NULL;
+}
+
+static int64_t struct_bytes(int32_t id, mc_target_t target)
+{
+    return MC_SZ_BYTES(structs[id][column_of[target]]);
+}
+
+static int64_t struct_align(int32_t id, mc_target_t target)
+{
+    return MC_SZ_ALIGN(structs[id][column_of[target]]);
+}
+
+/* The vendor kernel the replay uses for a row, or NULL for the reference kernel. */
+static const vendor_row_t *vendor_of(const op_row_t *row, int32_t vendor)
+{
+    if (row == NULL || vendor <= MC_VENDOR_NONE || vendor > MC_VENDOR_ESP_NN ||
+        row->vendor[vendor - 1] == V_NONE) {
+        return NULL;
+    }
+    return &vendors[row->vendor[vendor - 1]];
+}
+
+bool mc__op_registered(int32_t code)
+{
+    return find_row(code) != NULL;
+}
+
+bool mc__op_modelled(int32_t code, int32_t vendor)
+{
+    const op_row_t *row = find_row(code);
+    const vendor_row_t *v = vendor_of(row, vendor);
+    return row != NULL && (row->flags & F_NOT_MODELLED) == 0 &&
+           (v == NULL || (v->flags & F_NOT_MODELLED) == 0);
+}
+
+mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kernels,
+                            mc_tflm_op_info_t *out)
+{
+    mc_tflm_op_info_t r;
+    const op_row_t *row;
+    if (out == NULL) {
+        return MC_E_NULL;
+    }
+    if (code < 0 || (uint32_t)target >= (uint32_t)MC_TARGET_COUNT ||
+        (kernels != MC_KERNELS_REFERENCE && kernels != MC_KERNELS_OPTIMISED)) {
+        return MC_E_RANGE;
+    }
+    row = find_row(code);
+    memset(&r, 0, sizeof r);
+    r.code = code;
+    r.name = mc_op_name(code);
+    r.registered = row != NULL;
+    r.options_alignment = 1;
+    if (row != NULL) {
+        const vendor_row_t *v = vendor_of(row, kernels == MC_KERNELS_OPTIMISED
+                                                   ? mc__target_abi(target)->vendor
+                                                   : MC_VENDOR_NONE);
+        r.vendor_kernel = v != NULL;
+        r.modelled = mc__op_modelled(code, kernels == MC_KERNELS_OPTIMISED
+                                               ? mc__target_abi(target)->vendor
+                                               : MC_VENDOR_NONE);
+        r.options_bytes = (int32_t)struct_bytes(row->options, target);
+        r.options_alignment = (int32_t)struct_align(row->options, target);
+        r.opdata_bytes = (int32_t)struct_bytes(v != NULL ? v->opdata : row->opdata, target);
+    }
+    *out = r;
+    return MC_OK;
+}
+
+/* ---- tensors of an operator -------------------------------------------------------- */
+
+static const mc_tensor_t *op_tensor(const mc_graph_t *g, int64_t first, int32_t n, int32_t i)
+{
+    int32_t t;
+    if (i < 0 || i >= n) {
+        return NULL;
+    }
+    t = g->op_tensors[first + i];
+    return t < 0 ? NULL : &g->tensors[t];
+}
+
+static const mc_tensor_t *in_g(const mc_graph_t *g, const mc_op_t *op, int32_t i)
+{
+    return op_tensor(g, op->first_input, op->n_inputs, i);
+}
+
+static const mc_tensor_t *in(const mc_ctx_t *s, const mc_op_t *op, int32_t i)
+{
+    return in_g(s->graph, op, i);
+}
+
+static const mc_tensor_t *out(const mc_ctx_t *s, const mc_op_t *op, int32_t i)
+{
+    return op_tensor(s->graph, op->first_output, op->n_outputs, i);
+}
+
+static int32_t dtype(const mc_tensor_t *t)
+{
+    return t == NULL ? -1 : t->dtype;
+}
+
+static mc_status_t elements(const mc_tensor_t *t, int64_t *n)
+{
+    int32_t i;
+    int64_t e = 1;
+    for (i = 0; i < t->rank; i++) {
+        MC_TRY(mc_checked_mul(e, t->dims[i], &e));
+    }
+    *n = e;
+    return MC_OK;
+}
+
+static int32_t dim(const mc_tensor_t *t, int32_t i)
+{
+    return (t != NULL && i >= 0 && i < t->rank) ? t->dims[i] : 0;
+}
+
+/* TfLiteTypeGetSize */
+static int64_t type_bytes(int32_t type)
+{
+    switch (type) {
+    case MC_DTYPE_FLOAT64: case MC_DTYPE_INT64: case MC_DTYPE_UINT64: case MC_DTYPE_COMPLEX64:
+        return 8;
+    case MC_DTYPE_COMPLEX128:
+        return 16;
+    case MC_DTYPE_FLOAT32: case MC_DTYPE_INT32: case MC_DTYPE_UINT32:
+        return 4;
+    case MC_DTYPE_FLOAT16: case MC_DTYPE_INT16: case MC_DTYPE_UINT16: case MC_DTYPE_BFLOAT16:
+        return 2;
+    default:
+        return 1;
+    }
+}
+
+static bool quantized_type(int32_t type)
+{
+    return type == MC_DTYPE_INT8 || type == MC_DTYPE_INT16;
+}
+
+/* ---- the rules ----------------------------------------------------------------------- */
+
+static bool condition(const mc_ctx_t *s, const mc_op_t *op, int32_t q)
+{
+    switch (q) {
+    case Q_IN0_INT8:
+        return dtype(in(s, op, 0)) == MC_DTYPE_INT8;
+    case Q_IN2_QUANT:
+        return in(s, op, 2) != NULL && dtype(in(s, op, 2)) != MC_DTYPE_FLOAT32;
+    case Q_OUT0_QUANT:
+        return quantized_type(dtype(out(s, op, 0)));
+    case Q_IN0_QUANT:
+        return quantized_type(dtype(in(s, op, 0)));
+    default:
+        return false;
+    }
+}
+
+/* x * y * z bytes, overflow-checked; -2 on overflow (the caller reports it). */
+static int64_t product(int64_t x, int64_t y, int64_t z)
+{
+    int64_t r = 0;
+    if (x < 0 || y < 0 || z < 0 || mc_checked_mul(x, y, &r) != MC_OK ||
+        mc_checked_mul(r, z, &r) != MC_OK) {
+        return -2;
+    }
+    return r;
+}
+
+/* TFLM's ComputePaddingHeightWidth for one dimension: the padding before the data
+ * (SAME = 0 in TFLite's Padding enum pads, VALID does not). */
+static int64_t padding(int32_t same, int64_t in_size, int64_t filter, int64_t stride,
+                       int64_t dilation)
+{
+    int64_t effective = (filter - 1) * dilation + 1, out_size, total;
+    if (stride <= 0 || dilation <= 0 || filter <= 0) {
+        return 0;
+    }
+    out_size = same == 0 ? (in_size + stride - 1) / stride : (in_size - effective + stride) / stride;
+    total = (out_size - 1) * stride + effective - in_size;
+    return total > 0 ? total / 2 : 0;
+}
+
+/* CMSIS-NN's convolution buffers (Cortex-M with DSP, GCC: the 1x1 fast kernel needs
+ * none, the 1xN and generic kernels 2 x im2col columns of int16). */
+static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
+{
+    const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1);
+    const mc_tensor_t *bias = in(s, op, 2);
+    int64_t pad_h, pad_w, cols;
+    int32_t in_c, fh, fw;
+    if (dtype(i0) != MC_DTYPE_INT8 && dtype(i0) != MC_DTYPE_INT16) {
+        return -1;
+    }
+    if (i0 == NULL || f == NULL || i0->rank != 4 || f->rank != 4) {
+        return -3;
+    }
+    in_c = i0->dims[3];
+    fh = f->dims[1];
+    fw = f->dims[2];
+    if (dtype(i0) == MC_DTYPE_INT16) {
+        /* 16x8 runs CMSIS-NN only with an int64 bias or none; its im2col (without MVE)
+         * is two columns of int16: arm_convolve_s16_get_buffer_size. */
+        if (bias != NULL && dtype(bias) != MC_DTYPE_INT64) {
+            return -1;
+        }
+        return product(4 * (int64_t)in_c * fh, fw, 1);
+    }
+    /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h */
+    pad_h = padding(op->options[0], i0->dims[1], fh, op->options[2], op->options[5]);
+    pad_w = padding(op->options[0], i0->dims[2], fw, op->options[1], op->options[4]);
+    if (pad_w == 0 && pad_h == 0 && fw == 1 && fh == 1 && op->options[4] == 1 &&
+        op->options[5] == 1 && in_c == f->dims[3]) {
+        return -1; /* 1x1: arm_convolve_1x1_s8_fast needs no buffer outside Arm Compiler */
+    }
+    cols = (int64_t)fw * fh * in_c;
+    cols += (4 - cols % 4) % 4;
+    return product(2 * cols, 2, 1);
+}
+
+static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
+{
+    const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1), *o0 = out(s, op, 0);
+    int64_t pad_h, pad_w;
+    if (dtype(i0) != MC_DTYPE_INT8 || dtype(f) != MC_DTYPE_INT8) {
+        return -1;
+    }
+    if (i0 == NULL || f == NULL || o0 == NULL || i0->rank != 4 || f->rank != 4 || o0->rank != 4) {
+        return -3;
+    }
+    /* DepthwiseConv2DOptions: padding, stride_w, stride_h, depth_multiplier, activation,
+     * dilation_w, dilation_h */
+    if (i0->dims[3] != o0->dims[3] || i0->dims[0] != 1 || op->options[5] != 1 || op->options[6] != 1) {
+        return -1;
+    }
+    pad_h = padding(op->options[0], i0->dims[1], f->dims[1], op->options[2], op->options[6]);
+    pad_w = padding(op->options[0], i0->dims[2], f->dims[2], op->options[1], op->options[5]);
+    if (f->dims[1] == 3 && f->dims[2] == 3 && pad_h <= 1 && pad_w <= 1) {
+        return -1; /* the 3x3 kernel works without a buffer */
+    }
+    return product(i0->dims[3], (int64_t)f->dims[1] * f->dims[2], 2);
+}
+
+static int64_t dims_copy_bytes(const mc_tensor_t *t)
+{
+    return t == NULL ? -1 : 4 + 4 * (int64_t)t->rank; /* TfLiteIntArrayGetSizeInBytes */
+}
+
+/* The bytes of rule r for this operator: >= 0, -1 for no allocation, -2 for an
+ * overflow, -3 for a tensor the rule needs that is missing. */
+static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
+{
+    const mc_tensor_t *i0 = in(s, op, 0), *i1 = in(s, op, 1), *o0 = out(s, op, 0);
+    int64_t n = 0;
+    switch (r) {
+    case R_CHANNELS_F0:
+        return i1 == NULL || i1->rank < 1 ? -3 : 4 * (int64_t)i1->dims[0];
+    case R_CHANNELS_F3:
+        return i1 == NULL || i1->rank < 4 ? -3 : 4 * (int64_t)i1->dims[3];
+    case R_FC_CHANNELS:
+        if (i1 == NULL || dtype(i0) == MC_DTYPE_FLOAT32 || i1->quant_channels <= 1) {
+            return -1;
+        }
+        return 4 * (int64_t)i1->quant_channels;
+    case R_DIMS_OUT0:
+        return o0 == NULL ? -3 : dims_copy_bytes(o0);
+    case R_ADD_N_OPDATA:
+        return dtype(o0) == MC_DTYPE_INT8 ? struct_bytes(MC_S_K_ADD_N, s->target) : -1;
+    case R_CUMSUM_OPDATA:
+        return dtype(o0) == MC_DTYPE_INT8 ? struct_bytes(MC_S_K_CUMSUM, s->target) : -1;
+    case R_LOG_SOFTMAX_OPDATA:
+        return dtype(i0) == MC_DTYPE_INT8 ? struct_bytes(MC_S_K_LOG_SOFTMAX, s->target) : -1;
+    case R_EMBEDDING_OPDATA:
+        return struct_bytes(MC_S_K_EMBEDDING_LOOKUP, s->target);
+    case R_SOFTMAX_LUT:
+        return dtype(i0) == MC_DTYPE_INT16 ? 2 * 513 : -1;
+    case R_BMM_QUANT:
+        return quantized_type(dtype(i0)) ? 28 : -1; /* QuantizationOpDataBatchMatmul: 7 int32 */
+    case R_BMM_LHS_TENSOR:
+    case R_BMM_RHS_TENSOR:
+        if ((r == R_BMM_LHS_TENSOR) != (op->options[r == R_BMM_LHS_TENSOR ? 0 : 1] != 0)) {
+            return -1;
+        }
+        return MC_SZ_BYTES(s->abi->eval_tensor);
+    case R_BMM_LHS_DIMS:
+    case R_BMM_LHS_DATA:
+        if (op->options[0] == 0) {
+            return -1; /* adj_x false: LHS is used as it is */
+        }
+        if (i0 == NULL) {
+            return -3;
+        }
+        return r == R_BMM_LHS_DIMS ? dims_copy_bytes(i0) : i0->bytes;
+    case R_BMM_RHS_DIMS:
+    case R_BMM_RHS_DATA:
+        if (op->options[1] != 0) {
+            return -1; /* adj_y true: RHS is already transposed */
+        }
+        if (i1 == NULL) {
+            return -3;
+        }
+        return r == R_BMM_RHS_DIMS ? dims_copy_bytes(i1) : i1->bytes;
+    case R_FILTER_INT4:
+        if (dtype(i1) != MC_DTYPE_INT4) {
+            return -1;
+        }
+        return elements(i1, &n) == MC_OK ? n : -2;
+    case R_TCONV_ACC: {
+        int32_t t = dtype(in(s, op, 2));
+        if (t != MC_DTYPE_INT8 && t != MC_DTYPE_INT16) {
+            return -1;
+        }
+        if (o0 == NULL) {
+            return -3;
+        }
+        return elements(o0, &n) == MC_OK ? product(n, t == MC_DTYPE_INT8 ? 4 : 8, 1) : -2;
+    }
+    case R_TCONV_BIAS64: {
+        const mc_tensor_t *bias = in(s, op, 3);
+        if (dtype(in(s, op, 2)) != MC_DTYPE_INT16 || dtype(bias) != MC_DTYPE_INT16) {
+            return -1;
+        }
+        return elements(bias, &n) == MC_OK ? product(n, 8, 1) : -2;
+    }
+    case R_REDUCE_ACC:
+        if (!quantized_type(dtype(i0))) {
+            return -1;
+        }
+        if (o0 == NULL) {
+            return -3;
+        }
+        return elements(o0, &n) == MC_OK ? product(n, 4, 1) : -2;
+    case R_RANK_IN0:
+        return i0 == NULL ? -3 : 4 * (int64_t)i0->rank;
+    case R_ELEMENTS_IN1:
+        if (i1 == NULL) {
+            return -3;
+        }
+        return elements(i1, &n) == MC_OK ? product(n, 4, 1) : -2;
+    case R_ADD_N_POINTERS:
+        if (dtype(o0) != MC_DTYPE_FLOAT32 && dtype(o0) != MC_DTYPE_INT8) {
+            return -1;
+        }
+        return (int64_t)s->abi->pointer_bytes * op->n_inputs;
+    case R_SVDF_FILTERS:
+        return product(dim(i0, 0), dim(i1, 0), 4);
+    case R_SVDF_UNITS:
+        if (dtype(i0) != MC_DTYPE_INT8) {
+            return -1;
+        }
+        return op->options[0] <= 0 ? -3 : product(dim(i0, 0), dim(i1, 0) / op->options[0], 4);
+    case R_LSTM_STATE: {
+        const mc_tensor_t *hidden = in(s, op, 18), *cell = in(s, op, 19);
+        if (hidden == NULL || cell == NULL) {
+            return -3;
+        }
+        return product(op->options[3] != 0 ? dim(i0, 1) : dim(i0, 0), dim(hidden, 1),
+                       type_bytes(cell->dtype));
+    }
+    case R_CMSIS_CONV:
+        return cmsis_conv(s, op);
+    case R_CMSIS_DEPTHWISE:
+        return cmsis_depthwise(s, op);
+    case R_CMSIS_FC_1X1:
+        /* CMSIS-NN's Prepare refuses per-channel quantization unless the input is int8. */
+        if (dtype(i0) == MC_DTYPE_INT16 && i1 != NULL && i1->quant_channels > 1) {
+            return REFUSED;
+        }
+        /* int8, per-tensor, an output of rank > 2 and an accumulation depth that is a
+         * multiple of 4: the kernel fakes per-channel quantization (2 int32 per output
+         * channel); arm_convolve_1x1_s8_fast itself needs no buffer with GCC. */
+        if (dtype(i0) != MC_DTYPE_INT8 || dtype(i1) != MC_DTYPE_INT8 || o0 == NULL ||
+            o0->rank <= 2 || i1->rank < 1 || i1->dims[i1->rank - 1] % 4 != 0 ||
+            i1->quant_channels > 1) {
+            return -1;
+        }
+        return product(o0->dims[o0->rank - 1], 8, 1);
+    case R_CMSIS_AVGPOOL:
+        if (!quantized_type(dtype(i0))) {
+            return -1;
+        }
+        return i0 == NULL || i0->rank != 4 ? -3 : 4 * (int64_t)i0->dims[3];
+    case R_ESP_SOFTMAX:
+        if (dtype(i0) != MC_DTYPE_INT8 || dtype(o0) != MC_DTYPE_INT8) {
+            return -1;
+        }
+        return 4 * (int64_t)dim(i0, 1);
+    default:
+        return -3;
+    }
+}
+
+static void apply(mc_sim_t *s, const mc_op_t *op, int32_t r, bool scratch)
+{
+    int64_t bytes = rule(&s->ctx, op, r);
+    if (bytes == -1) {
+        return;
+    }
+    if (bytes == REFUSED) {
+        s->status = MC_E_UNSUPPORTED;
+        s->refused = s->op;
+        return;
+    }
+    if (bytes < 0) {
+        s->status = bytes == -2 ? MC_E_OVERFLOW : MC_E_RANGE;
+        return;
+    }
+    if (scratch) {
+        mc__sim_scratch(s, bytes);
+    } else {
+        mc__sim_persistent(s, bytes, 16, MC_TFLM_PERSISTENT_BUFFERS);
+    }
+}
+
+static void run_script(mc_sim_t *s, const mc_op_t *op, const uint8_t *x)
+{
+    int32_t i;
+    while (*x != X_END && s->status == MC_OK) {
+        uint8_t c = *x++;
+        if (c < X_OUT) {
+            const mc_tensor_t *t = in(&s->ctx, op, c - X_IN);
+            if (t != NULL) {
+                mc__sim_temp_tensor(s, s->ctx.graph->op_tensors[op->first_input + (c - X_IN)]);
+            }
+        } else if (c < X_ALL_IN) {
+            if (out(&s->ctx, op, c - X_OUT) != NULL) {
+                mc__sim_temp_tensor(s, s->ctx.graph->op_tensors[op->first_output + (c - X_OUT)]);
+            }
+        } else if (c == X_ALL_IN || c == X_REST_IN) {
+            for (i = c == X_ALL_IN ? 0 : 1; i < op->n_inputs; i++) {
+                if (in(&s->ctx, op, i) != NULL) {
+                    mc__sim_temp_tensor(s, s->ctx.graph->op_tensors[op->first_input + i]);
+                }
+            }
+        } else if (c == X_P || c == X_S) {
+            apply(s, op, *x++, c == X_S);
+        } else if (c == X_SAME_ELEMENTS) {
+            int64_t a = 0, b = 0;
+            const mc_tensor_t *i0 = in(&s->ctx, op, 0), *o0 = out(&s->ctx, op, 0);
+            if (i0 == NULL || o0 == NULL || elements(i0, &a) != MC_OK || elements(o0, &b) != MC_OK ||
+                a != b) {
+                s->status = MC_E_UNSUPPORTED;
+                s->refused = s->op;
+            }
+        } else if (c == X_IF) {
+            int32_t q = *x++, skip = *x++;
+            if (!condition(&s->ctx, op, q)) {
+                x += skip;
+            }
+        }
+    }
+}
+
+void mc__op_parse(mc_sim_t *s, const mc_op_t *op)
+{
+    const op_row_t *row = find_row(op->kind);
+    if (row != NULL && row->options != MC_S_NONE) {
+        mc__sim_persistent(s, struct_bytes(row->options, s->ctx.target),
+                           struct_align(row->options, s->ctx.target), MC_TFLM_UNRECORDED);
+    }
+}
+
+void mc__op_init(mc_sim_t *s, const mc_op_t *op)
+{
+    const op_row_t *row = find_row(op->kind);
+    const vendor_row_t *v = vendor_of(row, s->ctx.vendor);
+    int32_t opdata = v != NULL ? v->opdata : row != NULL ? row->opdata : MC_S_NONE;
+    if (opdata != MC_S_NONE) {
+        mc__sim_persistent(s, struct_bytes(opdata, s->ctx.target), 16, MC_TFLM_PERSISTENT_BUFFERS);
+    }
+}
+
+void mc__op_prepare(mc_sim_t *s, const mc_op_t *op)
+{
+    const op_row_t *row = find_row(op->kind);
+    const vendor_row_t *v = vendor_of(row, s->ctx.vendor);
+    if (row != NULL) {
+        run_script(s, op, scripts[v != NULL ? v->prepare : row->prepare]);
+    }
+}
+
+/* The unknown-operator bound (memcore.h, MC_TFLM_ALLOW_UNKNOWN): phase 0 the options
+ * struct, 1 Init, 2 Prepare. */
+void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase)
+{
+    int32_t i, id;
+    int64_t best = 0, sum = 0, n = 0;
+    if (phase == 0 || phase == 1) {
+        for (i = 0; i < N_OPS; i++) {
+            id = phase == 0 ? ops[i].options : ops[i].opdata;
+            if (struct_bytes(id, s->ctx.target) > best) {
+                best = struct_bytes(id, s->ctx.target);
+            }
+        }
+        if (phase == 0) {
+            mc__sim_persistent(s, best, 8, MC_TFLM_UNRECORDED);
+        } else {
+            mc__sim_persistent(s, best, 16, MC_TFLM_PERSISTENT_BUFFERS);
+        }
+        return;
+    }
+    /* Every input and output as a temporary, twice (CONV_2D takes some three times,
+     * but never more than seven temporaries for four tensors). */
+    for (i = 0; i < 2 * (op->n_inputs + op->n_outputs) && s->status == MC_OK; i++) {
+        int32_t j = i % (op->n_inputs + op->n_outputs);
+        int32_t t = s->ctx.graph->op_tensors[(j < op->n_inputs ? op->first_input + j
+                                                            : op->first_output + (j - op->n_inputs))];
+        if (t < 0) {
+            continue;
+        }
+        mc__sim_temp_tensor(s, t);
+        if (i >= op->n_inputs + op->n_outputs) {
+            continue;
+        }
+        if (elements(&s->ctx.graph->tensors[t], &n) != MC_OK || mc_checked_add(sum, n, &sum) != MC_OK) {
+            s->status = MC_E_OVERFLOW;
+            return;
+        }
+    }
+    n = product(sum, 8, 1);
+    if (n < 0 || mc_checked_add(n, 8192, &n) != MC_OK) {
+        s->status = MC_E_OVERFLOW;
+        return;
+    }
+    mc__sim_persistent(s, n, 16, MC_TFLM_PERSISTENT_BUFFERS);
+    mc__sim_scratch(s, n);
+}
+
+int32_t mc__op_scratch_count(const mc_ctx_t *c, const mc_op_t *op)
+{
+    const op_row_t *row = find_row(op->kind);
+    const vendor_row_t *v = vendor_of(row, c->vendor);
+    const uint8_t *x;
+    int32_t n = 0;
+    if (row == NULL) {
+        return -1;
+    }
+    for (x = scripts[v != NULL ? v->prepare : row->prepare]; *x != X_END; x++) {
+        if (*x == X_P) {
+            x++;
+        } else if (*x == X_S) {
+            int64_t bytes = rule(c, op, *++x);
+            if (bytes < -1) {
+                return bytes == REFUSED ? REFUSED : -1;
+            }
+            n += bytes >= 0;
+        } else if (*x == X_IF) {
+            int32_t q = x[1], skip = x[2];
+            x += 2;
+            if (!condition(c, op, q)) {
+                x += skip;
+            }
+        }
+    }
+    return n;
+}

@@ -1,0 +1,112 @@
+/*
+ * Targets, not pointer widths: what TFLM's runtime structures cost on each target, and
+ * where those numbers come from.
+ *
+ * TFLM's tail depends on the ABI (pointer and size_t width, the alignment of 8-byte
+ * members, the size of an enum), on the TFLM version and on its build (compression
+ * adds members to kernels' OpData).  Measured here:
+ *   host64   the PyPI tflite-micro wheel's interpreter (x86-64), RecordingMicroAllocator;
+ *   armhf    TFLM 90b983c2 compiled with arm-linux-gnueabihf-g++ (ILP32 AAPCS: 4-byte
+ *            pointers and enums, 8-byte alignment of int64_t and double; the runtime
+ *            structs hold no 8-byte member, so they align to 4);
+ *   cortex-m TFLM 90b983c2 compiled with arm-none-eabi-g++: the same, but 1-byte enums
+ *            (the bare-metal EABI's -fshort-enums), so TfLiteTensor is 32 bytes and
+ *            several options structs shrink (TfLiteAddParams 2, ...).
+ * Derived (no TFLM build for them here), from the closest measured ABI:
+ *   riscv32  RV32 ILP32 lays out C structs as armhf does (4-byte pointers and enums,
+ *            8-byte alignment of 8-byte types);
+ *   esp32    esp-tflite-micro's CMakeLists.txt builds TFLM without
+ *            USE_TFLM_COMPRESSION and without -fshort-enums, and Xtensa GCC uses 4-byte
+ *            enums and 8-aligned 8-byte types: armhf's layout, compression off.
+ *            Its ESP-NN kernels (head, scratch requests) are measured on that layout:
+ *            tests/corpus/truth/esp32-esp-nn.json.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "memcore.h"
+#include "tflm_internal.h"
+
+typedef struct {
+    const char *description;
+    const char *tflm_version;
+    const char *optimised_kernels;
+    uint8_t enum_bytes;
+    uint8_t int64_alignment;
+    bool compression;
+    bool measured;
+    int8_t derived_from;
+    const char *note;
+} target_facts_t;
+
+static const target_facts_t facts[MC_TARGET_COUNT] = {
+    {"64-bit Linux (LP64): the PyPI tflite-micro interpreter",
+     "PyPI tflite-micro 0.dev20261023182759", "", 4, 8, true, true, -1,
+     "measured with the interpreter's RecordingMicroAllocator"},
+    {"32-bit Arm Linux (ILP32, 4-byte enums)", "tflite-micro 90b983c2", "", 4, 8, true,
+     true, -1, "TFLM built with arm-linux-gnueabihf-g++, compression on, run under qemu-arm"},
+    {"Arm Cortex-M, arm-none-eabi (1-byte enums)", "tflite-micro 90b983c2",
+     "CMSIS-NN (DSP cores)", 1, 8, true, true, -1,
+     "reference kernels: TFLM built with arm-none-eabi-g++, compression on, run on an "
+     "emulated Cortex-M3; CMSIS-NN's sizes are from its sources, not measured"},
+    {"RV32 ILP32", "tflite-micro 90b983c2", "", 4, 8, true, false, MC_TARGET_ARMHF,
+     "derived from armhf: RV32 ILP32 lays structs out as armhf does (4-byte pointers and "
+     "enums, 8-aligned 8-byte types)"},
+    {"Xtensa ESP32, esp-tflite-micro", "tflite-micro 90b983c2 (esp-tflite-micro)",
+     "ESP-NN (plain ESP32)", 4, 8, false, false, MC_TARGET_ARMHF,
+     "derived from armhf without compression: esp-tflite-micro builds TFLM without "
+     "USE_TFLM_COMPRESSION or -fshort-enums, and Xtensa GCC has 4-byte enums and "
+     "8-aligned 8-byte types; Xtensa is not built here"},
+};
+
+static const mc_target_abi_t abis[MC_TARGET_COUNT] = {
+    /* host64 */
+    {MC_SZ(104, 8), MC_SZ(72, 8), MC_SZ(272, 8), MC_SZ(16, 8), MC_SZ(24, 8), MC_SZ(24, 8),
+     MC_SZ(64, 8), MC_SZ(64, 8), MC_SZ(24, 8), MC_SZ(16, 8), MC_SZ(8, 8), MC_SZ(32, 8), 8,
+     MC_VENDOR_NONE},
+    /* armhf */
+    {MC_SZ(52, 4), MC_SZ(44, 4), MC_SZ(136, 4), MC_SZ(8, 4), MC_SZ(12, 4), MC_SZ(12, 4),
+     MC_SZ(32, 4), MC_SZ(40, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4), 4,
+     MC_VENDOR_NONE},
+    /* cortex-m: TfLiteTensor holds enums */
+    {MC_SZ(52, 4), MC_SZ(44, 4), MC_SZ(136, 4), MC_SZ(8, 4), MC_SZ(12, 4), MC_SZ(12, 4),
+     MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4), 4,
+     MC_VENDOR_CMSIS_NN},
+    /* riscv32 */
+    {MC_SZ(52, 4), MC_SZ(44, 4), MC_SZ(136, 4), MC_SZ(8, 4), MC_SZ(12, 4), MC_SZ(12, 4),
+     MC_SZ(32, 4), MC_SZ(40, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4), 4,
+     MC_VENDOR_NONE},
+    /* esp32: no compression, so RecordingMicroAllocator and SubgraphAllocations lose
+     * their compression members */
+    {MC_SZ(52, 4), MC_SZ(44, 4), MC_SZ(124, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(12, 4),
+     MC_SZ(32, 4), MC_SZ(40, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4), 4,
+     MC_VENDOR_ESP_NN},
+};
+
+const mc_target_abi_t *mc__target_abi(mc_target_t target)
+{
+    return ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT) ? NULL : &abis[target];
+}
+
+mc_status_t mc_target_info(mc_target_t target, mc_target_info_t *out)
+{
+    const target_facts_t *f;
+    if (out == NULL) {
+        return MC_E_NULL;
+    }
+    if ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT) {
+        return MC_E_RANGE;
+    }
+    f = &facts[target];
+    out->description = f->description;
+    out->tflm_version = f->tflm_version;
+    out->optimised_kernels = f->optimised_kernels;
+    out->pointer_bytes = abis[target].pointer_bytes;
+    out->enum_bytes = f->enum_bytes;
+    out->int64_alignment = f->int64_alignment;
+    out->compression = f->compression;
+    out->measured = f->measured;
+    out->derived_from = f->derived_from;
+    out->note = f->note;
+    return MC_OK;
+}

@@ -1,0 +1,82 @@
+/* mc_tflite_size, mc_tflite_read and mc_graph_validate on arbitrary bytes.  The reader
+ * must never read outside the file (ASan catches it: the input is the whole buffer),
+ * must give the same answer whether the bytes come from memory or through the read
+ * callback a board uses, and every graph it returns must only point inside its
+ * scratch; validation of such a graph must terminate with OK or an error. */
+#include "fuzz.h"
+
+#define MAX_SCRATCH (1 << 22)
+
+static uint64_t scratch_a[MAX_SCRATCH / 8], scratch_b[MAX_SCRATCH / 8];
+static uint64_t validate_scratch[MC_MAX_TENSORS / 2];
+
+typedef struct {
+    const uint8_t *data;
+    int64_t size;
+    int64_t calls;
+} file_t;
+
+static mc_status_t read_file(void *context, int64_t offset, uint8_t *buffer, int32_t bytes)
+{
+    file_t *f = (file_t *)context;
+    FUZZ_ASSERT(offset >= 0 && bytes > 0 && offset + bytes <= f->size);
+    memcpy(buffer, f->data + offset, (size_t)bytes);
+    f->calls++;
+    return MC_OK;
+}
+
+static void same_problem(const mc_problem_t *a, const mc_problem_t *b)
+{
+    FUZZ_ASSERT(a->kind == b->kind && a->op == b->op && a->tensor == b->tensor && a->value == b->value &&
+                a->at == b->at);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    file_t file = {data, (int64_t)size, 0};
+    mc_source_t memory = {NULL, NULL, data, (int64_t)size};
+    mc_source_t callback = {read_file, &file, NULL, (int64_t)size};
+    mc_tflite_size_t na, nb;
+    mc_problem_t pa, pb;
+    mc_graph_t ga, gb;
+    mc_status_t ra = mc_tflite_size(&memory, &na, &pa), rb = mc_tflite_size(&callback, &nb, &pb);
+    int64_t i;
+
+    FUZZ_ASSERT(ra == rb);
+    if (ra != MC_OK) {
+        FUZZ_ASSERT(ra == MC_E_MODEL || ra == MC_E_LIMIT || ra == MC_E_UNSUPPORTED || ra == MC_E_GRAPH);
+        same_problem(&pa, &pb);
+        return 0;
+    }
+    FUZZ_ASSERT(na.scratch_bytes == nb.scratch_bytes && na.scratch_bytes >= 0);
+    if (na.scratch_bytes > MAX_SCRATCH) {
+        return 0;
+    }
+    FUZZ_ASSERT(na.scratch_bytes == 0 || mc_tflite_read(&memory, scratch_a, na.scratch_bytes - 1, &ga, &pa) ==
+                                             MC_E_SCRATCH);
+    ra = mc_tflite_read(&memory, scratch_a, na.scratch_bytes, &ga, &pa);
+    rb = mc_tflite_read(&callback, scratch_b, nb.scratch_bytes, &gb, &pb);
+    FUZZ_ASSERT(ra == rb);
+    if (ra != MC_OK) {
+        same_problem(&pa, &pb);
+        return 0;
+    }
+    FUZZ_ASSERT(ga.n_tensors == na.n_tensors && ga.n_ops == na.n_ops && ga.n_op_tensors == na.n_op_tensors);
+    FUZZ_ASSERT(ga.n_op_tensors == 0 ||
+                memcmp(ga.op_tensors, gb.op_tensors, (size_t)ga.n_op_tensors * sizeof(int32_t)) == 0);
+    for (i = 0; i < ga.n_tensors; i++) {
+        const mc_tensor_t *t = &ga.tensors[i];
+        FUZZ_ASSERT(t->rank >= 0 && t->rank <= MC_MAX_DIMS);
+        FUZZ_ASSERT(t->name_offset < 0 || (t->name_offset + t->name_bytes <= (int64_t)size));
+        FUZZ_ASSERT(memcmp(t, &gb.tensors[i], sizeof *t) == 0);
+    }
+    for (i = 0; i < ga.n_ops; i++) {
+        FUZZ_ASSERT(memcmp(&ga.ops[i], &gb.ops[i], sizeof ga.ops[i]) == 0);
+    }
+    if (ga.n_tensors <= (int64_t)sizeof validate_scratch / (int64_t)sizeof(int32_t)) {
+        ra = mc_graph_validate(&ga, validate_scratch, (int64_t)sizeof validate_scratch, &pa);
+        FUZZ_ASSERT(ra == MC_OK || ra == MC_E_GRAPH || ra == MC_E_LIMIT);
+        FUZZ_ASSERT((ra == MC_OK) == (pa.kind == MC_PROBLEM_NONE));
+    }
+    return 0;
+}

@@ -1,0 +1,267 @@
+"""The neutral graph as the C core holds it (mc_graph_t), and the one place its
+problems become messages.
+
+A TFLite file is read by the C reader straight into an mc_graph_t (read_tflite); an
+ONNX model, imported in Python, is turned into one (from_model).  Either way the C core
+validates it (mc_graph_validate) before anything is computed from it, and every
+problem the C reports — a truncated file, a cycle, a tensor read before it is
+written — is worded here, once, naming the operator and the tensor.
+"""
+from memcore._memcore import ffi, lib
+from memcore.errors import MemcoreError
+
+DTYPE_CODES = {
+    "float32": lib.MC_DTYPE_FLOAT32, "float16": lib.MC_DTYPE_FLOAT16, "int32": lib.MC_DTYPE_INT32,
+    "uint8": lib.MC_DTYPE_UINT8, "int64": lib.MC_DTYPE_INT64, "string": lib.MC_DTYPE_STRING,
+    "bool": lib.MC_DTYPE_BOOL, "int16": lib.MC_DTYPE_INT16, "complex64": lib.MC_DTYPE_COMPLEX64,
+    "int8": lib.MC_DTYPE_INT8, "float64": lib.MC_DTYPE_FLOAT64, "complex128": lib.MC_DTYPE_COMPLEX128,
+    "uint64": lib.MC_DTYPE_UINT64, "resource": lib.MC_DTYPE_RESOURCE, "variant": lib.MC_DTYPE_VARIANT,
+    "uint32": lib.MC_DTYPE_UINT32, "uint16": lib.MC_DTYPE_UINT16, "int4": lib.MC_DTYPE_INT4,
+    "bfloat16": lib.MC_DTYPE_BFLOAT16,
+}
+DTYPE_NAMES = {code: name for name, code in DTYPE_CODES.items()}
+
+
+def op_name(code):
+    """TFLite's name for a builtin operator code, from the C core's table."""
+    name = lib.mc_op_name(code)
+    return ffi.string(name).decode() if name != ffi.NULL else "builtin code %d" % code
+
+
+_CODES = {}
+
+
+def op_code(name):
+    """The builtin operator code of a TFLite operator name ("CONV_2D" -> 3)."""
+    if not _CODES:
+        code = 0
+        while True:
+            text = lib.mc_op_name(code)
+            if text == ffi.NULL and code > 255:
+                break
+            if text != ffi.NULL:
+                _CODES[ffi.string(text).decode()] = code
+            code += 1
+    if name not in _CODES:
+        raise MemcoreError("unknown TFLite operator %r" % (name,))
+    return _CODES[name]
+
+
+class CGraph:
+    """An mc_graph_t and the memory its arrays point into.
+
+    `names` gives tensor names (for messages); `file` is the model's bytes when the
+    names and custom operator codes live there."""
+
+    def __init__(self, graph, keepalive, names=None, file=None):
+        self.graph = graph
+        self._keepalive = keepalive
+        self._names = names
+        self.file = file
+
+    def tensor_name(self, t):
+        if self._names is not None:
+            return self._names[t]
+        tensor = self.graph.tensors[t]
+        if self.file is None or tensor.name_offset < 0:
+            return ""
+        return bytes(self.file[tensor.name_offset:tensor.name_offset + tensor.name_bytes]).decode(
+            "utf-8", "replace")
+
+    def op_kind(self, k):
+        op = self.graph.ops[k]
+        if op.custom_name_offset >= 0 and self.file is not None:
+            custom = bytes(self.file[op.custom_name_offset:op.custom_name_offset + op.custom_name_bytes])
+            return "custom operator %r" % custom.decode("utf-8", "replace")
+        return op_name(op.kind)
+
+    def validate(self, source):
+        """Raises MemcoreError naming `source` unless the graph is valid (mc_graph_validate)."""
+        need = ffi.new("int64_t *")
+        rc = lib.mc_graph_validate_scratch_bytes(self.graph.n_tensors, need)
+        if rc != lib.MC_OK:
+            raise MemcoreError("%s: the model has %d tensors; memcore's limit is %d"
+                               % (source, self.graph.n_tensors, lib.MC_MAX_TENSORS))
+        scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
+        problem = ffi.new("mc_problem_t *")
+        rc = lib.mc_graph_validate(self.graph, scratch, need[0], problem)
+        if rc != lib.MC_OK:
+            raise MemcoreError("%s: %s" % (source, describe(rc, problem, self)))
+
+
+def _tensor(graph, t):
+    if graph is None or t < 0:
+        return "tensor %d" % t
+    name = graph.tensor_name(t)
+    return "tensor %d (%s)" % (t, name) if name else "tensor %d" % t
+
+
+def _op(graph, k):
+    if graph is None or k < 0 or k >= graph.graph.n_ops:
+        return "operator %d" % k
+    return "operator %d (%s)" % (k, graph.op_kind(k))
+
+
+def describe(rc, problem, graph=None, file_bytes=None):
+    """One line for a failed read or validation: what is wrong, and where.  `graph`
+    (a CGraph, when one exists) supplies operator kinds and tensor names."""
+    kind = problem.kind
+    text = ffi.string(lib.mc_problem_text(kind)).decode()
+    p = lib
+    if kind == p.MC_PROBLEM_NONE:
+        return ffi.string(lib.mc_strerror(rc)).decode()
+    if kind == p.MC_PROBLEM_PAST_END:
+        size = " (%d bytes)" % file_bytes if file_bytes is not None else ""
+        return "truncated or corrupted TFLite flatbuffer: an offset or length at byte %d points past the " \
+               "end of the file%s" % (problem.at, size)
+    if kind == p.MC_PROBLEM_BAD_TABLE:
+        return "corrupted TFLite flatbuffer: the table at byte %d is malformed" % problem.at
+    if kind == p.MC_PROBLEM_SCHEMA_VERSION:
+        return "TFLite schema version %d, not 3: not a model TFLM reads" % problem.value
+    if kind in (p.MC_PROBLEM_NOT_TFLITE, p.MC_PROBLEM_NO_SUBGRAPH):
+        return text
+    if kind == p.MC_PROBLEM_BAD_OPCODE:
+        return "operator %d %s (code index %d)" % (problem.op, text, problem.value)
+    if kind in (p.MC_PROBLEM_BAD_BUFFER, p.MC_PROBLEM_BUFFER_PAST_END):
+        return "%s %s (buffer %d)" % (_tensor(graph, problem.tensor), text, problem.value)
+    if kind == p.MC_PROBLEM_BAD_TENSOR_INDEX:
+        n = graph.graph.n_tensors if graph is not None else None
+        where = _op(graph, problem.op) if problem.op >= 0 else "the graph's inputs or outputs"
+        return "%s refers to tensor %d, but the graph has %s tensors" % (
+            where, problem.value, n if n is not None else "fewer")
+    if kind == p.MC_PROBLEM_BAD_RANK:
+        return "%s has %d dimensions; memcore reads at most %d" % (
+            _tensor(graph, problem.tensor), problem.value, lib.MC_MAX_DIMS)
+    if kind in (p.MC_PROBLEM_DYNAMIC_SHAPE, p.MC_PROBLEM_SIZE_OVERFLOW, p.MC_PROBLEM_BAD_BYTES,
+                p.MC_PROBLEM_SPARSE, p.MC_PROBLEM_EXTERNAL_DATA):
+        shape = ""
+        if graph is not None and 0 <= problem.tensor < graph.graph.n_tensors:
+            t = graph.graph.tensors[problem.tensor]
+            shape = " of shape %s" % list(t.dims[0:max(0, min(t.rank, lib.MC_MAX_DIMS))])
+        return "%s%s %s" % (_tensor(graph, problem.tensor), shape, text)
+    if kind == p.MC_PROBLEM_BAD_DTYPE:
+        return "%s has type %s, which has no fixed element size TFLM can allocate" % (
+            _tensor(graph, problem.tensor), DTYPE_NAMES.get(problem.value, "code %d" % problem.value))
+    if kind in (p.MC_PROBLEM_NO_OUTPUTS, p.MC_PROBLEM_BAD_OPERATOR):
+        return "%s %s" % (_op(graph, problem.op), text)
+    if kind in (p.MC_PROBLEM_WRITES_CONSTANT, p.MC_PROBLEM_WRITES_INPUT):
+        return "%s %s, %s" % (_op(graph, problem.op), text, _tensor(graph, problem.tensor))
+    if kind in (p.MC_PROBLEM_KERNEL_REFUSES, p.MC_PROBLEM_MISSING_INPUT):
+        return "%s %s" % (_op(graph, problem.op), text)
+    if kind == p.MC_PROBLEM_WRITTEN_TWICE:
+        return "%s is written by two operators: %s and %s" % (
+            _tensor(graph, problem.tensor), _op(graph, problem.op), _op(graph, problem.other))
+    if kind == p.MC_PROBLEM_CYCLE:
+        if problem.other == problem.op:
+            return "%s reads its own output, %s: the graph has a cycle" % (
+                _op(graph, problem.op), _tensor(graph, problem.tensor))
+        return "%s reads %s, which the later %s writes: the graph has a cycle" % (
+            _op(graph, problem.op), _tensor(graph, problem.tensor), _op(graph, problem.other))
+    if kind == p.MC_PROBLEM_READ_UNWRITTEN:
+        return "%s reads %s before any operator writes it (it is not a graph input, a constant or a variable)" % (
+            _op(graph, problem.op), _tensor(graph, problem.tensor))
+    if kind == p.MC_PROBLEM_OUTPUT_UNWRITTEN:
+        return "graph output %s is never written by any operator" % _tensor(graph, problem.tensor)
+    if kind == p.MC_PROBLEM_SUBGRAPHS:
+        return "the model has %d subgraphs (control flow such as IF or WHILE); memcore models " \
+               "single-subgraph models only" % problem.value
+    if kind == p.MC_PROBLEM_OFFLINE_PLAN:
+        return "the model " + text
+    if kind == p.MC_PROBLEM_UNKNOWN_OP:
+        unknown = [k for k in range(graph.graph.n_ops) if not lib.mc_tflm_supports(graph.graph.ops[k].kind)] \
+            if graph is not None else [problem.op]
+        if not unknown:
+            # TFLM registers the kind; what memcore lacks is the vendor library's kernel.
+            return ("memcore does not model the optimised kernel TFLM runs for %s on this target "
+                    "(--kernels reference is modelled; --allow-unknown-ops checks it as an upper bound)"
+                    % _op(graph, problem.op))
+        return "TFLM does not run %s: %s (--allow-unknown-ops checks it anyway, as an upper bound)" % (
+            "this operator" if len(unknown) == 1 else "these %d operators" % len(unknown),
+            ", ".join(_op(graph, k) for k in unknown[:20]) + (", ..." if len(unknown) > 20 else ""))
+    if kind == p.MC_PROBLEM_TOO_LARGE:
+        return "the model has %d tensors, operators or operator inputs; memcore's limits are %d tensors, " \
+               "%d operators and %d operator inputs and outputs" % (
+                   problem.value, lib.MC_MAX_TENSORS, lib.MC_MAX_OPS, lib.MC_MAX_OP_TENSORS)
+    return text
+
+
+def read_tflite(data, source):
+    """The C reader over a .tflite file's bytes: a CGraph, or MemcoreError naming
+    `source` and the problem.  Structure only: validate() checks the dataflow."""
+    buffer = ffi.from_buffer(data)
+    src = ffi.new("mc_source_t *")
+    src.read = ffi.NULL
+    src.data = ffi.cast("const uint8_t *", buffer)
+    src.file_bytes = len(data)
+    size = ffi.new("mc_tflite_size_t *")
+    problem = ffi.new("mc_problem_t *")
+    rc = lib.mc_tflite_size(src, size, problem)
+    if rc != lib.MC_OK:
+        raise MemcoreError("%s: %s" % (source, describe(rc, problem, file_bytes=len(data))))
+    scratch = ffi.new("int64_t[]", max(1, (size.scratch_bytes + 7) // 8))
+    graph = ffi.new("mc_graph_t *")
+    rc = lib.mc_tflite_read(src, scratch, size.scratch_bytes, graph, problem)
+    partial = CGraph(graph, (scratch, buffer, src), file=data)
+    if rc != lib.MC_OK:
+        # The arrays are filled up to the failure; names of earlier tensors are valid,
+        # but the graph itself is not: describe without it.
+        raise MemcoreError("%s: %s" % (source, describe(rc, problem, file_bytes=len(data))))
+    return partial
+
+
+def from_model(model):
+    """The mc_graph_t of a memcore Model built in Python (the ONNX importer's), so the
+    C core validates and checks it exactly as it does a TFLite file."""
+    tensors = model.tensors
+    n = len(tensors)
+    c_tensors = ffi.new("mc_tensor_t[]", max(1, n))
+    for i, t in enumerate(tensors):
+        c = c_tensors[i]
+        if len(t.shape) > lib.MC_MAX_DIMS:
+            raise MemcoreError("%s: tensor %d (%s) has %d dimensions; memcore reads at most %d"
+                               % (model.path, i, t.name, len(t.shape), lib.MC_MAX_DIMS))
+        c.rank = len(t.shape)
+        for d, size in enumerate(t.shape):
+            if not -2**31 <= size < 2**31:
+                raise MemcoreError("%s: tensor %d (%s) has an impossible dimension in shape %s"
+                                   % (model.path, i, t.name, list(t.shape)))
+            c.dims[d] = size
+        c.bytes = t.bytes
+        c.dtype = DTYPE_CODES.get(t.dtype, lib.MC_DTYPE_STRING)
+        c.name_offset = -1
+        c.quant_channels = t.quantization_channels
+        c.quant_dimension = t.quantization_dimension
+        c.flags = ((lib.MC_TENSOR_CONSTANT if t.is_constant else 0) |
+                   (lib.MC_TENSOR_VARIABLE if t.is_variable else 0) |
+                   (lib.MC_TENSOR_ZERO_POINT if t.has_zero_point else 0))
+    ops = model.operators
+    flat = []
+    c_ops = ffi.new("mc_op_t[]", max(1, len(ops)))
+    for k, op in enumerate(ops):
+        c = c_ops[k]
+        c.kind = op.code if op.code >= 0 else op_code(op.kind)
+        c.version = op.version
+        c.options_type = op.options_type
+        for f, value in enumerate(op.options[:lib.MC_OP_OPTIONS]):
+            c.options[f] = value
+        c.custom_name_offset = -1
+        c.first_input, c.n_inputs = len(flat), len(op.inputs)
+        flat.extend(op.inputs)
+        c.first_output, c.n_outputs = len(flat), len(op.outputs)
+        flat.extend(op.outputs)
+        c.first_intermediate, c.n_intermediates = len(flat), len(op.intermediates)
+        flat.extend(op.intermediates)
+    c_flat = ffi.new("int32_t[]", flat or [0])
+    c_in = ffi.new("int32_t[]", list(model.inputs) or [0])
+    c_out = ffi.new("int32_t[]", list(model.outputs) or [0])
+    graph = ffi.new("mc_graph_t *")
+    graph.tensors, graph.ops, graph.op_tensors = c_tensors, c_ops, c_flat
+    graph.inputs, graph.outputs = c_in, c_out
+    graph.n_tensors, graph.n_ops, graph.n_op_tensors = n, len(ops), len(flat)
+    graph.n_inputs, graph.n_outputs = len(model.inputs), len(model.outputs)
+    graph.n_subgraphs = model.subgraph_count
+    graph.flags = 0
+    return CGraph(graph, (c_tensors, c_ops, c_flat, c_in, c_out), names=[t.name for t in tensors])
+
+
+__all__ = ["CGraph", "DTYPE_CODES", "DTYPE_NAMES", "describe", "from_model", "op_code", "op_name", "read_tflite"]

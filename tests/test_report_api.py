@@ -1,0 +1,62 @@
+"""`memcore.check(path, device=...)`: a Report with the JSON's data, a notebook display
+and the terminal text, and `check --layers` showing the same per-operator table."""
+import json
+import re
+
+import memcore
+from cli_helpers import memcore_cli, model, validate
+
+
+def test_check_returns_a_report_with_the_json_of_the_cli():
+    report = memcore.check(model("kws_dscnn_int8.tflite"), device="esp32")
+    assert isinstance(report, memcore.Report)
+    code, out, err = memcore_cli("check", model("kws_dscnn_int8.tflite"), "--device", "esp32", "--json")
+    assert report.to_json() == json.loads(out)
+    validate(report.to_json())
+    assert report.verdict == "misses_budget" and not report.fits    # over the 100 ms budget
+    assert report.headroom_bytes == report.available_bytes - report.required_bytes > 0
+    assert report.recommended_arena_bytes == memcore.tflm_arena(memcore.load(model("kws_dscnn_int8.tflite")),
+                                                                pointer_bytes=4).recommended_arena_bytes
+    assert report.layers[report.peak_operator]["is_peak"]
+
+
+def test_check_stays_the_function_after_the_module_is_imported():
+    import importlib
+    importlib.import_module("memcore.check")
+    from memcore.check import check as deployment_check  # noqa: F401 - the module's own function
+    import memcore.commands.check  # noqa: F401
+    assert callable(memcore.check) and memcore.check.__module__ == "memcore.report"
+
+
+def test_report_shows_in_a_notebook():
+    report = memcore.check(model("resnet8_float32.tflite"), device="esp32")
+    page = report._repr_html_()
+    assert "Does not fit on esp32" in page
+    rows = re.findall(r'<tr( class="mc-peak")? data-operator="(\d+)">', page)
+    assert len(rows) == len(report.layers) == 15 and [i for peak, i in rows if peak] == ["2"]
+    assert "quantise float32" in page
+    assert "<script" not in page and "http" not in page
+    assert repr(report).startswith("<memcore.Report resnet8_float32.tflite on esp32: does not fit: RAM runs out first: "
+                                   "needs 501 KiB of the 56.2 KiB available (444 KiB short)")
+
+
+def test_report_text_is_the_terminal_report():
+    report = memcore.check(model("kws_dscnn_int8.tflite"), device="esp32")
+    code, out, err = memcore_cli("check", model("kws_dscnn_int8.tflite"), "--device", "esp32")
+    assert str(report) == out
+
+
+def test_check_layers_prints_the_per_operator_table_with_the_peak():
+    code, out, err = memcore_cli("check", model("kws_dscnn_int8.tflite"), "--layers")
+    assert code == 3, err
+    m = memcore.load(model("kws_dscnn_int8.tflite"))
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split()[:3] == ["#", "operator", "output"])
+    rows = lines[header + 1:header + 1 + len(m.operators)]
+    assert [r.split()[1] for r in rows] == [op.kind for op in m.operators]
+    peaks = [r for r in rows if r.endswith("◀ peak")]
+    # kws: the first depthwise convolution is the first operator with 15.6 KiB (16,000 B) alive
+    assert len(peaks) == 1 and peaks[0].split()[:2] == ["1", "DEPTHWISE_CONV_2D"]
+    assert "15.6 KiB" in peaks[0] and "100 %" in peaks[0]
+    _, plain, _ = memcore_cli("check", model("kws_dscnn_int8.tflite"))
+    assert "◀ peak" not in plain
