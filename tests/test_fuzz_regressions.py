@@ -13,6 +13,7 @@ import pytest
 from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
 import memcore
+from tflite_build import ModelBuilder
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FUZZ = ROOT / "fuzz"
@@ -123,3 +124,28 @@ def test_onnx_conv_without_weights(tmp_path):
     model = _model([helper.make_node("Conv", ["x"], ["y"])], [_vi("x", [1, 2, 3, 3])], [_vi("y", [1, 2, 3, 3])])
     message = _load(tmp_path, model)
     assert "needs a data and a weight input, got 1 inputs" in message or "shape inference failed" in message
+
+
+def test_onnx_clip_bound_data_does_not_match_its_shape(tmp_path):
+    # was: numpy's ValueError "cannot reshape array of size 54 into shape (3,2,3,45)"
+    # reading a Clip bound to decide whether the Clip fuses as a ReLU6
+    low = numpy_helper.from_array(np.zeros((3, 2, 3, 3), np.float32), "low")
+    low.dims[3] = 45
+    model = _model([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Clip", ["r", "low"], ["y"])],
+                   [_vi("x", [1, 4])], [_vi("y", [1, 4])], [low])
+    assert "constant tensor 'low': its data does not match its shape [3, 2, 3, 45]" in _load(tmp_path, model)
+
+
+def test_tflite_operation_count_past_64_bits(tmp_path):
+    # was: "op_counts(operator 0): a size does not fit in 64 bits", naming neither file nor
+    # operator: 2^22 x 2^22 by 2^22 x 2^22 is 2^66 MACs from tensors whose sizes each fit
+    b = ModelBuilder()
+    n = 1 << 22
+    x, w, y = b.tensor([n, n]), b.tensor([n, n]), b.tensor([n, n])
+    b.op("FULLY_CONNECTED", [x, w, -1], [y])
+    path = tmp_path / "fc.tflite"
+    path.write_bytes(b.build([x, w], [y]))
+    with pytest.raises(memcore.MemcoreError) as info:
+        memcore.load(path)
+    assert str(info.value) == "%s: operator 0 (FULLY_CONNECTED): counting its operations: " \
+                              "a size does not fit in 64 bits" % path

@@ -314,9 +314,10 @@ def check_field_kinds():
     return kinds
 
 
-def op_counts(graph, op):
-    """(macs, other operations) of operator `op` of a CGraph (mc_op_counts)."""
+def op_counts(graph, op, what=None):
+    """(macs, other operations) of operator `op` of a CGraph (mc_op_counts); an error
+    starts with `what` (the importer names the file and the operator there)."""
     macs = ffi.new("int64_t *")
     other = ffi.new("int64_t *")
-    _check(lib.mc_op_counts(graph.graph, op, macs, other), "op_counts(operator %d)" % op)
+    _check(lib.mc_op_counts(graph.graph, op, macs, other), what or "op_counts(operator %d)" % op)
     return macs[0], other[0]

@@ -367,7 +367,9 @@ class _Builder:
                 name = self.resolve(n.inputs[i])
                 if name not in self.constants:
                     return None
-                value = float(numpy_helper.to_array(self.constants[name]).reshape(-1)[0])
+                value = self._scalar(name)
+                if value is None:
+                    return None
                 low, high = (value, high) if slot == "low" else (low, value)
         if low == 0 and high is None:
             return _RELU
@@ -376,6 +378,18 @@ class _Builder:
         if low == -1 and high == 1:
             return _RELU_N1_TO_1
         return None
+
+    def _scalar(self, name):
+        """The first value of the embedded constant `name` (a Clip bound), or None if it
+        has none to read here; raises naming the file if its data does not match its
+        shape.  External data is not read for this: the bound only chooses a fusion."""
+        proto = self.constants[name]
+        if proto.data_location == onnx.TensorProto.EXTERNAL:
+            return None
+        values = self._embedded_array(name, proto).reshape(-1)
+        if values.size == 0 or values.dtype.kind not in "biuf":
+            return None
+        return float(values[0])
 
     def _shape_of(self, name):
         name = self.resolve(name)
@@ -466,6 +480,13 @@ class _Builder:
             return self._constant(name, self.constants[name], layout)
         return self._activation(name)
 
+    def _embedded_array(self, name, tensor_proto):
+        try:
+            return numpy_helper.to_array(tensor_proto)
+        except Exception as e:  # data that does not match the dims or the type
+            raise bad_model(self.path, "constant tensor %r: its data does not match its shape %s (%s)"
+                            % (name, list(tensor_proto.dims), e)) from None
+
     def _constant(self, name, tensor_proto, layout):
         if tensor_proto.data_location == onnx.TensorProto.EXTERNAL:
             dtype = self._dtype(name, tensor_proto.data_type)
@@ -475,11 +496,7 @@ class _Builder:
             size = _elements(shape) * DTYPE_BYTES[dtype]
             _check_external(self.path, name, tensor_proto, size)
         else:
-            try:
-                array = numpy_helper.to_array(tensor_proto)
-            except Exception as e:  # data that does not match the dims or the type
-                raise bad_model(self.path, "constant tensor %r: its data does not match its shape %s (%s)"
-                                % (name, list(tensor_proto.dims), e)) from None
+            array = self._embedded_array(name, tensor_proto)
             shape = tuple(int(d) for d in array.shape)
             dtype = self._dtype(name, tensor_proto.data_type)
         if dtype == "uint8" and name in self.quant:

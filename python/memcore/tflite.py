@@ -67,7 +67,8 @@ def _operator(path, graph, k, tensors):
         if kind != "FULLY_CONNECTED" and len(filt.shape) == 4:
             attributes["kernel_hw"] = (filt.shape[1], filt.shape[2])
     # The arithmetic is the C core's (mc_op_counts), as the check counts it.
-    macs, other = ll.op_counts(graph, k)
+    # Shapes that each fit can still multiply past 64 bits (a mutated dimension).
+    macs, other = ll.op_counts(graph, k, "%s: operator %d (%s): counting its operations" % (path, k, kind))
     weights = [tensors[i] for i in inputs if i >= 0 and tensors[i].is_constant]
     return Operator(index=k, kind=kind, inputs=inputs, outputs=outputs, macs=macs, other_ops=other,
                     weight_bytes=sum(t.bytes for t in weights), attributes=attributes, code=op.kind,
