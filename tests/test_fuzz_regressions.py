@@ -149,3 +149,10 @@ def test_tflite_operation_count_past_64_bits(tmp_path):
         memcore.load(path)
     assert str(info.value) == "%s: operator 0 (FULLY_CONNECTED): counting its operations: " \
                               "a size does not fit in 64 bits" % path
+
+
+def test_onnx_activation_without_an_input(tmp_path):
+    # was: IndexError "list index out of range" where the ReLU fusion reads the first input
+    model = _model([helper.make_node("Relu", [], ["y"])], [_vi("x", [1, 4])], [_vi("y", [1, 4])])
+    model.opset_import.append(helper.make_operatorsetid("", 0))  # past shape inference, as above
+    assert "node 0 '' (Relu) has no first input" in _load(tmp_path, model)

@@ -162,6 +162,10 @@ def _float_bits(value):
     return struct.unpack("<i", struct.pack("<f", value))[0]
 
 
+# Operators that generate their output from attributes alone (no input to read).
+_NO_INPUT_OPS = ("RandomNormal", "RandomUniform")
+
+
 class _Node:
     """One ONNX node on its way to a TFLite operator."""
 
@@ -225,7 +229,13 @@ class _Builder:
                 self.constants[node.output[0]] = value
                 continue
             k = len(nodes)
-            nodes.append(_Node(k, node, self._attributes("node %d %r (%s)" % (k, node.name, node.op_type), node)))
+            n = _Node(k, node, self._attributes("node %d %r (%s)" % (k, node.name, node.op_type), node))
+            # Every rewrite and lowering reads a node's first input and output.
+            if not n.outputs:
+                raise bad_model(self.path, "%s has no output" % n.where)
+            if (not n.inputs or not n.inputs[0]) and n.op not in _NO_INPUT_OPS:
+                raise bad_model(self.path, "%s has no first input" % n.where)
+            nodes.append(n)
         self.graph_inputs = [vi.name for vi in g.input if vi.name not in self.constants]
         self.graph_outputs = {vi.name for vi in g.output}
         self._rewrite(nodes)
@@ -602,8 +612,6 @@ class _Builder:
         if n.op in ("Conv", "Gemm", "MatMul") and (len(n.inputs) < 2 or not all(n.inputs[:2])):
             raise bad_model(self.path, "%s needs a data and a weight input, got %d inputs" % (where, len(n.inputs)))
         outputs = tuple(self._activation(self.resolve(o)) for o in n.outputs)
-        if not outputs:
-            raise bad_model(self.path, "%s has no output" % where)
         out = t[outputs[0]]
         filt, attributes, kind, options = (), {}, None, ()
         op = n.op
