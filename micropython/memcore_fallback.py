@@ -431,12 +431,14 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm", budget_steps
     proven = False
     if strategy == "best":
         used = 0
-        for which in range(2):  # by breadth, first fit then best fit
+        for which in range(3):  # by breadth, first fit then best fit; by first use, first fit
             if arena <= lower or budget - used < pass_steps:
                 break
             used += pass_steps
             if which == 0:
                 order = _breadth_order(ids, by_first, first, last, aligned)
+            elif which == 2:
+                order = by_first
             found = _greedy(order, first, last, aligned, place, which == 1)
             if found < arena:
                 arena = found

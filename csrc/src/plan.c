@@ -27,10 +27,10 @@
  * gives in steps (counted, not timed, so every machine gives the same answer):
  *   1. the TFLM plan (always made, whatever the budget: BEST is never worse);
  *   2. greedy passes, each costing n + P steps, in this order, while the arena is above
- *      the lower bound and the budget holds one more: largest first with best fit
- *      (Pisarchyk & Lee's greedy by size), then Pisarchyk & Lee's greedy by breadth
- *      (operators by the bytes live at them, largest first; each operator's not yet
- *      placed buffers largest first) with first fit and with best fit;
+ *      the lower bound and the budget holds one more: Pisarchyk & Lee's greedy by
+ *      breadth (operators by the bytes live at them, largest first; each operator's not
+ *      yet placed buffers largest first) with first fit and with best fit, then in
+ *      order of first use with first fit (TFLM's order is itself greedy by size);
  *   3. when at most MC_PLAN_EXACT_BUFFERS buffers have a size and the arena is still
  *      above the lower bound, an exact search (exact_search below) with what is left of
  *      the budget; when it finishes, the plan is proven optimal.
@@ -941,14 +941,19 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     size_order(p);
     r.arena_bytes = greedy_pass(p, false);
     keep_plan(p, offsets);
-    /* BEST: greedy by breadth with first fit, then with best fit */
-    for (pass = 0; strategy == MC_PLAN_BEST && pass < 2 && r.arena_bytes > r.lower_bound_bytes &&
+    /* BEST: greedy by breadth with first fit, then with best fit; then by first use
+     * (ties by id) with first fit, which places a chain of operators as it runs */
+    for (pass = 0; strategy == MC_PLAN_BEST && pass < 3 && r.arena_bytes > r.lower_bound_bytes &&
                    budget_steps - used >= pass_steps;
          pass++) {
         int64_t arena;
         used += pass_steps;
         if (pass == 0) {
             breadth_order(p);
+        } else if (pass == 2) {
+            for (i = 0; i < p->m; i++) {
+                p->order[i] = POS_BUFFER(p, i);
+            }
         }
         arena = greedy_pass(p, pass == 1);
         if (arena < r.arena_bytes) {
