@@ -13,7 +13,6 @@ import pytest
 from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
 import memcore
-from tflite_build import ModelBuilder
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FUZZ = ROOT / "fuzz"
@@ -139,12 +138,28 @@ def test_onnx_clip_bound_data_does_not_match_its_shape(tmp_path):
 def test_tflite_operation_count_past_64_bits(tmp_path):
     # was: "op_counts(operator 0): a size does not fit in 64 bits", naming neither file nor
     # operator: 2^22 x 2^22 by 2^22 x 2^22 is 2^66 MACs from tensors whose sizes each fit
-    b = ModelBuilder()
-    n = 1 << 22
-    x, w, y = b.tensor([n, n]), b.tensor([n, n]), b.tensor([n, n])
-    b.op("FULLY_CONNECTED", [x, w, -1], [y])
+    import flatbuffers
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+    model = schema.ModelT()
+    model.version = 3
+    model.buffers = [schema.BufferT()]
+    code = schema.OperatorCodeT()
+    code.builtinCode = code.deprecatedBuiltinCode = schema.BuiltinOperator.FULLY_CONNECTED
+    model.operatorCodes = [code]
+    g = schema.SubGraphT()
+    g.tensors = []
+    for name in ("x", "w", "y"):
+        t = schema.TensorT()
+        t.name, t.shape, t.type, t.buffer = name, [1 << 22, 1 << 22], schema.TensorType.FLOAT32, 0
+        g.tensors.append(t)
+    op = schema.OperatorT()
+    op.opcodeIndex, op.inputs, op.outputs = 0, [0, 1, -1], [2]
+    g.operators, g.inputs, g.outputs = [op], [0, 1], [2]
+    model.subgraphs = [g]
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
     path = tmp_path / "fc.tflite"
-    path.write_bytes(b.build([x, w], [y]))
+    path.write_bytes(bytes(builder.Output()))
     with pytest.raises(memcore.MemcoreError) as info:
         memcore.load(path)
     assert str(info.value) == "%s: operator 0 (FULLY_CONNECTED): counting its operations: " \
