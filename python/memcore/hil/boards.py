@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tty
 
@@ -246,6 +247,7 @@ class SimulatedBoard(Board):
         self.flash_dir = pathlib.Path(flash_dir or tempfile.mkdtemp(prefix="memcore-board-"))
         self.proc = None
         self.master = self.slave = None
+        self._unplugging = threading.Lock()  # unplug() may come from a timer thread (tests)
         self.port_name = None
         self.starts = 0
         self._expect_exit = False
@@ -340,15 +342,16 @@ class SimulatedBoard(Board):
 
     def unplug(self):
         """Pull the cable: the process is gone and the port with it."""
-        self._expect_exit = True
-        self._stop_process()
-        if self.terminal:
-            self.terminal.close()
-            self.terminal = None
-        for fd in (self.master, self.slave):
-            if fd is not None:
-                os.close(fd)
-        self.master = self.slave = None
+        with self._unplugging:  # once: a second close of an fd could close a reused one
+            self._expect_exit = True
+            self._stop_process()
+            if self.terminal:
+                self.terminal.close()
+                self.terminal = None
+            fds, self.master, self.slave = (self.master, self.slave), None, None
+            for fd in fds:
+                if fd is not None:
+                    os.close(fd)
 
     def _stop_process(self):
         if self.proc is None:
