@@ -306,15 +306,17 @@ mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_examp
  *   MC_PLAN_MAX_BUFFERS  buffers in one call (mc_plan_scratch_bytes refuses more);
  *   MC_PLAN_MAX_PAIRS    P: the TFLM plan alone costs n + P steps;
  *   MC_PLAN_MAX_STEPS    the largest budget_steps.
- * A step takes about 2-10 ns on a 2020s desktop core and about 0.1-0.5 us on a 240 MHz
- * ESP32 (docs/planner.md), so the TFLM plan at the limits is a few seconds on a desktop.
+ * Measured on a 2020s x86-64 server core (docs/planner.md): a step of the exact search
+ * about 5 ns, a step of a greedy pass 100-200 ns (it sorts the live neighbours), so
+ * the TFLM plan at the limits is under a minute there; a 240 MHz ESP32 is estimated
+ * 30-60x slower per step.
  */
 #define MC_PLAN_MAX_BUFFERS 1000000
 #define MC_PLAN_MAX_PAIRS 200000000
 #define MC_PLAN_MAX_STEPS 1000000000
 /* budget_steps that bindings use when the caller gives none: the exact search on a
- * 30-buffer model, or three more greedy passes over 300,000 pairs, at most; about
- * 0.1-0.5 s on an ESP32 beyond the TFLM plan (docs/planner.md). */
+ * model of at most 30 buffers (about 5 ms here, an estimated 0.15-0.3 s on an ESP32),
+ * or three greedy passes while each costs at most a third of it (docs/planner.md). */
 #define MC_PLAN_DEFAULT_STEPS 1000000
 /* BEST searches exhaustively when at most this many buffers have a size. */
 #define MC_PLAN_EXACT_BUFFERS 30
@@ -787,11 +789,12 @@ mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_
                                 int32_t *codes, int64_t capacity, int64_t *n_unknown);
 
 
-/* One operator's arithmetic, with the counting conventions of the docs: multiply-
+/* Every operator's arithmetic, with the counting conventions of the docs: multiply-
  * accumulates (conv, depthwise, fully connected, batch matmul, transpose conv) and the
  * other operations (one per element visited).  operations = 2 x macs + other_ops.
- * [out] macs  [out] other_ops */
-mc_status_t mc_op_counts(const mc_graph_t *graph, int64_t op, int64_t *macs, int64_t *other_ops);
+ * [out] macs  [out] other_ops  graph->n_ops entries each
+ * [out] failed_op  the operator whose count failed (MC_E_OVERFLOW), else -1 */
+mc_status_t mc_op_counts(const mc_graph_t *graph, int64_t *macs, int64_t *other_ops, int64_t *failed_op);
 
 /* ---- 12. The check: will this model fit this board, and be quick enough? ------- */
 

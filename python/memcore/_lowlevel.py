@@ -314,10 +314,13 @@ def check_field_kinds():
     return kinds
 
 
-def op_counts(graph, op, what=None):
-    """(macs, other operations) of operator `op` of a CGraph (mc_op_counts); an error
-    starts with `what` (the importer names the file and the operator there)."""
-    macs = ffi.new("int64_t *")
-    other = ffi.new("int64_t *")
-    _check(lib.mc_op_counts(graph.graph, op, macs, other), what or "op_counts(operator %d)" % op)
-    return macs[0], other[0]
+def op_counts(graph, what):
+    """([macs], [other operations]) of every operator of a CGraph (mc_op_counts); an
+    error starts with what(k), k the operator whose count failed (None if none did)."""
+    n = graph.graph.n_ops
+    macs = ffi.new("int64_t[]", max(1, n))
+    other = ffi.new("int64_t[]", max(1, n))
+    failed = ffi.new("int64_t *")
+    rc = lib.mc_op_counts(graph.graph, macs, other, failed)
+    _check(rc, what(failed[0] if failed[0] >= 0 else None))
+    return list(macs[0:n]), list(other[0:n])
