@@ -1,11 +1,11 @@
 """Planner quality: memcore's arenas against an exact solver and against the lower bound.
 
-1. Small instances (4 to 30 buffers, four shapes, seeded): the optimum from Google
+1. Small instances (4 to 32 buffers, four shapes, seeded): the optimum from Google
    OR-Tools' CP-SAT (a 2-D no-overlap model: lifetimes fixed on the time axis, offsets
    free on the byte axis, the arena minimised), solved independently of memcore; then
    TFLM's greedy plan and memcore's "best" (default step budget) against it.  "best" must
    never be below the optimum, must reach it wherever it claims proven_optimal, and
-   should reach it on every instance (its exact search covers up to 30 buffers).
+   should reach it on every instance (its exact search covers up to 32 buffers).
 2. Real models (the shared models, the examples, the conformance corpus): the buffers the check
    plans (tensors and kernel scratch, TFLM's lifetimes, host64 reference kernels), the
    lower bound, TFLM's greedy, "best", and the CP-SAT optimum where it proves one.
@@ -81,7 +81,7 @@ def small(args):
     rows = {s: [] for s in shapes}
     for k in range(args.instances):
         shape = shapes[k % len(shapes)]
-        n = rng.randint(4, 30)
+        n = rng.randint(4, 32)
         sizes, first, last = instance(rng, n, shape)
         opt, proven = optimum(sizes, first, last, args.seconds)
         tflm = memcore.plan(sizes, first, last, ALIGNMENT, strategy="tflm")

@@ -315,11 +315,11 @@ mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_examp
 #define MC_PLAN_MAX_PAIRS 200000000
 #define MC_PLAN_MAX_STEPS 1000000000
 /* budget_steps that bindings use when the caller gives none: the exact search on a
- * model of at most 30 buffers (about 5 ms here, an estimated 0.15-0.3 s on an ESP32),
+ * model of at most 32 buffers (about 5 ms here, an estimated 0.15-0.3 s on an ESP32),
  * or three greedy passes while each costs at most a third of it (docs/planner.md). */
 #define MC_PLAN_DEFAULT_STEPS 1000000
 /* BEST searches exhaustively when at most this many buffers have a size. */
-#define MC_PLAN_EXACT_BUFFERS 30
+#define MC_PLAN_EXACT_BUFFERS 32
 
 typedef enum {
     MC_PLAN_TFLM = 0, /* TensorFlow Lite Micro's GreedyMemoryPlanner, reproduced */
