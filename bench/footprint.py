@@ -43,10 +43,12 @@ FOOTPRINT = ["-Os", "-ffunction-sections", "-fdata-sections", "-fstack-usage",
 
 # The goal for the core on a board is 40 KB of code.  With every operator kind TFLM
 # registers in the op table (tflm_ops.c, tflm_model.c, tflm_targets.c: 12.4 KB on
-# Cortex-M4F, 13.5 KB on Xtensa) the core is over it; until it is brought back down the
-# check holds each target at what it is now, so growth still fails, and prints the gap.
+# Cortex-M4F, 13.5 KB on Xtensa) and the planner's interval tree, greedy by breadth and
+# exact search (plan.c: 5.3 KB on Cortex-M4F, 2.5 KB before them) the core is over it;
+# until it is brought back down the check holds each target at what it is now, so
+# growth still fails, and prints the gap.
 TEXT_GOAL = 40 * 1024
-TEXT_LIMIT = {"cortex-m4f": 45 * 1024, "xtensa-lx106": 50 * 1024}
+TEXT_LIMIT = {"cortex-m4f": 48 * 1024, "xtensa-lx106": 53 * 1024}
 # The budgets are a board's: enforced on the microcontroller targets, printed for the
 # hosts (whose ABIs spill more: i386 passes every argument on the stack).
 LIMITED = ("cortex-m4f", "xtensa-lx106")
@@ -208,14 +210,16 @@ def build(name, cc, size_tool, specs_pkg, workdir):
 
 
 def scratch(workdir):
-    """(fixed, per buffer) scratch bytes of the planner, from the host build."""
+    """(fixed, per buffer) scratch bytes of the planner, from the host build: the fixed
+    part (the exact search's, which stops growing at MC_PLAN_EXACT_BUFFERS) is what is
+    left of 1000 buffers' scratch after 1000 times the per-buffer part."""
     prog = os.path.join(workdir, "scratch.c")
     exe = os.path.join(workdir, "scratch")
     with open(prog, "w") as f:
         f.write('#include <stdio.h>\n#include "memcore.h"\n'
                 "int main(void) { int64_t a = 0, b = 0;\n"
-                "  if (mc_plan_scratch_bytes(0, &a) || mc_plan_scratch_bytes(1000, &b)) return 1;\n"
-                '  printf("%lld %lld\\n", (long long)a, (long long)((b - a) / 1000));\n'
+                "  if (mc_plan_scratch_bytes(1000, &a) || mc_plan_scratch_bytes(2000, &b)) return 1;\n"
+                '  printf("%lld %lld\\n", (long long)(a - (b - a)), (long long)((b - a) / 1000));\n'
                 "  return 0; }\n")
     subprocess.run(["gcc", "-std=c99", "-I" + INCLUDE, prog] + SOURCES + ["-o", exe],
                    check=True)

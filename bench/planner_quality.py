@@ -1,89 +1,188 @@
-"""Planner quality: TFLM's greedy plan vs memcore's best vs the liveness lower bound.
+"""Planner quality: memcore's arenas against an exact solver and against the lower bound.
 
-Prints ratios (arena / lower bound) on every model in tests/models and examples, and on
-random interval instances.  Not part of the test suite.
+1. Small instances (4 to 32 buffers, four shapes, seeded): the optimum from Google
+   OR-Tools' CP-SAT (a 2-D no-overlap model: lifetimes fixed on the time axis, offsets
+   free on the byte axis, the arena minimised), solved independently of memcore; then
+   TFLM's greedy plan and memcore's "best" (default step budget) against it.  "best" must
+   never be below the optimum, must reach it wherever it claims proven_optimal, and
+   should reach it on every instance (its exact search covers up to 32 buffers).
+2. Real models (the shared models, the examples, the conformance corpus): the buffers the check
+   plans (tensors and kernel scratch, TFLM's lifetimes, host64 reference kernels), the
+   lower bound, TFLM's greedy, "best", and the CP-SAT optimum where it proves one.
 
-    python bench/planner_quality.py [--instances 3000] [--seed 1]
+    pip install ortools   # the bench's own dependency, not the package's
+    python bench/planner_quality.py [--instances 500] [--seconds 10]
 """
 import argparse
-import pathlib
+import glob
+import os
 import random
 import statistics
+import sys
 
 import memcore
+from memcore import _lowlevel as ll
+from memcore._memcore import lib
+from memcore.targets import KERNELS, TARGETS
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ALIGNMENT = 16
 
+
+def optimum(sizes, first, last, seconds):
+    """(arena bytes, proven) from CP-SAT; sizes already aligned, in ALIGNMENT units."""
+    from ortools.sat.python import cp_model
+    m = cp_model.CpModel()
+    units = [s // ALIGNMENT for s in sizes]
+    upper = sum(units)
+    arena = m.NewIntVar(0, upper, "arena")
+    xs, ys = [], []
+    for i, u in enumerate(units):
+        if u == 0:
+            continue
+        y = m.NewIntVar(0, upper - u, "y%d" % i)
+        xs.append(m.NewFixedSizeIntervalVar(first[i], last[i] - first[i] + 1, "x%d" % i))
+        ys.append(m.NewFixedSizeIntervalVar(y, u, "iy%d" % i))
+        m.Add(arena >= y + u)
+    m.AddNoOverlap2D(xs, ys)
+    m.Minimize(arena)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = seconds
+    solver.parameters.num_workers = 1  # the same answer on every machine
+    status = solver.Solve(m)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None, False
+    return int(solver.Value(arena)) * ALIGNMENT, status == cp_model.OPTIMAL
+
+
+# ---- small instances ---------------------------------------------------------------
+
+def instance(rng, n, shape):
+    if shape == "random":
+        first = [rng.randrange(n) for _ in range(n)]
+        last = [f + rng.choice((0, 1, 2, rng.randrange(n))) for f in first]
+    elif shape == "chain+skips":
+        first = list(range(n))
+        last = [i + (rng.randrange(2, 6) if rng.random() < 0.25 else 1) for i in range(n)]
+    elif shape == "wide":
+        first = [rng.randrange(4) for _ in range(n)]
+        last = [f + rng.randrange(4) for f in first]
+    else:  # "nested": U-Net-like, encoder levels read back by the decoder
+        half = n // 2
+        first = list(range(half)) + list(range(half, n))
+        last = [n - i for i in range(half)] + [i + 1 for i in range(half, n)]
+    sizes = [ALIGNMENT * rng.choice((1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)) for _ in range(n)]
+    return sizes, first, last
+
+
+def small(args):
+    rng = random.Random(args.seed)
+    shapes = ("random", "chain+skips", "wide", "nested")
+    rows = {s: [] for s in shapes}
+    for k in range(args.instances):
+        shape = shapes[k % len(shapes)]
+        n = rng.randint(4, 32)
+        sizes, first, last = instance(rng, n, shape)
+        opt, proven = optimum(sizes, first, last, args.seconds)
+        tflm = memcore.plan(sizes, first, last, ALIGNMENT, strategy="tflm")
+        best = memcore.plan(sizes, first, last, ALIGNMENT, strategy="best")
+        if opt is not None and proven and best.arena_bytes < opt:
+            sys.exit("best below the CP-SAT optimum: %r" % ((sizes, first, last),))
+        if opt is not None and proven and best.proven_optimal and best.arena_bytes != opt:
+            sys.exit("best claims proven_optimal above the optimum: %r" % ((sizes, first, last),))
+        rows[shape].append((n, tflm.lower_bound_bytes, tflm.arena_bytes, best.arena_bytes, best.proven_optimal,
+                            opt if proven else None, best.steps))
+
+    print("Small instances: CP-SAT optimum (%d s limit, 1 worker) against TFLM's greedy and memcore's best"
+          % args.seconds)
+    head = "%-12s %5s %8s %8s %9s %9s %9s %9s %9s %10s" % (
+        "shape", "count", "solved", "best=opt", "proven", "tflm=opt", "tflm gap", "best gap", "worst", "best steps")
+    print(head)
+    print("-" * len(head))
+    every = []
+    for shape in shapes + ("all",):
+        r = every if shape == "all" else rows[shape]
+        if shape != "all":
+            every.extend(r)
+        solved = [x for x in r if x[5] is not None]
+        best_opt = sum(x[3] == x[5] for x in solved)
+        tflm_opt = sum(x[2] == x[5] for x in solved)
+        tflm_gap = statistics.mean((x[2] - x[5]) / x[5] for x in solved) if solved else float("nan")
+        best_gap = statistics.mean((x[3] - x[5]) / x[5] for x in solved) if solved else float("nan")
+        worst = max(((x[3] - x[5]) / x[5] for x in solved), default=float("nan"))
+        print("%-12s %5d %8d %8d %9d %9d %8.2f%% %8.2f%% %8.2f%% %10d" % (
+            shape, len(r), len(solved), best_opt, sum(x[4] for x in r), tflm_opt, 100 * tflm_gap, 100 * best_gap,
+            100 * worst, max(x[6] for x in r)))
+    misses = [x for x in every if x[5] is not None and x[3] != x[5]]
+    print("best at the proven optimum on %d of %d solved instances; %d above it"
+          % (sum(1 for x in every if x[5] is not None) - len(misses), sum(1 for x in every if x[5] is not None),
+             len(misses)))
+
+
+# ---- real models -------------------------------------------------------------------
 
 def models():
+    """The shared models (tests/models), the examples and the conformance corpus."""
     seen = {}
-    for folder in (ROOT / "tests" / "models", ROOT / "examples"):
-        for path in sorted(folder.glob("*.tflite")) + sorted(folder.glob("*.onnx")):
-            seen.setdefault(path.name, path)
+    for folder in ("tests/models", "examples", "tests/corpus/models"):
+        for path in sorted(glob.glob(os.path.join(ROOT, folder, "*.tflite"))):
+            seen.setdefault(os.path.basename(path), path)
     return list(seen.values())
 
 
-def random_instance(rng):
-    """Shapes like real graphs: mostly short-lived buffers, a few long skips, sizes over
-    three orders of magnitude."""
-    n = rng.randint(5, 200)
-    steps = rng.randint(max(2, n // 4), n)
-    sizes, first, last = [], [], []
-    for _ in range(n):
-        start = rng.randrange(steps)
-        span = rng.choice((0, 1, 1, 1, 2, 3, rng.randrange(steps)))
-        sizes.append(int(rng.lognormvariate(8, 1.5)))
-        first.append(start)
-        last.append(min(steps, start + span))
-    return sizes, first, last
+def real(args):
+    print()
+    print("Real models: the check's buffers (tensors and kernel scratch, host64 reference kernels)")
+    head = "%-34s %6s %9s %9s %9s %6s %9s %8s" % ("model", "bufs", "lower B", "tflm B", "best B", "proven",
+                                                 "CP-SAT B", "tflm gap")
+    print(head)
+    print("-" * len(head))
+    totals = {"models": 0, "tflm at bound": 0, "best at bound": 0, "best proven": 0, "best=opt": 0, "solved": 0}
+    for path in models():
+        try:
+            model = memcore.load(path)
+            sizes, first, last, _ = ll.tflm_buffers(model.c_graph(), TARGETS["host64"], KERNELS["reference"],
+                                                    lib.MC_TFLM_ALLOW_UNKNOWN, path)
+        except memcore.MemcoreError:
+            continue  # control flow, offline plans: refused by the check too
+        tflm = memcore.plan(sizes, first, last, ALIGNMENT, strategy="tflm")
+        best = memcore.plan(sizes, first, last, ALIGNMENT, strategy="best")
+        aligned = [(s + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT for s in sizes]
+        opt, proven = optimum(aligned, first, last, args.seconds) if len(sizes) <= args.max_exact else (None, False)
+        totals["models"] += 1
+        totals["tflm at bound"] += tflm.arena_bytes == tflm.lower_bound_bytes
+        totals["best at bound"] += best.arena_bytes == best.lower_bound_bytes
+        totals["best proven"] += best.proven_optimal
+        if proven:
+            totals["solved"] += 1
+            totals["best=opt"] += best.arena_bytes == opt
+            if best.arena_bytes < opt:
+                sys.exit("%s: best below the CP-SAT optimum" % path)
+        gap = (tflm.arena_bytes - tflm.lower_bound_bytes) / max(1, tflm.lower_bound_bytes)
+        if args.all or tflm.arena_bytes != best.arena_bytes or not best.proven_optimal:
+            print("%-34s %6d %9d %9d %9d %6s %9s %7.2f%%" % (
+                os.path.basename(path)[:34], len(sizes), tflm.lower_bound_bytes, tflm.arena_bytes, best.arena_bytes,
+                best.proven_optimal, opt if proven else "-", 100 * gap))
+    print("(rows shown: models where best differs from TFLM's plan or is not proven; --all for every one)")
+    print("%(models)d models: TFLM's plan at the lower bound on %(tflm at bound)d, best at the bound on "
+          "%(best at bound)d, best proven optimal on %(best proven)d; CP-SAT proved an optimum on %(solved)d, "
+          "best equal to it on %(best=opt)d" % totals)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--instances", type=int, default=3000)
+    ap.add_argument("--instances", type=int, default=500)
+    ap.add_argument("--seconds", type=float, default=10.0, help="CP-SAT time limit per instance")
+    ap.add_argument("--max-exact", type=int, default=200, help="largest real model given to CP-SAT (buffers)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--all", action="store_true", help="a row for every real model")
     args = ap.parse_args()
-
-    print("Real models (arena bytes; ratio = arena / lower bound)")
-    print("%-26s %9s %9s %9s %8s %8s %9s" % ("model", "bound", "tflm", "best", "tflm/lb", "best/lb", "best/tflm"))
-    for path in models():
-        model = memcore.load(path)
-        tflm, best = model.plan("tflm"), model.plan("best")
-        lb = tflm.lower_bound_bytes or 1
-        print("%-26s %9d %9d %9d %8.4f %8.4f %9.4f" % (
-            path.name, tflm.lower_bound_bytes, tflm.arena_bytes, best.arena_bytes,
-            tflm.arena_bytes / lb, best.arena_bytes / lb, best.arena_bytes / max(1, tflm.arena_bytes)))
-
-    rng = random.Random(args.seed)
-    tflm_ratio, best_ratio, gain = [], [], []
-    best_better = best_at_bound = tflm_at_bound = 0
-    for _ in range(args.instances):
-        sizes, first, last = random_instance(rng)
-        tflm = memcore.plan(sizes, first, last, strategy="tflm")
-        best = memcore.plan(sizes, first, last, strategy="best")
-        lb = tflm.lower_bound_bytes
-        assert lb <= best.arena_bytes <= tflm.arena_bytes
-        tflm_ratio.append(tflm.arena_bytes / lb)
-        best_ratio.append(best.arena_bytes / lb)
-        gain.append(best.arena_bytes / tflm.arena_bytes)
-        best_better += best.arena_bytes < tflm.arena_bytes
-        best_at_bound += best.arena_bytes == lb
-        tflm_at_bound += tflm.arena_bytes == lb
-
-    def row(name, xs):
-        xs = sorted(xs)
-        print("%-18s %8.4f %8.4f %8.4f %8.4f %8.4f" % (
-            name, statistics.mean(xs), xs[len(xs) // 2], xs[int(len(xs) * 0.9)], xs[int(len(xs) * 0.99)], xs[-1]))
-
-    print()
-    print("%d random interval instances (5-200 buffers), seed %d" % (args.instances, args.seed))
-    print("%-18s %8s %8s %8s %8s %8s" % ("ratio", "mean", "median", "p90", "p99", "max"))
-    row("tflm / bound", tflm_ratio)
-    row("best / bound", best_ratio)
-    row("best / tflm", gain)
-    print("best < tflm on %d (%.1f %%); at the bound: tflm %d (%.1f %%), best %d (%.1f %%)" % (
-        best_better, 100 * best_better / args.instances, tflm_at_bound, 100 * tflm_at_bound / args.instances,
-        best_at_bound, 100 * best_at_bound / args.instances))
+    try:
+        import ortools  # noqa: F401
+    except ImportError:
+        sys.exit("planner_quality.py needs OR-Tools for its exact solver: pip install ortools")
+    small(args)
+    real(args)
 
 
 if __name__ == "__main__":

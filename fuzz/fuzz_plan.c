@@ -1,19 +1,35 @@
-/* mc_plan and mc_plan_scratch_bytes: random sizes, lifetimes and alignment, both
+/* mc_plan and mc_plan_scratch_bytes: random sizes, lifetimes, alignment and budget, both
  * strategies.  A plan must keep live buffers apart, align every offset, report
- * arena == max(offset + aligned size) and the true liveness lower bound, and BEST
- * must never need more than TFLM.  Errors must be exactly the ones the inputs call for,
- * with the outputs untouched. */
+ * arena == max(offset + aligned size) and the true liveness lower bound; TFLM must place
+ * every buffer where the O(n^2) walk of tests/c/plan_reference.h does and cost n + P
+ * steps; BEST must never need more than TFLM nor spend more than its budget, and on up to
+ * 8 buffers must find the optimum of every buffer order.  Errors must be exactly the ones
+ * the inputs call for, with the outputs untouched. */
 #include "fuzz.h"
+#include "../tests/c/plan_reference.h"
 
 #define MAX_N 512
 
-static int64_t sizes[MAX_N], offsets[MAX_N];
-static int32_t first_use[MAX_N], last_use[MAX_N];
-static uint64_t scratch[(MAX_N * 36 + 8) / 8 + 1];
+static int64_t sizes[MAX_N], offsets[MAX_N], offsets_ref[MAX_N], aligned[MAX_N];
+static int32_t first_use[MAX_N], last_use[MAX_N], order_ref[MAX_N];
+static reference_entry_t entries_ref[MAX_N];
+static uint64_t scratch[(MAX_N * 48 + 4096) / 8];
 
 static i128 align_up(int64_t s, int64_t a)
 {
     return ((i128)s + a - 1) / a * a;
+}
+
+/* Pairs of buffers with a size live at the same time. */
+static int64_t pairs(int64_t n)
+{
+    int64_t i, j, count = 0;
+    for (i = 0; i < n; i++) {
+        for (j = i + 1; j < n; j++) {
+            count += sizes[i] > 0 && sizes[j] > 0 && first_use[i] <= last_use[j] && first_use[j] <= last_use[i];
+        }
+    }
+    return count;
 }
 
 /* The status mc_plan must return for these inputs (scratch given correctly). */
@@ -89,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_in_t in = {data, size};
     uint8_t mode = fuzz_u8(&in);
     int64_t n = fuzz_u8(&in) | ((int64_t)(fuzz_u8(&in) & 1) << 8);
-    int64_t alignment, i, need = -1, arena_tflm = 0;
+    int64_t alignment, i, need = -1, arena_tflm = 0, steps_tflm = 0, budget;
     uint8_t span = (uint8_t)(fuzz_u8(&in) % 64 + 1);
     mc_status_t want;
     int s;
@@ -106,21 +122,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
 
-    FUZZ_ASSERT(mc_plan_scratch_bytes(n, &need) == MC_OK && need == 36 * n + 8);
+    /* budget: what is left of the input, or the default */
+    budget = (mode & 2) ? (int64_t)fuzz_raw(&in, 3) : MC_PLAN_DEFAULT_STEPS;
+
+    FUZZ_ASSERT(mc_plan_scratch_bytes(n, &need) == MC_OK && need >= 48 * n && need <= 48 * n + 2048);
     FUZZ_ASSERT((size_t)need <= sizeof scratch);
     want = expected(n, alignment);
     for (s = 0; s < 2; s++) {
         mc_strategy_t strategy = s == 0 ? MC_PLAN_TFLM : MC_PLAN_BEST;
-        mc_plan_t p = {-7, -7};
+        mc_plan_t p = {-7, -7, -7, true};
         mc_status_t rc;
         for (i = 0; i < n; i++) {
             offsets[i] = -7;
         }
-        rc = mc_plan(strategy, sizes, first_use, last_use, n, alignment, scratch,
-                     need, offsets, &p);
+        rc = mc_plan(strategy, sizes, first_use, last_use, n, alignment, budget, scratch, need, offsets, &p);
         FUZZ_ASSERT(rc == want);
         if (rc != MC_OK) {
-            FUZZ_ASSERT(p.arena_bytes == -7 && p.lower_bound_bytes == -7);
+            FUZZ_ASSERT(p.arena_bytes == -7 && p.lower_bound_bytes == -7 && p.steps == -7);
             for (i = 0; i < n; i++) {
                 FUZZ_ASSERT(offsets[i] == -7);
             }
@@ -128,14 +146,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         check_plan(n, alignment, &p);
         if (s == 0) {
+            int64_t arena_ref = reference_tflm(sizes, first_use, last_use, (int32_t)n, alignment, order_ref,
+                                               entries_ref, offsets_ref);
+            FUZZ_ASSERT(arena_ref == p.arena_bytes);
+            FUZZ_ASSERT(memcmp(offsets, offsets_ref, (size_t)n * sizeof *offsets) == 0);
+            FUZZ_ASSERT(p.steps == n + pairs(n));
+            FUZZ_ASSERT(p.proven_optimal == (p.arena_bytes == p.lower_bound_bytes));
             arena_tflm = p.arena_bytes;
+            steps_tflm = p.steps;
         } else {
             FUZZ_ASSERT(p.arena_bytes <= arena_tflm);
+            FUZZ_ASSERT(p.steps >= steps_tflm && p.steps - steps_tflm <= budget);
+            if (n <= 8 && budget >= MC_PLAN_DEFAULT_STEPS && alignment > 0 && alignment <= 64) {
+                for (i = 0; i < n; i++) {
+                    aligned[i] = (int64_t)align_up(sizes[i], alignment);
+                }
+                FUZZ_ASSERT(p.arena_bytes == reference_optimum(aligned, first_use, last_use, (int32_t)n));
+                FUZZ_ASSERT(p.proven_optimal);
+            }
         }
         /* one byte less scratch is refused, for both strategies */
         if (n > 0) {
-            mc_plan_t q = {-7, -7};
-            FUZZ_ASSERT(mc_plan(strategy, sizes, first_use, last_use, n, alignment, scratch,
+            mc_plan_t q = {-7, -7, -7, true};
+            FUZZ_ASSERT(mc_plan(strategy, sizes, first_use, last_use, n, alignment, budget, scratch,
                                 need - 1, offsets, &q) == MC_E_SCRATCH);
             FUZZ_ASSERT(q.arena_bytes == -7);
         }

@@ -31,10 +31,15 @@ import json
 import sys
 import time
 
+# Collecting the compiler's garbage of this module before the fallback is compiled, and
+# the fallback's after, keeps the code together: on a 110 KiB heap the largest free
+# block after the import is ~17 KB larger than without (mnist: 27.8 KB, not 10.8 KB).
+gc.collect()
 try:
     import memcore
 except ImportError:
     import memcore_fallback as memcore
+gc.collect()
 
 SCHEMA = "memcore.report/1"
 ERROR_SCHEMA = "memcore.report-error/1"

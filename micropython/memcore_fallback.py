@@ -22,7 +22,7 @@ IMPLEMENTATION = "python"
 
 # Kept in step with csrc/include/memcore.h (tests check it).
 VERSION = "0.1.0"
-API_VERSION = 1
+API_VERSION = 2
 
 INT64_MAX = 9223372036854775807
 INT32_MAX = 2147483647
@@ -45,7 +45,8 @@ Latency = namedtuple("Latency", ("fetch_seconds", "compute_seconds", "setup_seco
                                    "dominant", "saving_if_compute_doubled", "saving_if_bandwidth_doubled",
                                    "saving_seconds_if_compute_doubled", "saving_seconds_if_bandwidth_doubled"))
 Roofline = namedtuple("Roofline", ("intensity", "bound", "crossover_batch", "ceiling"))
-Plan = namedtuple("Plan", ("arena_bytes", "offsets", "lower_bound_bytes", "strategy"))
+Plan = namedtuple("Plan", ("arena_bytes", "offsets", "lower_bound_bytes", "strategy", "proven_optimal",
+                           "steps"))
 
 
 # ---- arguments in --------------------------------------------------------------------
@@ -278,87 +279,86 @@ def roofline(weight_bytes, activation_bytes_per_example, operations_per_example,
 
 # ---- plan (csrc/src/plan.c) ----------------------------------------------------------
 #
-# Orderings are sort keys; every key ends in the buffer's position in the starting order
-# (ascending ids, or descending for TFLM's size order), which is what the C core's stable
-# merge sort does with equal keys — and MicroPython's sort is not stable.
+# The same plans by simpler means: the C core lists the placed buffers live at the same
+# time through an interval tree, this looks at every placed buffer; the offsets, the
+# orders, the exact search's nodes and the step counts are the core's.  MicroPython's
+# sort is not stable, so every sort key ends in what the core's stable sort keeps.
 
-_SEARCH_PAIRS = 20000000  # SEARCH_PAIRS and SEARCH_ROUNDS in plan.c
-_SEARCH_ROUNDS = 64
-_EXACT = 9007199254740992  # 2**53: below it an int product is the double the C core compares
-
-
-def _area(size, duration):
-    product = size * duration
-    return product if product < _EXACT else float(size) * float(duration)
-
-
-def _order(n, key, reverse):
-    ids = list(range(n - 1, -1, -1)) if reverse else list(range(n))
-    tagged = [(key(ids[k]), k) for k in range(n)]
-    tagged.sort()
-    return [ids[k] for _, k in tagged]
+MAX_BUFFERS = 1000000  # MC_PLAN_MAX_BUFFERS, MC_PLAN_MAX_PAIRS, MC_PLAN_MAX_STEPS (tests check)
+MAX_PAIRS = 200000000
+MAX_STEPS = 1000000000
+DEFAULT_STEPS = 1000000  # MC_PLAN_DEFAULT_STEPS
+EXACT_BUFFERS = 32  # MC_PLAN_EXACT_BUFFERS
+_LIMIT = "past the documented limits of the work (buffers, pairs live together or steps)"
 
 
-def _place(sizes, first, last, order, best_fit, offsets):
-    """TFLM's first fit (or best fit) over `order`; writes offsets, returns the arena."""
-    placed = []  # [offset, buffer], in offset order; equal offsets in placement order
+def _offset_for(size, fb, lb, placed, first, last, aligned, place, best_fit):
+    """First fit (lowest free offset) or best fit among the placed buffers live with b."""
+    spans = [(place[j], place[j] + aligned[j]) for j in placed if first[j] <= lb and fb <= last[j]]
+    spans.sort()
+    at, best_at, best_gap = 0, -1, INT64_MAX
+    for start, end in spans:
+        if start - at >= size:
+            if not best_fit:
+                return at
+            if start - at < best_gap:
+                best_gap, best_at = start - at, at
+        if end > at:
+            at = end
+    return best_at if best_at >= 0 else at
+
+
+def _greedy(order, first, last, aligned, place, best_fit):
+    placed = []
     arena = 0
     for b in order:
-        size = sizes[b]
-        if size == 0:
-            offsets[b] = 0
-            continue
-        fb, lb = first[b], last[b]
-        at, best_at, best_gap = 0, -1, INT64_MAX
-        prior = -1
-        k = 0
-        count = len(placed)
-        while True:
-            # next placed buffer, after `prior`, live at the same time as b
-            while k < count:
-                e = placed[k][1]
-                if not (first[e] > lb or fb > last[e]):
-                    break
-                k += 1
-            if prior >= 0:
-                end = placed[prior][0] + sizes[placed[prior][1]]
-                if end > at:
-                    at = end
-            if k >= count:
-                break
-            gap = placed[k][0] - at
-            if gap >= size:
-                if not best_fit:
-                    break
-                if gap < best_gap:
-                    best_gap, best_at = gap, at
-            prior = k
-            k += 1
-        if best_fit and best_at >= 0:
-            at = best_at
-        offsets[b] = at
-        if at + size > arena:
-            arena = at + size
-        i = 0
-        while i < count and placed[i][0] <= at:
-            i += 1
-        placed.insert(i, [at, b])
+        at = _offset_for(aligned[b], first[b], last[b], placed, first, last, aligned, place, best_fit)
+        place[b] = at
+        placed.append(b)
+        if at + aligned[b] > arena:
+            arena = at + aligned[b]
     return arena
 
 
-def _lower_bound(sizes, first, last, n):
-    starts = _order(n, lambda b: (first[b], -sizes[b]), False)
-    ends = _order(n, lambda b: last[b], False)
-    live = peak = 0
+def _bound_and_pairs(by_first, by_last, first, last, aligned):
+    live = peak = count = pairs = 0
     j = 0
-    for b in starts:
-        while j < n and last[ends[j]] < first[b]:
-            live -= sizes[ends[j]]
+    m = len(by_first)
+    for b in by_first:
+        while j < m and last[by_last[j]] < first[b]:
+            live -= aligned[by_last[j]]
+            count -= 1
             j += 1
-        live += sizes[b]
+        pairs += count
+        live += aligned[b]
+        count += 1
         if live > peak:
             peak = live
-    return peak
+    return peak, pairs
+
+
+def _breadth_order(ids, by_first, first, last, aligned):
+    """Greedy by breadth: each buffer goes with the operator of most bytes live in its
+    lifetime (the earliest on ties); by that, then in TFLM's order (largest first, then
+    higher id)."""
+    times = []
+    for b in by_first:
+        if not times or times[-1] != first[b]:
+            times.append(first[b])
+    breadth = [0] * len(times)
+    for b in ids:
+        for k in range(len(times)):
+            if first[b] <= times[k] <= last[b]:
+                breadth[k] += aligned[b]
+    keys = {}
+    for b in ids:
+        best = -1
+        at = 0
+        for k in range(len(times)):
+            if first[b] <= times[k] <= last[b] and breadth[k] > best:
+                best, at = breadth[k], k
+        keys[b] = (-best, at, -aligned[b], -b)
+    return sorted(ids, key=lambda b: keys[b])
 
 
 def _list(name, values):
@@ -367,10 +367,11 @@ def _list(name, values):
     return values
 
 
-def plan(sizes, first_use, last_use, alignment=16, strategy="tflm"):
+def plan(sizes, first_use, last_use, alignment=16, strategy="tflm", budget_steps=DEFAULT_STEPS):
     """Offsets for buffers of `sizes` bytes live from first_use to last_use (inclusive
     operator indices) so that buffers live together never overlap: "tflm" is TensorFlow
-    Lite Micro's greedy planner, "best" memcore's, never worse (docs/formulas.md)."""
+    Lite Micro's greedy planner, "best" memcore's, never worse, within budget_steps of
+    work beyond the TFLM plan (docs/formulas.md)."""
     if not isinstance(strategy, str):
         raise TypeError("strategy must be a string, not %s" % type(strategy).__name__)
     if strategy not in ("tflm", "best"):
@@ -381,10 +382,11 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm"):
         raise ValueError("sizes, first_use and last_use must have the same length, not %d, %d, %d"
                          % (n, len(first_use), len(last_use)))
     alignment = _count("alignment", alignment)
+    budget = _count("budget_steps", budget_steps)
     if alignment == 0:
         _fail("alignment", _RANGE)
-    if n > INT32_MAX:
-        _fail("plan", _RANGE)
+    if budget > MAX_STEPS or n > MAX_BUFFERS:
+        _fail("plan", _LIMIT)
     raw, first, last = [], [], []
     for i in range(n):
         for name, values, maximum, out in (("sizes", sizes, INT64_MAX, raw), ("first_use", first_use, INT32_MAX, first),
@@ -410,59 +412,48 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm"):
         total = _checked("plan", total + a)
         aligned.append(a)
     if n == 0:
-        return Plan(0, [], 0, strategy)
+        return Plan(0, [], 0, strategy, True, 0)
 
-    def duration(b):
-        return last[b] - first[b] + 1
-
-    lower = _lower_bound(aligned, first, last, n)
+    ids = [b for b in range(n) if aligned[b] > 0]
+    by_first = sorted(ids, key=lambda b: (first[b], b))
+    by_last = sorted(ids, key=lambda b: (last[b], b))
+    lower, pairs = _bound_and_pairs(by_first, by_last, first, last, aligned)
+    if pairs > MAX_PAIRS:
+        _fail("plan", _LIMIT)
+    pass_steps = n + pairs
     offsets = [0] * n
-    by_size = lambda b: -aligned[b]
-    arena = _place(aligned, first, last, _order(n, by_size, True), False, offsets)
+    place = [0] * n
+    order = sorted(ids, key=lambda b: (-aligned[b], -b))  # TFLM: largest first, ties highest id
+    arena = _greedy(order, first, last, aligned, place, False)
+    for b in ids:
+        offsets[b] = place[b]
+    steps = pass_steps
+    proven = False
     if strategy == "best":
-        orderings = (
-            by_size,
-            lambda b: (-duration(b), -aligned[b]),
-            lambda b: (-_area(aligned[b], duration(b)), -aligned[b]),
-            lambda b: (first[b], -aligned[b]),
-        )
-        candidate = [0] * n
-        best_order = _order(n, by_size, True)
-        k = 0
-        while k < len(orderings) and arena > lower:
-            order = _order(n, orderings[k], k == 0)
-            fit = 1 if k == 0 else 0
-            while fit < 2 and arena > lower:
-                found = _place(aligned, first, last, order, fit == 1, candidate)
-                if found < arena:
-                    arena = found
-                    offsets = list(candidate)
-                    best_order = order
-                fit += 1
-            k += 1
-        # promote_top(): the buffer reaching the top of the best plan goes first, again
-        rounds = min(_SEARCH_ROUNDS, _SEARCH_PAIRS // (n * n))
-        while rounds > 0 and arena > lower:
-            rounds -= 1
-            top = -1
-            for b in best_order:
-                if aligned[b] > 0 and offsets[b] + aligned[b] == arena:
-                    top = b
-                    break
-            if top < 0:
+        used = 0
+        for which in range(3):  # by breadth, first fit then best fit; by first use, first fit
+            if arena <= lower or budget - used < pass_steps:
                 break
-            order = [top] + [b for b in best_order if b != top]
-            improved = False
-            for fit in (False, True):
-                found = _place(aligned, first, last, order, fit, candidate)
-                if found < arena:
-                    arena = found
-                    offsets = list(candidate)
-                    improved = True
-            if not improved:
-                break
-            best_order = order
-    return Plan(arena, offsets, lower, strategy)
+            used += pass_steps
+            if which == 0:
+                order = _breadth_order(ids, by_first, first, last, aligned)
+            elif which == 2:
+                order = by_first
+            found = _greedy(order, first, last, aligned, place, which == 1)
+            if found < arena:
+                arena = found
+                for b in ids:
+                    offsets[b] = place[b]
+        # the core's search counts in 32 bits, in units of the alignment (EXACT_MAX_UNITS)
+        if arena > lower and len(ids) <= EXACT_BUFFERS and total // alignment <= 1 << 30:
+            # Its own module: compiling it with the rest needs ~30 KB more heap at import
+            # than a 110 KiB MicroPython heap has; it is read only when a plan needs it.
+            from memcore_exact import exact_search
+            spent, arena, proven = exact_search(ids, by_first, first, last, aligned, lower, budget - used,
+                                                 arena, offsets)
+            used += spent
+        steps += used
+    return Plan(arena, offsets, lower, strategy, proven or arena == lower, steps)
 
 
 def version():

@@ -40,7 +40,7 @@ FIELDS = {
                 "saving_if_compute_doubled", "saving_if_bandwidth_doubled",
                 "saving_seconds_if_compute_doubled", "saving_seconds_if_bandwidth_doubled"),
     "roofline": ("intensity", "bound", "crossover_batch", "ceiling"),
-    "plan": ("arena_bytes", "offsets", "lower_bound_bytes", "strategy"),
+    "plan": ("arena_bytes", "offsets", "lower_bound_bytes", "strategy", "proven_optimal", "steps"),
     "mlp_training": ("parameters", "gradients", "optimizer_state", "activations", "total", "total_bytes",
                      "activation_share"),
 }

@@ -162,7 +162,7 @@ def test_tflite_operation_count_past_64_bits(tmp_path):
     path.write_bytes(bytes(builder.Output()))
     with pytest.raises(memcore.MemcoreError) as info:
         memcore.load(path)
-    assert str(info.value) == "%s: operator 0 (FULLY_CONNECTED): counting its operations: " \
+    assert str(info.value) == "%s: counting the operations of operator 0 (FULLY_CONNECTED): " \
                               "a size does not fit in 64 bits" % path
 
 

@@ -26,7 +26,7 @@ extern "C" {
 
 /* Bumped whenever a result can change for the same input; the HIL harness refuses
  * to diff a board whose API version differs from the host's. */
-#define MC_API_VERSION 1
+#define MC_API_VERSION 2
 #define MC_VERSION_STRING "0.1.0"
 
 /* A batch bound meaning "no limit": activations per example are zero. */
@@ -295,18 +295,49 @@ mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_examp
 
 /* ---- 7. Activation-arena planning from lifetimes ------------------------------ */
 
+/*
+ * Work is counted in steps, not time, so every machine gives the same answer.  A step is
+ * one buffer placed, or one placed buffer it is checked against: a greedy pass over n
+ * buffers costs n + P steps, P the number of pairs of buffers with a size that are live
+ * at the same time (about n for a chain of operators, n * w for a graph w tensors wide).
+ * The exact search charges k * (d + 1) steps per node at depth d, k its buffers.
+ *
+ * Limits, checked before any work (MC_E_LIMIT past them, so no call runs for minutes):
+ *   MC_PLAN_MAX_BUFFERS  buffers in one call (mc_plan_scratch_bytes refuses more);
+ *   MC_PLAN_MAX_PAIRS    P: the TFLM plan alone costs n + P steps;
+ *   MC_PLAN_MAX_STEPS    the largest budget_steps.
+ * Measured on a 2020s x86-64 server core (docs/planner.md): a step of the exact search
+ * about 5 ns, a step of a greedy pass 100-200 ns (it sorts the live neighbours), so
+ * the TFLM plan at the limits is under a minute there; a 240 MHz ESP32 is estimated
+ * 30-60x slower per step.
+ */
+#define MC_PLAN_MAX_BUFFERS 1000000
+#define MC_PLAN_MAX_PAIRS 200000000
+#define MC_PLAN_MAX_STEPS 1000000000
+/* budget_steps that bindings use when the caller gives none: the exact search on a
+ * model of at most 32 buffers (about 5 ms here, an estimated 0.15-0.3 s on an ESP32),
+ * or three greedy passes while each costs at most a third of it (docs/planner.md). */
+#define MC_PLAN_DEFAULT_STEPS 1000000
+/* BEST searches exhaustively when at most this many buffers have a size. */
+#define MC_PLAN_EXACT_BUFFERS 32
+
 typedef enum {
     MC_PLAN_TFLM = 0, /* TensorFlow Lite Micro's GreedyMemoryPlanner, reproduced */
-    MC_PLAN_BEST = 1  /* memcore's own: several orderings and fits, never worse than TFLM */
+    MC_PLAN_BEST = 1  /* memcore's own: greedy by size and by breadth, then an exact
+                         search on small models, within a budget; never worse than TFLM */
 } mc_strategy_t;
 
 typedef struct {
-    int64_t arena_bytes;        /* highest offset + aligned size over all buffers */
-    int64_t lower_bound_bytes;  /* most aligned bytes simultaneously live */
+    int64_t arena_bytes;       /* highest offset + aligned size over all buffers */
+    int64_t lower_bound_bytes; /* most aligned bytes simultaneously live */
+    int64_t steps;             /* work done, TFLM plan included (n + P for MC_PLAN_TFLM) */
+    bool proven_optimal;       /* no placement needs fewer bytes: the arena is the lower
+                                  bound, or the exact search finished */
 } mc_plan_t;
 
-/* Scratch the planner needs for n_buffers, in bytes; give it 8-byte aligned.
- * [in] n_buffers (>= 0)  [out] scratch_bytes */
+/* Scratch the planner needs for n_buffers, in bytes: 48 per buffer plus at most about
+ * 2 KB (the exact search's, for at most MC_PLAN_EXACT_BUFFERS); give it 8-byte aligned.
+ * [in] n_buffers (0 .. MC_PLAN_MAX_BUFFERS)  [out] scratch_bytes */
 mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes);
 
 /*
@@ -318,16 +349,20 @@ mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes);
  * [in] sizes          bytes (>= 0), n entries
  * [in] first_use      n entries (>= 0)
  * [in] last_use       n entries (>= first_use)
- * [in] n_buffers      (>= 0)
+ * [in] n_buffers      (0 .. MC_PLAN_MAX_BUFFERS)
  * [in] alignment      bytes (>= 1); TFLM uses 16
+ * [in] budget_steps   (0 .. MC_PLAN_MAX_STEPS) work MC_PLAN_BEST may spend beyond the
+ *                     TFLM plan; MC_PLAN_DEFAULT_STEPS when in doubt; ignored by TFLM
  * [in] scratch        8-byte aligned, at least mc_plan_scratch_bytes(n_buffers)
  * [in] scratch_bytes
  * [out] offsets       n entries, bytes from the arena start
- * [out] out           arena and lower bound
+ * [out] out           arena, lower bound, steps, proven_optimal
+ * MC_E_LIMIT when P > MC_PLAN_MAX_PAIRS or budget_steps > MC_PLAN_MAX_STEPS.
  */
 mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t *first_use,
                     const int32_t *last_use, int64_t n_buffers, int64_t alignment,
-                    void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out);
+                    int64_t budget_steps, void *scratch, int64_t scratch_bytes, int64_t *offsets,
+                    mc_plan_t *out);
 
 /* ---- 7b. Bytes live at each step and the peak ---------------------------------- */
 
@@ -754,11 +789,12 @@ mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_
                                 int32_t *codes, int64_t capacity, int64_t *n_unknown);
 
 
-/* One operator's arithmetic, with the counting conventions of the docs: multiply-
+/* Every operator's arithmetic, with the counting conventions of the docs: multiply-
  * accumulates (conv, depthwise, fully connected, batch matmul, transpose conv) and the
  * other operations (one per element visited).  operations = 2 x macs + other_ops.
- * [out] macs  [out] other_ops */
-mc_status_t mc_op_counts(const mc_graph_t *graph, int64_t op, int64_t *macs, int64_t *other_ops);
+ * [out] macs  [out] other_ops  graph->n_ops entries each
+ * [out] failed_op  the operator whose count failed (MC_E_OVERFLOW), else -1 */
+mc_status_t mc_op_counts(const mc_graph_t *graph, int64_t *macs, int64_t *other_ops, int64_t *failed_op);
 
 /* ---- 12. The check: will this model fit this board, and be quick enough? ------- */
 

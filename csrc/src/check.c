@@ -33,6 +33,13 @@
 /* Operator codes the rate classes name. */
 enum { CONV_2D = 3, DEPTHWISE_CONV_2D = 4, FULLY_CONNECTED = 9, TRANSPOSE_CONV = 67, BATCH_MATMUL = 126 };
 
+/* The result being built and the planner's answer, at the start of the caller's
+ * scratch: both are large for a board's stack (1 KB for the whole check). */
+typedef struct {
+    mc_check_t result;
+    mc_plan_t plan;
+} head_t;
+
 /* Where the check's arrays sit in the caller's scratch. */
 typedef struct {
     int64_t n_buffers;
@@ -63,9 +70,8 @@ static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const
     l->work_bytes = tflm_scratch > l->work_bytes ? tflm_scratch : l->work_bytes;
     l->work_bytes = plan > l->work_bytes ? plan : l->work_bytes;
     l->work_bytes = live > l->work_bytes ? live : l->work_bytes;
-    /* the result being built (kept off the stack: it is large for a board's), sizes and
-     * two offset arrays (int64); first, last, owner (int32) */
-    MC_TRY(add_to(&arrays, 1, (int64_t)sizeof(mc_check_t)));
+    /* the head, sizes and two offset arrays (int64); first, last, owner (int32) */
+    MC_TRY(add_to(&arrays, 1, (int64_t)sizeof(head_t)));
     MC_TRY(add_to(&arrays, l->n_buffers, 3 * (int64_t)sizeof(int64_t)));
     MC_TRY(add_to(&arrays, l->n_buffers, 3 * (int64_t)sizeof(int32_t)));
     return mc_checked_add(arrays, l->work_bytes, &l->total_bytes);
@@ -496,7 +502,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
 {
     layout_t l;
     mc_check_t *r;
-    mc_plan_t plan; /* one at a time: the check's stack is a board's */
+    mc_plan_t *plan; /* one at a time, in the head */
     uint32_t flags;
     int64_t *sizes, *offsets_tflm, *offsets_best, i;
     int32_t *first, *last, *owner;
@@ -525,8 +531,9 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
         return MC_E_SCRATCH;
     }
     flags = (c->flags & MC_CHECK_ALLOW_UNKNOWN_OPS) ? MC_TFLM_ALLOW_UNKNOWN : 0u;
-    r = (mc_check_t *)scratch;
-    sizes = (int64_t *)((uint8_t *)scratch + (sizeof(mc_check_t) + 7) / 8 * 8);
+    r = &((head_t *)scratch)->result;
+    plan = &((head_t *)scratch)->plan;
+    sizes = (int64_t *)((uint8_t *)scratch + (sizeof(head_t) + 7) / 8 * 8);
     offsets_tflm = sizes + l.n_buffers;
     offsets_best = offsets_tflm + l.n_buffers;
     first = (int32_t *)(offsets_best + l.n_buffers);
@@ -544,14 +551,14 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     r->buffers = l.n_buffers;
     MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, flags, work, l.work_bytes, sizes, first, last, owner,
                            l.n_buffers, problem));
-    MC_TRY(mc_plan(MC_PLAN_TFLM, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, work, l.work_bytes,
-                   offsets_tflm, &plan));
-    r->arena_tflm_bytes = plan.arena_bytes;
-    r->arena_lower_bound_bytes = plan.lower_bound_bytes;
-    MC_TRY(mc_plan(MC_PLAN_BEST, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, work, l.work_bytes,
-                   offsets_best, &plan));
-    r->arena_best_bytes = plan.arena_bytes;
-    r->best_is_optimal = plan.arena_bytes == plan.lower_bound_bytes;
+    MC_TRY(mc_plan(MC_PLAN_TFLM, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, 0, work, l.work_bytes,
+                   offsets_tflm, plan));
+    r->arena_tflm_bytes = plan->arena_bytes;
+    r->arena_lower_bound_bytes = plan->lower_bound_bytes;
+    MC_TRY(mc_plan(MC_PLAN_BEST, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, MC_PLAN_DEFAULT_STEPS, work,
+                   l.work_bytes, offsets_best, plan));
+    r->arena_best_bytes = plan->arena_bytes;
+    r->best_is_optimal = plan->proven_optimal;
     for (i = 0; i < l.n_buffers; i++) {
         if (owner[i] < 0) {
             MC_TRY(mc_checked_add(r->scratch_buffer_bytes, sizes[i], &r->scratch_buffer_bytes));

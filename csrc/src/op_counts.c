@@ -75,17 +75,24 @@ static mc_status_t dims_product(const mc_tensor_t *t, int32_t from, int32_t to, 
     return MC_OK;
 }
 
-mc_status_t mc_op_counts(const mc_graph_t *g, int64_t k, int64_t *macs, int64_t *other_ops)
+mc_status_t mc_op_counts(const mc_graph_t *g, int64_t *macs, int64_t *other_ops, int64_t *failed_op)
 {
-    if (g == NULL || macs == NULL || other_ops == NULL) {
+    int64_t k;
+    if (g == NULL || failed_op == NULL || (g->n_ops > 0 && (macs == NULL || other_ops == NULL))) {
         return MC_E_NULL;
     }
-    if (k < 0 || k >= g->n_ops) {
-        return MC_E_RANGE;
-    }
-    /* A graph from outside: every index is checked before the counting follows it. */
+    *failed_op = -1;
+    /* A graph from outside: every index is checked before the counting follows it, once
+     * for all the operators (per operator, a model's load was quadratic). */
     MC_TRY(mc_graph_structure(g, NULL));
-    return mc_op_counts_of(g, k, macs, other_ops);
+    for (k = 0; k < g->n_ops; k++) {
+        mc_status_t rc = mc_op_counts_of(g, k, &macs[k], &other_ops[k]);
+        if (rc != MC_OK) {
+            *failed_op = k;
+            return rc;
+        }
+    }
+    return MC_OK;
 }
 
 mc_status_t mc_op_counts_of(const mc_graph_t *g, int64_t k, int64_t *macs, int64_t *other_ops)

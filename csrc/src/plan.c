@@ -1,22 +1,41 @@
 /*
- * SPEC 7: activation-arena planning from tensor lifetimes.
+ * Activation-arena planning from tensor lifetimes (SPEC 7).
+ *
+ * Every strategy is built from one placement step: a buffer goes at the lowest offset
+ * where it overlaps no already placed buffer that is live at the same time ("first
+ * fit"), or at the start of the smallest such gap that holds it ("best fit").  Only the
+ * placed buffers whose lifetimes overlap are looked at: an interval tree over the
+ * buffers sorted by first use (each node keeps the latest last use below it) lists them,
+ * they are sorted by offset and one sweep finds the gap.  Placing a buffer that overlaps
+ * k others costs O((k + 1) log n); a whole plan O((n + P) log n), P the number of pairs
+ * of buffers live at the same time (about 2n for a chain of operators).
  *
  * MC_PLAN_TFLM reproduces TensorFlow Lite Micro's GreedyMemoryPlanner
- * (tensorflow/lite/micro/memory_planner/greedy_memory_planner.cc) decision for
- * decision, so that its arena equals the "head" TFLM reports to the byte:
+ * (tensorflow/lite/micro/memory_planner/greedy_memory_planner.cc) placement for
+ * placement, so that its arena equals the "head" TFLM reports to the byte:
  *   - sizes are rounded up to the alignment (TFLM: 16 bytes) before anything else;
- *   - buffers are ordered by size, largest first; TFLM fills its sort array from the
- *     tail (buffer n-1 first) and its bubble sort only swaps on strictly smaller, so
- *     equal sizes end up highest id first (a stable sort from the reversed order gives
- *     the same order, in n log n);
- *   - the first buffer goes at offset 0; each later one walks the already-placed
- *     buffers in offset order (equal offsets in placement order), looking only at
- *     those whose lifetimes overlap its own, and takes the first gap after the
- *     running end of the overlapping buffers seen so far that is large enough, or
- *     the end of the last one.
- * MC_PLAN_BEST runs that placement and a best-fit variant over several orderings and
- * keeps the smallest arena; TFLM's own plan is one of the candidates, so it is never
- * worse.  The lower bound is the most aligned bytes live at any one operator.
+ *   - buffers are placed largest first; TFLM fills its sort array from the tail and its
+ *     bubble sort swaps only on strictly smaller, so equal sizes go highest index first;
+ *   - TFLM walks its offset-ordered list of every placed buffer, skipping those not live
+ *     at the same time, and takes the first gap after the running end of the live ones
+ *     that is large enough, else the end of the last one.  That is the lowest offset free
+ *     of the live placed buffers, which is what first fit finds: the same offsets, without
+ *     walking the buffers that are never live together;
+ *   - zero-sized buffers get offset 0 and take no space.
+ *
+ * MC_PLAN_BEST keeps the smallest of several plans, within a budget of work the caller
+ * gives in steps (counted, not timed, so every machine gives the same answer):
+ *   1. the TFLM plan (always made, whatever the budget: BEST is never worse);
+ *   2. greedy passes, each costing n + P steps, in this order, while the arena is above
+ *      the lower bound and the budget holds one more: Pisarchyk & Lee's greedy by
+ *      breadth (operators by the bytes live at them, largest first; each operator's not
+ *      yet placed buffers largest first) with first fit and with best fit, then in
+ *      order of first use with first fit (TFLM's order is itself greedy by size);
+ *   3. when at most MC_PLAN_EXACT_BUFFERS buffers have a size and the arena is still
+ *      above the lower bound, an exact search (exact_search below) with what is left of
+ *      the budget; when it finishes, the plan is proven optimal.
+ * The lower bound is the most aligned bytes live at any one operator; a plan that
+ * reaches it is optimal too.
  */
 #include <stddef.h>
 #include <string.h>
@@ -24,274 +43,741 @@
 #include "checked.h"
 #include "memcore.h"
 
-/* One placed buffer in the offset-ordered singly linked list. */
-typedef struct {
-    int64_t offset;
-    int32_t next;   /* index into the entry array, -1 at the end */
-    int32_t buffer; /* index of the buffer */
-} entry_t;
+#define EXACT_MAX MC_PLAN_EXACT_BUFFERS
+/* Cells of the interval tree walk: one pending sibling per level of a tree over at most
+ * MC_PLAN_MAX_BUFFERS < 2^20 positions, and the root. */
+#define WALK_CELLS 32
 
-/* Scratch per buffer: sort order, merge temporary, a second order, a list entry and
- * a candidate offset. */
-#define SCRATCH_PER_BUFFER ((int64_t)(3 * sizeof(int32_t) + sizeof(entry_t) + sizeof(int64_t)))
+/*
+ * Scratch, in this order (8-byte aligned; the 8-byte arrays first):
+ *   plan_t, in STATE_BYTES
+ *   int64  aligned[n]   aligned sizes
+ *   int64  place[n]     offsets of the plan being built, -1 while not placed
+ *   int32  node[4n]     per position of "by first use" (the buffers with a size by first
+ *                       use, lower id first on ties), four cells: the interval tree's
+ *                       latest last use in the subtree, the buffer's own last use, its id,
+ *                       the latest last use of the positions up to this one
+ *   int32  reach[n]     per buffer id: how many positions start no later than its
+ *                       last use (its own position + 1 + the later starters it meets)
+ *   int32  order[n]     the placement order of a pass
+ *   int32  list[n], temp[n]  (adjacent) overlapping buffers of one placement; sort
+ *                       temporaries; the breadth order's range-minimum tree
+ *   int32  walk[WALK_CELLS]
+ *   int32  x_sz[k], x_off[k], x_rel[k]   exact search (k = min(n, EXACT_MAX))
+ *   uint32 x_overlap[k], x_live[k]
+ *   uint8  x_children[k * k], x_count[k], x_next[k], x_path[k], x_rank[k]; int8 x_twin[k]
+ */
+#define PER_BUFFER_BYTES ((int64_t)(2 * sizeof(int64_t) + 8 * sizeof(int32_t)))
 
 typedef struct {
-    const int64_t *sizes;
-    const int32_t *first_use;
-    const int32_t *last_use;
-    int64_t alignment;
-} problem_t;
-
-typedef struct {
+    const int32_t *first;
+    const int32_t *last;
+    int64_t *aligned;
+    int64_t *place;
+    int32_t *node; /* see POS_BUFFER */
+    int32_t *reach;
     int32_t *order;
+    int32_t *list;
     int32_t *temp;
-    int32_t *order2;
-    entry_t *entries;
-    int64_t *candidate;
-} scratch_t;
+    int32_t *walk;
+    int32_t *x_sz; /* the exact search counts in units of the alignment */
+    int32_t *x_off;
+    int32_t *x_rel;
+    uint32_t *x_overlap;
+    uint32_t *x_live;
+    uint8_t *x_children;
+    uint8_t *x_count;
+    uint8_t *x_next;
+    uint8_t *x_path;
+    uint8_t *x_rank;
+    int8_t *x_twin;
+    int32_t n;      /* all buffers */
+    int32_t m;      /* buffers with a size */
+    int32_t root;   /* interval tree root position (1-based), 0 when m == 0 */
+    int32_t levels; /* the root's level */
+} plan_t;
 
-static int64_t aligned(const problem_t *p, int32_t i)
+/* Position i (0-based) of the buffers by first use: the latest last use in its
+ * interval-tree subtree, its own last use, its buffer, the latest last use of positions
+ * 0..i; 16 bytes, four to a cache line. */
+#define POS_MAX(p, i) ((p)->node[4 * (size_t)(i)])
+#define POS_LAST(p, i) ((p)->node[4 * (size_t)(i) + 1])
+#define POS_BUFFER(p, i) ((p)->node[4 * (size_t)(i) + 2])
+#define POS_PREFIX(p, i) ((p)->node[4 * (size_t)(i) + 3])
+
+/* plan_t sits at the start of the scratch, in a fixed size whatever the pointer size. */
+#define STATE_BYTES 256
+typedef char plan_state_fits[sizeof(plan_t) <= STATE_BYTES ? 1 : -1];
+
+static int32_t exact_capacity(int64_t n)
 {
-    int64_t s = p->sizes[i], rem = s % p->alignment;
-    return rem == 0 ? s : s + (p->alignment - rem);
+    return n < EXACT_MAX ? (int32_t)n : EXACT_MAX;
 }
 
-static int64_t duration(const problem_t *p, int32_t i)
+static int64_t exact_bytes(int32_t k)
 {
-    return (int64_t)p->last_use[i] - (int64_t)p->first_use[i] + 1;
+    /* x_sz, x_off, x_rel, x_overlap, x_live; x_children; five bytes a buffer: rounded to 8 */
+    return ((int64_t)k * (k + 5 * 4 + 5) + 7) / 8 * 8;
 }
 
-/* Orderings: "a strictly before b".  Equal keys keep insertion order (stable sort). */
-typedef bool (*before_fn)(const problem_t *p, int32_t a, int32_t b);
+/* ---- sorting ------------------------------------------------------------------- */
 
-static bool by_size(const problem_t *p, int32_t a, int32_t b)
+/* Stable sort of ids[0..count) by key[id], ascending, through temp[0..count).  Long
+ * lists of keys >= 0 go by radix, four bits a pass and only as many passes as the largest
+ * key needs; short ones (and negative keys) by insertion sort on runs of 8 and bottom-up
+ * merges.  Descending orders come from reversing an ascending one (which also reverses
+ * the ties, see size_order). */
+#define RUN 8
+#define RADIX_MIN 64
+static void sort_ids(int32_t *ids, int32_t *temp, int32_t count, const int64_t *key)
 {
-    return aligned(p, a) > aligned(p, b);
-}
-
-static bool by_duration(const problem_t *p, int32_t a, int32_t b)
-{
-    int64_t da = duration(p, a), db = duration(p, b);
-    return da != db ? da > db : aligned(p, a) > aligned(p, b);
-}
-
-static bool by_area(const problem_t *p, int32_t a, int32_t b)
-{
-    /* size x duration compared as doubles: exact enough to order, and cannot overflow. */
-    double xa = (double)aligned(p, a) * (double)duration(p, a);
-    double xb = (double)aligned(p, b) * (double)duration(p, b);
-    return xa != xb ? xa > xb : aligned(p, a) > aligned(p, b);
-}
-
-static bool by_start(const problem_t *p, int32_t a, int32_t b)
-{
-    return p->first_use[a] != p->first_use[b] ? p->first_use[a] < p->first_use[b]
-                                              : aligned(p, a) > aligned(p, b);
-}
-
-static bool by_end(const problem_t *p, int32_t a, int32_t b)
-{
-    return p->last_use[a] < p->last_use[b];
-}
-
-/* Stable bottom-up merge sort of the buffer ids into ids[0..n), using temp[0..n).
- * Equal keys stay in their starting order: ascending ids, or descending when `reverse`
- * (TFLM adds its buffers from the tail of its array, so ties go to the higher id). */
-static void sort_ids(const problem_t *p, before_fn before, bool reverse, int32_t *ids,
-                     int32_t *temp, int32_t n)
-{
-    int32_t width, i;
-    int32_t *src = ids, *dst = temp;
-    for (i = 0; i < n; i++) {
-        ids[i] = reverse ? n - 1 - i : i;
+    int32_t width, i, j, *src = ids, *dst = temp, *t;
+    int64_t low = 0, high = 0;
+    bool sorted = true;
+    for (i = 0; i < count; i++) {
+        int64_t v = key[ids[i]];
+        low = v < low ? v : low;
+        high = v > high ? v : high;
+        sorted = sorted && (i == 0 || key[ids[i - 1]] <= v);
     }
-    for (width = 1; width < n; width = width > n / 2 ? n : width * 2) {
-        for (i = 0; i < n; i += 2 * width) {
-            int32_t lo = i;
-            int32_t mid = (n - i > width) ? i + width : n;
-            int32_t hi = (n - mid > width) ? mid + width : n;
-            int32_t a = lo, b = mid, k = lo;
-            while (a < mid && b < hi) {
-                dst[k++] = before(p, src[b], src[a]) ? src[b++] : src[a++];
+    if (sorted) {
+        return; /* already in order, as first uses mostly are */
+    }
+    if (count >= RADIX_MIN && low >= 0) {
+        int shift;
+        for (shift = 0; shift < 63 && (high >> shift) != 0; shift += 4) {
+            int32_t counts[16], sum = 0;
+            memset(counts, 0, sizeof counts);
+            for (i = 0; i < count; i++) {
+                counts[key[src[i]] >> shift & 15]++;
             }
-            while (a < mid) {
-                dst[k++] = src[a++];
+            for (j = 0; j < 16; j++) {
+                int32_t c = counts[j];
+                counts[j] = sum;
+                sum += c;
             }
-            while (b < hi) {
-                dst[k++] = src[b++];
+            for (i = 0; i < count; i++) {
+                dst[counts[key[src[i]] >> shift & 15]++] = src[i];
             }
-        }
-        {
-            int32_t *t = src;
+            t = src;
             src = dst;
             dst = t;
         }
-    }
-    if (src != ids) {
-        memcpy(ids, src, (size_t)n * sizeof *ids);
-    }
-}
-
-static bool overlaps_in_time(const problem_t *p, int32_t a, int32_t b)
-{
-    return !(p->first_use[a] > p->last_use[b] || p->first_use[b] > p->last_use[a]);
-}
-
-/* Next placed entry after `from` (or from the head when from < 0) whose buffer is live
- * at the same time as `buffer`; -1 when none. */
-static int32_t next_overlapping(const problem_t *p, const entry_t *entries, int32_t head,
-                                int32_t from, int32_t buffer)
-{
-    int32_t e = from < 0 ? head : entries[from].next;
-    while (e >= 0 && !overlaps_in_time(p, entries[e].buffer, buffer)) {
-        e = entries[e].next;
-    }
-    return e;
-}
-
-/* Places buffers in `order`; first fit reproduces TFLM, best fit takes the smallest
- * gap that holds the buffer.  Writes offsets and returns the arena size. */
-static int64_t place(const problem_t *p, const int32_t *order, int32_t n, bool best_fit,
-                     entry_t *entries, int64_t *offsets)
-{
-    int32_t k, head = -1, used = 0;
-    int64_t arena = 0;
-
-    for (k = 0; k < n; k++) {
-        int32_t b = order[k], prior = -1, e;
-        int64_t size = aligned(p, b), at = 0, best_at = -1, best_gap = INT64_MAX;
-
-        if (size == 0) {
-            offsets[b] = 0; /* TFLM never plans zero-sized tensors */
-            continue;
+    } else {
+        for (i = 0; i < count; i += RUN) {
+            int32_t end = count - i > RUN ? i + RUN : count;
+            for (j = i + 1; j < end; j++) {
+                int32_t v = ids[j], k = j;
+                while (k > i && key[v] < key[ids[k - 1]]) {
+                    ids[k] = ids[k - 1];
+                    k--;
+                }
+                ids[k] = v;
+            }
         }
-        for (;;) {
-            int32_t next = next_overlapping(p, entries, head, prior, b);
-            if (prior >= 0) {
-                int64_t end = entries[prior].offset + aligned(p, entries[prior].buffer);
-                if (end > at) {
-                    at = end;
+        for (width = RUN; width < count; width *= 2) {
+            for (i = 0; i < count; i += 2 * width) {
+                int32_t mid = count - i > width ? i + width : count;
+                int32_t hi = count - mid > width ? mid + width : count;
+                int32_t a = i, b = mid, k = i;
+                while (a < mid || b < hi) {
+                    dst[k++] = (b >= hi || (a < mid && key[src[b]] >= key[src[a]])) ? src[a++] : src[b++];
                 }
             }
-            if (next < 0) {
+            t = src;
+            src = dst;
+            dst = t;
+            if (width > count / 2) {
                 break;
             }
-            if (entries[next].offset - at >= size) {
-                if (!best_fit) {
-                    break;
-                }
-                if (entries[next].offset - at < best_gap) {
-                    best_gap = entries[next].offset - at;
-                    best_at = at;
-                }
-            }
-            prior = next;
         }
-        if (best_fit && best_at >= 0) {
-            at = best_at;
-        }
-        offsets[b] = at;
-        if (at + size > arena) {
-            arena = at + size;
-        }
+    }
+    if (src != ids) {
+        memcpy(ids, src, (size_t)count * sizeof *ids);
+    }
+}
 
-        /* Insert after every entry whose offset is <= at, as TFLM does. */
-        entries[used].offset = at;
-        entries[used].buffer = b;
-        if (head < 0 || entries[head].offset > at) {
-            entries[used].next = head;
-            head = used;
-        } else {
-            e = head;
-            while (entries[e].next >= 0 && entries[entries[e].next].offset <= at) {
-                e = entries[e].next;
-            }
-            entries[used].next = entries[e].next;
-            entries[e].next = used;
+static void reverse_ids(int32_t *ids, int32_t count)
+{
+    int32_t i;
+    for (i = 0; i < count / 2; i++) {
+        int32_t t = ids[i];
+        ids[i] = ids[count - 1 - i];
+        ids[count - 1 - i] = t;
+    }
+}
+
+/* ---- which placed buffers are live at the same time ------------------------------ */
+
+/*
+ * The interval tree is an implicit binary tree over the positions 1..m by first use, in
+ * order: position i sits at level z (i = odd * 2^z), its children are i -/+ 2^(z-1), and
+ * its subtree covers i - 2^z + 1 .. i + 2^z - 1.  POS_MAX(i - 1) is the latest last use
+ * in the subtree (positions past m count as absent).
+ */
+static int32_t subtree_max(const plan_t *p, int32_t i, int32_t z)
+{
+    /* A position past m has only its left subtree in range. */
+    while (i > p->m && z > 0) {
+        z--;
+        i -= (int32_t)1 << z;
+    }
+    return i <= p->m ? POS_MAX(p, i - 1) : -1;
+}
+
+static void build_tree(plan_t *p)
+{
+    int32_t i, z;
+    for (i = 0; i < p->m; i++) {
+        POS_MAX(p, i) = POS_LAST(p, i);
+    }
+    for (z = 1; ((int32_t)1 << z) <= p->m; z++) {
+        int32_t half = (int32_t)1 << (z - 1);
+        for (i = (int32_t)1 << z; i <= p->m; i += (int32_t)1 << (z + 1)) {
+            int32_t v = POS_MAX(p, i - 1), left = POS_MAX(p, i - half - 1);
+            int32_t right = subtree_max(p, i + half, z - 1);
+            v = left > v ? left : v;
+            POS_MAX(p, i - 1) = right > v ? right : v;
         }
-        used++;
+    }
+    p->levels = z - 1;
+}
+
+/* Appends to p->list position i's buffer when it is placed and live at f or later. */
+static int32_t take(const plan_t *p, int32_t i, int32_t f, int32_t found)
+{
+    if (POS_LAST(p, i - 1) >= f) {
+        int32_t b = POS_BUFFER(p, i - 1);
+        if (p->place[b] >= 0) {
+            p->list[found++] = b;
+        }
+    }
+    return found;
+}
+
+/* The same for every position of the subtree at (i, z), cutting subtrees that end
+ * before f; a walk cell packs (i << 5) | z. */
+static int32_t take_subtree(const plan_t *p, int32_t i, int32_t z, int32_t f, int32_t found)
+{
+    int32_t cells = 0;
+    p->walk[cells++] = (i << 5) | z;
+    while (cells > 0) {
+        int32_t cell = p->walk[--cells], half;
+        i = cell >> 5;
+        z = cell & 31;
+        half = z > 0 ? (int32_t)1 << (z - 1) : 0;
+        if (i > p->m) { /* absent: only its left subtree is in range */
+            if (z > 0) {
+                p->walk[cells++] = ((i - half) << 5) | (z - 1);
+            }
+            continue;
+        }
+        if (POS_MAX(p, i - 1) < f) {
+            continue;
+        }
+        found = take(p, i, f, found);
+        if (z > 0) {
+            p->walk[cells++] = ((i + half) << 5) | (z - 1);
+            p->walk[cells++] = ((i - half) << 5) | (z - 1);
+        }
+    }
+    return found;
+}
+
+/* Lists into p->list the placed buffers live at some time in [f, l] among the first
+ * `reach` positions (those that start no later than l); returns how many.  From
+ * position reach up to the root: the position itself, and at each ancestor it is right
+ * of, that ancestor and its left subtree; all else is to the right of reach. */
+static int32_t live_during(const plan_t *p, int32_t f, int32_t reach)
+{
+    int32_t x = reach, z = 0, found;
+    while (!(x >> z & 1)) {
+        z++;
+    }
+    found = take(p, x, f, 0);
+    if (z > 0 && POS_MAX(p, x - ((int32_t)1 << (z - 1)) - 1) >= f) {
+        found = take_subtree(p, x - ((int32_t)1 << (z - 1)), z - 1, f, found);
+    }
+    for (; z < p->levels; z++) {
+        int32_t left = x - ((int32_t)1 << z); /* positions left of x's subtree */
+        if (left <= 0 || POS_PREFIX(p, left - 1) < f) {
+            break; /* none of them is live at f: the usual case for a chain of operators */
+        }
+        if (x >> (z + 1) & 1) { /* a right child: its parent and its left subtree come first */
+            x -= (int32_t)1 << z;
+            found = take(p, x, f, found);
+            if (POS_MAX(p, x - ((int32_t)1 << z) - 1) >= f) { /* present: left of reach */
+                found = take_subtree(p, x - ((int32_t)1 << z), z, f, found);
+            }
+        } else {
+            x += (int32_t)1 << z;
+        }
+    }
+    return found;
+}
+
+/* ---- one greedy pass ----------------------------------------------------------- */
+
+/* Offset for buffer b: first fit (the lowest free offset) or best fit (the start of the
+ * smallest gap that holds it, the lowest on ties; the top when none does). */
+static int64_t offset_for(plan_t *p, int32_t b, bool best_fit)
+{
+    int32_t k = live_during(p, p->first[b], p->reach[b]), t;
+    int64_t size = p->aligned[b], at = 0, best_at = -1, best_gap = INT64_MAX;
+    sort_ids(p->list, p->temp, k, p->place);
+    for (t = 0; t < k; t++) {
+        int32_t j = p->list[t];
+        int64_t start = p->place[j], end = start + p->aligned[j];
+        if (start - at >= size) {
+            if (!best_fit) {
+                return at;
+            }
+            if (start - at < best_gap) {
+                best_gap = start - at;
+                best_at = at;
+            }
+        }
+        if (end > at) {
+            at = end;
+        }
+    }
+    return best_at >= 0 ? best_at : at;
+}
+
+/* Places the buffers of p->order (the m with a size) into p->place; returns the arena. */
+static int64_t greedy_pass(plan_t *p, bool best_fit)
+{
+    int32_t i;
+    int64_t arena = 0;
+    for (i = 0; i < p->m; i++) {
+        p->place[POS_BUFFER(p, i)] = -1;
+    }
+    for (i = 0; i < p->m; i++) {
+        int32_t b = p->order[i];
+        int64_t at = offset_for(p, b, best_fit);
+        p->place[b] = at;
+        if (at + p->aligned[b] > arena) {
+            arena = at + p->aligned[b];
+        }
     }
     return arena;
 }
 
-/* Most aligned bytes live at once: sweep starts in time order, retiring buffers whose
- * last use is before the current start. */
-static int64_t lower_bound(const problem_t *p, scratch_t *s, int32_t n)
+static void keep_plan(const plan_t *p, int64_t *offsets)
 {
-    int32_t i, j = 0;
-    int64_t live = 0, peak = 0;
-    sort_ids(p, by_start, false, s->order, s->temp, n);
-    sort_ids(p, by_end, false, s->order2, s->temp, n);
-    for (i = 0; i < n; i++) {
-        int32_t b = s->order[i];
-        while (j < n && p->last_use[s->order2[j]] < p->first_use[b]) {
-            live -= aligned(p, s->order2[j]);
-            j++;
-        }
-        live += aligned(p, b);
-        if (live > peak) {
-            peak = live;
-        }
+    int32_t i;
+    for (i = 0; i < p->m; i++) {
+        int32_t b = POS_BUFFER(p, i);
+        offsets[b] = p->place[b];
     }
-    return peak;
 }
 
-/* Places buffers in s->order; when the arena beats *arena, keeps the offsets and the
- * new arena and returns true. */
-static bool try_order(const problem_t *p, scratch_t *s, int32_t n, bool best_fit, int64_t *offsets,
-                      int64_t *arena)
+/* place[i] = the aligned bytes live at the first use of position i, all
+ * buffers first used then included: a running sum of +size at each buffer's position and
+ * -size at its reach. */
+static void live_per_position(plan_t *p)
 {
-    int64_t candidate = place(p, s->order, n, best_fit, s->entries, s->candidate);
-    if (candidate >= *arena) {
+    int32_t i, start = 0;
+    int64_t live = 0;
+    for (i = 0; i < p->m; i++) {
+        p->place[i] = 0;
+    }
+    for (i = 0; i < p->m; i++) {
+        int32_t b = POS_BUFFER(p, i);
+        p->place[i] += p->aligned[b];
+        if (p->reach[b] < p->m) {
+            p->place[p->reach[b]] -= p->aligned[b];
+        }
+    }
+    for (i = 0; i < p->m; i++) {
+        live += p->place[i];
+        p->place[i] = live;
+        if (i + 1 == p->m || p->first[POS_BUFFER(p, i + 1)] != p->first[POS_BUFFER(p, i)]) {
+            for (; start < i; start++) {
+                p->place[start] = live;
+            }
+            start = i + 1;
+        }
+    }
+}
+
+/* ---- orders -------------------------------------------------------------------- */
+
+/* Buffers with a size, ascending id (descending when `reverse`). */
+static void ids_with_size(const plan_t *p, int32_t *ids, bool reverse)
+{
+    int32_t i, k = 0;
+    for (i = 0; i < p->n; i++) {
+        int32_t b = reverse ? p->n - 1 - i : i;
+        if (p->aligned[b] > 0) {
+            ids[k++] = b;
+        }
+    }
+}
+
+/* TFLM's order: largest first, equal sizes highest id first (the reverse of smallest
+ * first, equal sizes lowest id first). */
+static void size_order(plan_t *p)
+{
+    ids_with_size(p, p->order, false);
+    sort_ids(p->order, p->temp, p->m, p->aligned);
+    reverse_ids(p->order, p->m);
+}
+
+/*
+ * Greedy by breadth: the operators (the distinct first uses; bytes live only fall
+ * between them) by the aligned bytes live at them, largest first, earlier first on
+ * ties; each buffer goes with the first of those operators in its lifetime; buffers of
+ * one operator in TFLM's order (largest first, equal sizes highest id first), which
+ * p->order holds on entry.  Each buffer's operator is a range minimum of the operators'
+ * ranks over its lifetime (a tree in list and temp).
+ */
+static void breadth_order(plan_t *p)
+{
+    int32_t i, start = 0, m = p->m, *tree = p->list;
+    live_per_position(p);
+    /* rank of each position: most bytes live first, earlier position on ties; the
+     * tree's leaves (tree[m..2m), past the ranked positions) take the ranks */
+    for (i = 0; i < m; i++) {
+        tree[i] = m - 1 - i;
+    }
+    sort_ids(tree, p->temp, m, p->place);
+    reverse_ids(tree, m);
+    for (i = 0; i < m; i++) {
+        tree[m + tree[i]] = i; /* list and temp are adjacent */
+    }
+    for (i = m - 1; i >= 1; i--) {
+        tree[i] = tree[2 * i] < tree[2 * i + 1] ? tree[2 * i] : tree[2 * i + 1];
+    }
+    /* each buffer's operator: the least rank over the positions first used in its life */
+    start = 0;
+    for (i = 0; i < m; i++) {
+        int32_t b = POS_BUFFER(p, i), lo, hi, best = INT32_MAX;
+        if (p->first[POS_BUFFER(p, start)] != p->first[b]) {
+            start = i;
+        }
+        lo = start + m;
+        hi = p->reach[b] + m; /* half-open */
+        while (lo < hi) {
+            if (lo & 1) {
+                best = tree[lo] < best ? tree[lo] : best;
+                lo++;
+            }
+            if (hi & 1) {
+                hi--;
+                best = tree[hi] < best ? tree[hi] : best;
+            }
+            lo /= 2;
+            hi /= 2;
+        }
+        p->place[b] = best;
+    }
+    /* stably by operator from TFLM's order, still in p->order */
+    sort_ids(p->order, p->temp, m, p->place);
+}
+
+/* ---- bound and work -------------------------------------------------------------- */
+
+/* The lower bound (most aligned bytes live at once) and the number of pairs of buffers
+ * with a size live at the same time: each buffer meets the later starters up to its
+ * reach. */
+static void bound_and_pairs(plan_t *p, int64_t *bound, int64_t *pairs)
+{
+    int32_t i;
+    int64_t peak = 0, total = 0;
+    live_per_position(p);
+    for (i = 0; i < p->m; i++) {
+        peak = p->place[i] > peak ? p->place[i] : peak;
+        total += p->reach[POS_BUFFER(p, i)] - i - 1;
+    }
+    *bound = peak;
+    *pairs = total;
+}
+
+/* ---- exact search ---------------------------------------------------------------- */
+
+/*
+ * For at most EXACT_MAX buffers with a size (local indices 0..k-1, by id).
+ *
+ * Any plan can be pushed down until no buffer can move lower; listed by offset (ties in
+ * a fixed priority), each buffer of such a plan is then at the lowest free offset among
+ * the buffers before it, and the offsets never decrease.  So a depth-first search over
+ * "which buffer next", each placed at its lowest free offset, with offsets that never
+ * decrease, meets every such plan exactly once, and an optimal one among them.
+ * A node is cut when
+ *   - a buffer not yet placed fits a gap wholly below the current offset: nothing placed
+ *     later can fill that gap, so the buffer could never be placed;
+ *   - its bound exceeds the target T: the highest end so far; for each buffer left, its
+ *     lowest free offset at or above the current one plus its size; for each operator,
+ *     the bytes still to place there poured into its free space above the current offset.
+ * The target starts at the lower bound; a search that finishes without a plan of top <= T
+ * raises T to the least bound it cut at (iterative deepening), so the first plan found is
+ * optimal.  Each target is tried with three priorities in turn (first use, smallest
+ * first, longest first), each run stopped after a number of steps that doubles per round,
+ * until one finds a plan or finishes.  A node at depth d costs k * (d + 1) steps.
+ */
+typedef struct {
+    int32_t k;      /* buffers */
+    int32_t points; /* distinct first uses */
+    int32_t target; /* in units of the alignment, as all of the search's sizes */
+    int32_t next_target; /* least bound above the target that cut a node */
+    int64_t steps;
+    int64_t limit;
+} exact_t;
+
+enum { SEARCH_FOUND, SEARCH_DONE, SEARCH_LIMIT };
+
+/* Lowest free offset for c at or above `from` among the placed path[0..depth). */
+static int32_t x_lowest(const plan_t *p, int32_t c, int32_t depth, int32_t from)
+{
+    int32_t t, at = from;
+    for (t = 0; t < depth; t++) {
+        int32_t j = p->x_path[t];
+        int32_t start = p->x_off[j], end = start + p->x_sz[j];
+        if (!(p->x_overlap[c] >> j & 1u) || end <= at) {
+            continue;
+        }
+        if (start - at >= p->x_sz[c]) {
+            break;
+        }
+        at = end;
+    }
+    return at;
+}
+
+/* Fills the children of the node at `depth` (placed: path[0..depth)); false when cut. */
+static bool x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
+{
+    int32_t c, t, count = 0, k = x->k;
+    int32_t level = depth > 0 ? p->x_off[p->x_path[depth - 1]] : 0, bound = 0;
+    int32_t level_rank = depth > 0 ? p->x_rank[p->x_path[depth - 1]] : -1;
+    uint8_t *children = p->x_children + (size_t)depth * (size_t)k;
+
+    for (t = 0; t < depth; t++) {
+        int32_t j = p->x_path[t];
+        if (p->x_off[j] + p->x_sz[j] > bound) {
+            bound = p->x_off[j] + p->x_sz[j];
+        }
+    }
+    for (c = 0; c < k; c++) {
+        int32_t lowest, rel;
+        if (placed >> c & 1u) {
+            continue;
+        }
+        rel = lowest = x_lowest(p, c, depth, 0);
+        if (lowest < level) {
+            if (lowest + p->x_sz[c] <= level) {
+                return false; /* a gap below the level that nothing can fill any more */
+            }
+            rel = x_lowest(p, c, depth, level);
+        }
+        p->x_rel[c] = rel;
+        if (rel + p->x_sz[c] > bound) {
+            bound = rel + p->x_sz[c];
+        }
+        if (lowest >= level && (lowest > level || p->x_rank[c] > level_rank) &&
+            (p->x_twin[c] < 0 || (placed >> p->x_twin[c] & 1u))) {
+            children[count++] = (uint8_t)c;
+        }
+    }
+    for (t = 0; t < x->points && bound <= x->target; t++) {
+        int32_t need = 0, y = level;
+        uint32_t live = p->x_live[t];
+        for (c = 0; c < k; c++) {
+            if ((live >> c & 1u) && !(placed >> c & 1u)) {
+                need += p->x_sz[c];
+            }
+        }
+        /* the placed buffers live here are disjoint and in offset order along the path */
+        for (c = 0; c < depth && need > 0; c++) {
+            int32_t j = p->x_path[c];
+            int32_t start = p->x_off[j], end = start + p->x_sz[j];
+            if (!(live >> j & 1u) || end <= y) {
+                continue;
+            }
+            if (start > y) {
+                if (start - y >= need) {
+                    break;
+                }
+                need -= start - y;
+            }
+            y = end;
+        }
+        if (y + need > bound && need > 0) {
+            bound = y + need;
+        }
+    }
+    if (bound > x->target) {
+        if (bound < x->next_target) {
+            x->next_target = bound;
+        }
         return false;
     }
-    *arena = candidate;
-    memcpy(offsets, s->candidate, (size_t)n * sizeof *offsets);
+    /* children by lowest offset, then priority */
+    for (t = 1; t < count; t++) {
+        uint8_t v = children[t];
+        int32_t u = t;
+        while (u > 0 && (p->x_rel[v] < p->x_rel[children[u - 1]] ||
+                         (p->x_rel[v] == p->x_rel[children[u - 1]] &&
+                          p->x_rank[v] < p->x_rank[children[u - 1]]))) {
+            children[u] = children[u - 1];
+            u--;
+        }
+        children[u] = v;
+    }
+    p->x_count[depth] = (uint8_t)count;
+    p->x_next[depth] = 0;
     return true;
 }
 
-/* The bounded search after the greedy orderings: the buffer that reaches the top of the
- * best plan so far (s->order2 holds its order) moves to the front of that order, and
- * everything is placed again, first fit and best fit; the result is kept when the arena
- * shrinks, and the search stops when it does not.  The iterations are capped so that
- * the search costs about SEARCH_PAIRS buffer-against-buffer comparisons in all. */
-#define SEARCH_PAIRS INT64_C(20000000)
-#define SEARCH_ROUNDS 64
-
-static void promote_top(const problem_t *p, scratch_t *s, int32_t n, int64_t *offsets, mc_plan_t *r)
+/* One depth-first run for a plan with top <= target; x_off holds it when found. */
+static int x_run(plan_t *p, exact_t *x)
 {
-    int64_t rounds = SEARCH_PAIRS / ((int64_t)n * (int64_t)n), round;
-    if (rounds > SEARCH_ROUNDS) {
-        rounds = SEARCH_ROUNDS;
-    }
-    for (round = 0; round < rounds && r->arena_bytes > r->lower_bound_bytes; round++) {
-        int32_t k, top = -1, at = 1;
-        bool improved = false;
-        int fit;
-        for (k = 0; k < n && top < 0; k++) {
-            int32_t b = s->order2[k];
-            if (aligned(p, b) > 0 && offsets[b] + aligned(p, b) == r->arena_bytes) {
-                top = b;
+    int32_t depth = 0, k = x->k;
+    uint32_t placed = 0;
+    for (;;) {
+        int32_t c;
+        int64_t cost = (int64_t)k * (depth + 1);
+        if (x->steps + cost > x->limit) {
+            return SEARCH_LIMIT;
+        }
+        x->steps += cost;
+        if (!x_expand(p, x, depth, placed)) {
+            if (depth == 0) {
+                return SEARCH_DONE;
             }
+            depth--;
+            placed &= ~((uint32_t)1 << p->x_path[depth]);
         }
-        if (top < 0) {
-            return;
-        }
-        s->order[0] = top;
-        for (k = 0; k < n; k++) {
-            if (s->order2[k] != top) {
-                s->order[at++] = s->order2[k];
+        /* the next child to try, backing up past nodes whose children are all tried */
+        while (p->x_next[depth] == p->x_count[depth]) {
+            if (depth == 0) {
+                return SEARCH_DONE;
             }
+            depth--;
+            placed &= ~((uint32_t)1 << p->x_path[depth]);
         }
-        for (fit = 0; fit < 2; fit++) {
-            improved = try_order(p, s, n, fit == 1, offsets, &r->arena_bytes) || improved;
+        c = p->x_children[(size_t)depth * (size_t)k + p->x_next[depth]++];
+        p->x_off[c] = x_lowest(p, c, depth, 0);
+        p->x_path[depth++] = (uint8_t)c;
+        placed |= (uint32_t)1 << c;
+        if (depth == k) {
+            return SEARCH_FOUND;
         }
-        if (!improved) {
-            return;
-        }
-        memcpy(s->order2, s->order, (size_t)n * sizeof *s->order);
     }
 }
+
+/* Priority ranks for search run `which`, by stable sorts of the local indices (list,
+ * keys in place): 0 first use, then largest, then lower index; 1 smallest first, then
+ * lower index; 2 longest life first, then largest, then lower index. */
+static void x_priority(plan_t *p, const exact_t *x, int which)
+{
+    int32_t a, b, k = x->k, *ids = p->list;
+    for (a = 0; a < k; a++) {
+        ids[a] = which == 1 ? a : k - 1 - a;
+    }
+    for (a = 0; a < k; a++) {
+        p->place[a] = p->x_sz[a];
+    }
+    sort_ids(ids, p->temp, k, p->place);
+    if (which != 1) {
+        for (a = 0; a < k; a++) {
+            int32_t id = p->order[a];
+            p->place[a] = which == 0 ? -(int64_t)p->first[id] : (int64_t)p->last[id] - p->first[id];
+        }
+        sort_ids(ids, p->temp, k, p->place);
+        reverse_ids(ids, k);
+    }
+    for (a = 0; a < k; a++) {
+        p->x_rank[ids[a]] = (uint8_t)a;
+    }
+    /* a buffer identical to another in size and lifetime comes after it in priority */
+    for (a = 0; a < k; a++) {
+        int32_t twin = -1, ia = p->order[a];
+        for (b = 0; b < k; b++) {
+            int32_t ib = p->order[b];
+            if (b != a && p->x_sz[b] == p->x_sz[a] && p->first[ib] == p->first[ia] &&
+                p->last[ib] == p->last[ia] && p->x_rank[b] < p->x_rank[a] &&
+                (twin < 0 || p->x_rank[b] > p->x_rank[twin])) {
+                twin = b;
+            }
+        }
+        p->x_twin[a] = (int8_t)twin;
+    }
+}
+
+#define FIRST_RUN_STEPS INT64_C(4096)
+/* The search counts in units of the alignment in 32 bits: it runs when all the buffers
+ * stacked are at most this many units (every sum it forms is then below 2^31). */
+#define EXACT_MAX_UNITS (INT64_C(1) << 30)
+
+/* Improves *arena (plan in offsets) within `budget` steps; returns the steps used and
+ * sets *proven when the arena is then optimal. */
+static int64_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int64_t budget, int64_t *arena,
+                            int64_t *offsets, bool *proven)
+{
+    exact_t x;
+    int32_t a, b;
+    int64_t run_steps = FIRST_RUN_STEPS, total = 0;
+    int which = 0;
+
+    ids_with_size(p, p->order, false); /* local index -> buffer id */
+    for (a = 0; a < p->m; a++) {
+        total += p->aligned[p->order[a]] / alignment;
+    }
+    if (total > EXACT_MAX_UNITS) {
+        return 0;
+    }
+    x.k = p->m;
+    x.steps = 0;
+    x.target = (int32_t)(lower / alignment);
+    x.points = 0;
+    for (a = 0; a < x.k; a++) {
+        int32_t ia = p->order[a], t = p->first[POS_BUFFER(p, a)];
+        uint32_t overlap = 0, live = 0;
+        p->x_sz[a] = (int32_t)(p->aligned[ia] / alignment);
+        for (b = 0; b < x.k; b++) {
+            int32_t ib = p->order[b];
+            if (b != a && p->first[ia] <= p->last[ib] && p->first[ib] <= p->last[ia]) {
+                overlap |= (uint32_t)1 << b;
+            }
+            if (p->first[ib] <= t && t <= p->last[ib]) {
+                live |= (uint32_t)1 << b;
+            }
+        }
+        p->x_overlap[a] = overlap;
+        /* operators: the distinct first uses, each with the buffers live there */
+        if (a == 0 || p->first[POS_BUFFER(p, a - 1)] != t) {
+            p->x_live[x.points++] = live;
+        }
+    }
+    while ((int64_t)x.target * alignment < *arena) {
+        int outcome;
+        x.next_target = (int32_t)(*arena / alignment);
+        x_priority(p, &x, which);
+        x.limit = budget - x.steps > run_steps ? x.steps + run_steps : budget;
+        outcome = x_run(p, &x);
+        if (outcome == SEARCH_FOUND) {
+            for (a = 0; a < x.k; a++) {
+                offsets[p->order[a]] = (int64_t)p->x_off[a] * alignment;
+            }
+            *arena = (int64_t)x.target * alignment;
+        } else if (outcome == SEARCH_DONE) {
+            x.target = x.next_target; /* nothing fits within the target: raise it */
+            run_steps = FIRST_RUN_STEPS;
+            which = 0;
+        } else if (x.limit == budget) {
+            return x.steps; /* out of budget: the best plan so far, not proven */
+        } else if (++which == 3) {
+            which = 0;
+            run_steps *= 2;
+        }
+    }
+    *proven = true;
+    return x.steps;
+}
+
+/* ---- entry points ---------------------------------------------------------------- */
 
 mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes)
 {
@@ -301,101 +787,186 @@ mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes)
     if (n_buffers < 0) {
         return MC_E_NEGATIVE;
     }
-    if (n_buffers > INT32_MAX) {
-        return MC_E_RANGE;
+    if (n_buffers > MC_PLAN_MAX_BUFFERS) {
+        return MC_E_LIMIT;
     }
-    /* + 8: the 8-byte arrays start on an 8-byte boundary after the 4-byte ones. */
-    MC_TRY(mc_checked_mul(n_buffers, SCRATCH_PER_BUFFER, scratch_bytes));
-    return mc_checked_add(*scratch_bytes, 8, scratch_bytes);
+    *scratch_bytes = n_buffers * PER_BUFFER_BYTES + STATE_BYTES + WALK_CELLS * (int64_t)sizeof(int32_t) +
+                     exact_bytes(exact_capacity(n_buffers));
+    return MC_OK;
 }
 
-static mc_status_t validate(const problem_t *p, int64_t n)
+static void lay_out(plan_t *p, void *scratch, int32_t n)
 {
-    int64_t i, total = 0;
-    for (i = 0; i < n; i++) {
-        int64_t s = p->sizes[i];
+    int32_t k = exact_capacity(n);
+    int32_t *w32 = (int32_t *)((int64_t *)scratch + 2 * (size_t)n);
+    uint8_t *w8;
+    p->aligned = (int64_t *)scratch;
+    p->place = p->aligned + n;
+    p->node = w32;
+    p->reach = w32 + 4 * (size_t)n;
+    p->order = w32 + 5 * (size_t)n;
+    p->list = w32 + 6 * (size_t)n;
+    p->temp = w32 + 7 * (size_t)n;
+    p->walk = w32 + 8 * (size_t)n;
+    p->x_sz = p->walk + WALK_CELLS;
+    p->x_off = p->x_sz + k;
+    p->x_rel = p->x_off + k;
+    p->x_overlap = (uint32_t *)(p->x_rel + k);
+    p->x_live = p->x_overlap + k;
+    w8 = (uint8_t *)(p->x_live + k);
+    p->x_children = w8;
+    p->x_count = w8 + (size_t)k * (size_t)k;
+    p->x_next = p->x_count + k;
+    p->x_path = p->x_next + k;
+    p->x_rank = p->x_path + k;
+    p->x_twin = (int8_t *)(p->x_rank + k);
+}
+
+/* Aligned sizes into p->aligned, checking every input; p->m counts those with a size. */
+static mc_status_t take_sizes(plan_t *p, const int64_t *sizes, int64_t alignment)
+{
+    int32_t i;
+    int64_t total = 0;
+    p->m = 0;
+    for (i = 0; i < p->n; i++) {
+        int64_t s = sizes[i], rem;
         if (s < 0) {
             return MC_E_NEGATIVE;
         }
-        if (p->first_use[i] < 0 || p->last_use[i] < p->first_use[i]) {
+        if (p->first[i] < 0 || p->last[i] < p->first[i]) {
             return MC_E_LIFETIME;
         }
-        /* The aligned size, and all of them stacked, must fit in 64 bits; then no
-         * offset or arena computed below can overflow. */
-        if (s % p->alignment != 0 && s > INT64_MAX - (p->alignment - s % p->alignment)) {
+        /* The aligned size, and all of them stacked, must fit in 64 bits; then no offset
+         * or arena computed below can overflow. */
+        rem = s % alignment;
+        if (rem != 0 && s > INT64_MAX - (alignment - rem)) {
             return MC_E_OVERFLOW;
         }
-        MC_TRY(mc_checked_add(total, aligned(p, (int32_t)i), &total));
+        p->aligned[i] = rem == 0 ? s : s + (alignment - rem);
+        MC_TRY(mc_checked_add(total, p->aligned[i], &total));
+        p->m += p->aligned[i] > 0;
     }
     return MC_OK;
 }
 
+/* The positions (the buffers with a size by first use, lower id first on ties; keys in
+ * place) and each buffer's reach (a binary search of its last use). */
+static void time_orders(plan_t *p)
+{
+    int32_t i;
+    ids_with_size(p, p->order, false);
+    for (i = 0; i < p->n; i++) {
+        p->place[i] = p->first[i];
+    }
+    sort_ids(p->order, p->temp, p->m, p->place);
+    for (i = 0; i < p->m; i++) {
+        int32_t l = p->last[p->order[i]];
+        POS_BUFFER(p, i) = p->order[i];
+        POS_LAST(p, i) = l;
+        POS_PREFIX(p, i) = i > 0 && POS_PREFIX(p, i - 1) > l ? POS_PREFIX(p, i - 1) : l;
+    }
+    for (i = 0; i < p->m; i++) {
+        int32_t b = POS_BUFFER(p, i), lo = i + 1, hi = i + 1, step = 1;
+        /* gallop: most buffers meet only the next few starters */
+        while (hi < p->m && p->first[POS_BUFFER(p, hi)] <= p->last[b]) {
+            lo = hi + 1;
+            hi = p->m - hi > step ? hi + step : p->m;
+            step *= 2;
+        }
+        while (lo < hi) {
+            int32_t mid = lo + (hi - lo) / 2;
+            if (p->first[POS_BUFFER(p, mid)] <= p->last[b]) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        p->reach[b] = lo;
+    }
+}
+
 mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t *first_use,
-                    const int32_t *last_use, int64_t n_buffers, int64_t alignment,
+                    const int32_t *last_use, int64_t n_buffers, int64_t alignment, int64_t budget_steps,
                     void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out)
 {
-    static const before_fn orders[] = {by_size, by_duration, by_area, by_start};
-    problem_t p;
-    scratch_t s;
+    plan_t *p;
     mc_plan_t r;
-    int64_t need = 0;
-    int32_t n;
-    size_t k;
+    int64_t need = 0, pairs = 0, pass_steps, used = 0;
+    int32_t i;
+    int pass;
 
-    if (out == NULL || (n_buffers > 0 && (sizes == NULL || first_use == NULL ||
-                                          last_use == NULL || offsets == NULL || scratch == NULL))) {
+    if (out == NULL || (n_buffers > 0 && (sizes == NULL || first_use == NULL || last_use == NULL ||
+                                          offsets == NULL || scratch == NULL))) {
         return MC_E_NULL;
     }
     if (strategy != MC_PLAN_TFLM && strategy != MC_PLAN_BEST) {
         return MC_E_RANGE;
     }
-    if (alignment < 0) {
+    if (alignment < 0 || budget_steps < 0) {
         return MC_E_NEGATIVE;
     }
     if (alignment == 0) {
         return MC_E_RANGE;
     }
+    if (budget_steps > MC_PLAN_MAX_STEPS) {
+        return MC_E_LIMIT;
+    }
     MC_TRY(mc_plan_scratch_bytes(n_buffers, &need));
     if (n_buffers > 0 && (scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0)) {
         return MC_E_SCRATCH;
     }
-    p.sizes = sizes;
-    p.first_use = first_use;
-    p.last_use = last_use;
-    p.alignment = alignment;
-    MC_TRY(validate(&p, n_buffers));
-
-    n = (int32_t)n_buffers;
-    r.arena_bytes = 0;
-    r.lower_bound_bytes = 0;
-    if (n == 0) {
+    memset(&r, 0, sizeof r);
+    if (n_buffers == 0) {
+        r.proven_optimal = true;
         *out = r;
         return MC_OK;
     }
-    s.order = (int32_t *)scratch;
-    s.temp = s.order + n;
-    s.order2 = s.temp + n;
-    /* entries and candidate offsets hold 8-byte fields: start them 8-byte aligned. */
-    s.candidate = (int64_t *)scratch + ((3 * (int64_t)n + 1) / 2);
-    s.entries = (entry_t *)(s.candidate + n);
+    p = (plan_t *)scratch; /* the state lives in the scratch too: a small stack frame */
+    p->n = (int32_t)n_buffers;
+    p->first = first_use;
+    p->last = last_use;
+    lay_out(p, (uint8_t *)scratch + STATE_BYTES, p->n);
+    MC_TRY(take_sizes(p, sizes, alignment));
+    time_orders(p);
+    bound_and_pairs(p, &r.lower_bound_bytes, &pairs);
+    if (pairs > MC_PLAN_MAX_PAIRS) {
+        return MC_E_LIMIT; /* nothing written yet */
+    }
+    pass_steps = n_buffers + pairs;
+    build_tree(p);
 
-    r.lower_bound_bytes = lower_bound(&p, &s, n);
-    sort_ids(&p, by_size, true, s.order, s.temp, n);
-    r.arena_bytes = place(&p, s.order, n, false, s.entries, offsets);
-
-    if (strategy == MC_PLAN_BEST) {
-        memcpy(s.order2, s.order, (size_t)n * sizeof *s.order);
-        for (k = 0; k < sizeof orders / sizeof orders[0] && r.arena_bytes > r.lower_bound_bytes; k++) {
-            int fit;
-            sort_ids(&p, orders[k], k == 0, s.order, s.temp, n);
-            for (fit = (k == 0); fit < 2 && r.arena_bytes > r.lower_bound_bytes; fit++) {
-                if (try_order(&p, &s, n, fit == 1, offsets, &r.arena_bytes)) {
-                    memcpy(s.order2, s.order, (size_t)n * sizeof *s.order);
-                }
+    for (i = 0; i < p->n; i++) {
+        offsets[i] = 0;
+    }
+    size_order(p);
+    r.arena_bytes = greedy_pass(p, false);
+    keep_plan(p, offsets);
+    /* BEST: greedy by breadth with first fit, then with best fit; then by first use
+     * (ties by id) with first fit, which places a chain of operators as it runs */
+    for (pass = 0; strategy == MC_PLAN_BEST && pass < 3 && r.arena_bytes > r.lower_bound_bytes &&
+                   budget_steps - used >= pass_steps;
+         pass++) {
+        int64_t arena;
+        used += pass_steps;
+        if (pass == 0) {
+            breadth_order(p);
+        } else if (pass == 2) {
+            for (i = 0; i < p->m; i++) {
+                p->order[i] = POS_BUFFER(p, i);
             }
         }
-        promote_top(&p, &s, n, offsets, &r);
+        arena = greedy_pass(p, pass == 1);
+        if (arena < r.arena_bytes) {
+            r.arena_bytes = arena;
+            keep_plan(p, offsets);
+        }
     }
+    if (strategy == MC_PLAN_BEST && r.arena_bytes > r.lower_bound_bytes && p->m <= EXACT_MAX) {
+        used += exact_search(p, r.lower_bound_bytes, alignment, budget_steps - used, &r.arena_bytes,
+                             offsets, &r.proven_optimal);
+    }
+    r.steps = pass_steps + used;
+    r.proven_optimal = r.proven_optimal || r.arena_bytes == r.lower_bound_bytes;
     *out = r;
     return MC_OK;
 }

@@ -18,7 +18,7 @@ const char *mc_strerror(mc_status_t status)
         [-MC_E_GRAPH] = "the model's graph is invalid",
         [-MC_E_READ] = "reading the model file failed",
         [-MC_E_UNSUPPORTED] = "the model uses something memcore does not model",
-        [-MC_E_LIMIT] = "past a documented limit of memcore",
+        [-MC_E_LIMIT] = "past a documented limit of memcore (model size, or the planner's buffers, pairs live together or steps)",
     };
     int index = -(int)status;
     if (index < 0 || index >= (int)(sizeof texts / sizeof texts[0]) || texts[index] == 0) {

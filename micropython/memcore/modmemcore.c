@@ -17,7 +17,7 @@
  *           operations_per_second, overhead_seconds=0.0)
  *   roofline(weight_bytes, activation_bytes_per_example, operations_per_example,
  *            machine_ops_per_byte, batch=1)
- *   plan(sizes, first_use, last_use, alignment=16, strategy="tflm")
+ *   plan(sizes, first_use, last_use, alignment=16, strategy="tflm", budget_steps=MC_PLAN_DEFAULT_STEPS)
  *   check(model, board, config)                               -> dict
  *   version()                                                 -> (str, int)
  *
@@ -420,17 +420,19 @@ static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_roofline_obj, 0, memcore_roofline);
 
 static const qstr plan_fields[] = {
     MP_QSTR_arena_bytes, MP_QSTR_offsets, MP_QSTR_lower_bound_bytes, MP_QSTR_strategy,
+    MP_QSTR_proven_optimal, MP_QSTR_steps,
 };
 
 static mp_obj_t memcore_plan(size_t n_args, const mp_obj_t *pos_args, mp_map_t *kw_args)
 {
-    enum { ARG_sizes, ARG_first_use, ARG_last_use, ARG_alignment, ARG_strategy };
+    enum { ARG_sizes, ARG_first_use, ARG_last_use, ARG_alignment, ARG_strategy, ARG_budget_steps };
     static const mp_arg_t allowed[] = {
         { MP_QSTR_sizes, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_first_use, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_last_use, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_alignment, MP_ARG_OBJ, {.u_obj = MP_OBJ_NEW_SMALL_INT(16)} },
         { MP_QSTR_strategy, MP_ARG_OBJ, {.u_obj = MP_OBJ_NEW_QSTR(MP_QSTR_tflm)} },
+        { MP_QSTR_budget_steps, MP_ARG_OBJ, {.u_obj = MP_OBJ_NEW_SMALL_INT(MC_PLAN_DEFAULT_STEPS)} },
     };
     mp_arg_val_t a[MP_ARRAY_SIZE(allowed)];
     size_t n, n_first, n_last, i, words;
@@ -438,7 +440,7 @@ static mp_obj_t memcore_plan(size_t n_args, const mp_obj_t *pos_args, mp_map_t *
     const char *name;
     mc_strategy_t strategy;
     qstr strategy_name;
-    int64_t alignment, need = 0;
+    int64_t alignment, budget_steps, need = 0;
     int64_t *block, *sizes, *offsets, *scratch;
     int32_t *first, *last;
     mc_plan_t r;
@@ -469,6 +471,7 @@ static mp_obj_t memcore_plan(size_t n_args, const mp_obj_t *pos_args, mp_map_t *
     if (alignment == 0) {
         raise_status(MP_QSTR_alignment, MC_E_RANGE);
     }
+    budget_steps = get_count(MP_QSTR_budget_steps, a[ARG_budget_steps].u_obj);
     check_call(MP_QSTR_plan, mc_plan_scratch_bytes((int64_t)n, &need));
 
     /* One GC block, in int64 words: sizes, offsets, the planner's scratch (the GC hands out
@@ -503,13 +506,13 @@ static mp_obj_t memcore_plan(size_t n_args, const mp_obj_t *pos_args, mp_map_t *
         first[i] = (int32_t)f;
         last[i] = (int32_t)l;
     }
-    rc = mc_plan(strategy, sizes, first, last, (int64_t)n, alignment, scratch, need, offsets, &r);
+    rc = mc_plan(strategy, sizes, first, last, (int64_t)n, alignment, budget_steps, scratch, need, offsets, &r);
     if (rc != MC_OK) {
         m_del(int64_t, block, words);
         raise_status(MP_QSTR_plan, rc);
     }
     {
-        mp_obj_t items[4];
+        mp_obj_t items[6];
         mp_obj_list_t *list = MP_OBJ_TO_PTR(mp_obj_new_list(n, NULL));
         for (i = 0; i < n; i++) {
             list->items[i] = new_count(offsets[i]);
@@ -518,7 +521,9 @@ static mp_obj_t memcore_plan(size_t n_args, const mp_obj_t *pos_args, mp_map_t *
         items[1] = MP_OBJ_FROM_PTR(list);
         items[2] = new_count(r.lower_bound_bytes);
         items[3] = MP_OBJ_NEW_QSTR(strategy_name);
-        result = mp_obj_new_attrtuple(plan_fields, 4, items);
+        items[4] = mp_obj_new_bool(r.proven_optimal);
+        items[5] = new_count(r.steps);
+        result = mp_obj_new_attrtuple(plan_fields, 6, items);
     }
     m_del(int64_t, block, words);
     return result;

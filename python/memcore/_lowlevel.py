@@ -137,8 +137,9 @@ def roofline(weight_bytes, activation_bytes_per_example, operations_per_example,
     return out
 
 
-def plan(strategy, sizes, first_use, last_use, alignment):
-    """Returns (offsets list, mc_plan_t)."""
+def plan(strategy, sizes, first_use, last_use, alignment, budget_steps):
+    """Returns (offsets list, mc_plan_t).  The arguments are already checked, item by
+    item, by the caller; cffi's own conversions catch anything that is not an int."""
     n = len(sizes)
     need = ffi.new("int64_t *")
     _check(lib.mc_plan_scratch_bytes(n, need), "plan(%d buffers)" % n)
@@ -149,9 +150,13 @@ def plan(strategy, sizes, first_use, last_use, alignment):
     c_last = ffi.new("int32_t[]", last_use)
     offsets = ffi.new("int64_t[]", max(1, n))
     out = ffi.new("mc_plan_t *")
-    rc = lib.mc_plan(strategy, c_sizes, c_first, c_last, n, alignment, scratch, need[0], offsets, out)
+    rc = lib.mc_plan(strategy, c_sizes, c_first, c_last, n, alignment, budget_steps, scratch, need[0],
+                     offsets, out)
+    if rc == lib.MC_E_LIMIT:
+        raise MemcoreError("plan(%d buffers): more than %d pairs of buffers are live at the same time, "
+                           "past the planner's limit (MC_PLAN_MAX_PAIRS)" % (n, lib.MC_PLAN_MAX_PAIRS))
     _check(rc, "plan(%d buffers, alignment=%d)" % (n, alignment))
-    return list(offsets[0:n]), out
+    return ffi.unpack(offsets, n), out
 
 
 def live_bytes(sizes, first_use, last_use, alignment, n_steps):
@@ -309,10 +314,13 @@ def check_field_kinds():
     return kinds
 
 
-def op_counts(graph, op, what=None):
-    """(macs, other operations) of operator `op` of a CGraph (mc_op_counts); an error
-    starts with `what` (the importer names the file and the operator there)."""
-    macs = ffi.new("int64_t *")
-    other = ffi.new("int64_t *")
-    _check(lib.mc_op_counts(graph.graph, op, macs, other), what or "op_counts(operator %d)" % op)
-    return macs[0], other[0]
+def op_counts(graph, what):
+    """([macs], [other operations]) of every operator of a CGraph (mc_op_counts); an
+    error starts with what(k), k the operator whose count failed (None if none did)."""
+    n = graph.graph.n_ops
+    macs = ffi.new("int64_t[]", max(1, n))
+    other = ffi.new("int64_t[]", max(1, n))
+    failed = ffi.new("int64_t *")
+    rc = lib.mc_op_counts(graph.graph, macs, other, failed)
+    _check(rc, what(failed[0] if failed[0] >= 0 else None))
+    return list(macs[0:n]), list(other[0:n])

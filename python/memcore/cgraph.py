@@ -7,6 +7,8 @@ validates it (mc_graph_validate) before anything is computed from it, and every
 problem the C reports — a truncated file, a cycle, a tensor read before it is
 written — is worded here, once, naming the operator and the tensor.
 """
+import functools
+
 from memcore._memcore import ffi, lib
 from memcore.errors import MemcoreError
 
@@ -22,6 +24,7 @@ DTYPE_CODES = {
 DTYPE_NAMES = {code: name for name, code in DTYPE_CODES.items()}
 
 
+@functools.lru_cache(maxsize=None)  # once per code, not once per operator of a large model
 def op_name(code):
     """TFLite's name for a builtin operator code, from the C core's table."""
     name = lib.mc_op_name(code)

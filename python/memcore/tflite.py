@@ -8,10 +8,12 @@ names from the file, operator names and operation counts from the C core.  Wheth
 TFLM runs every operator is the check's question (an unknown operator is refused there,
 or costed as an upper bound with --allow-unknown-ops), not the reader's.
 """
+import gc
+
 from memcore import _lowlevel as ll
 from memcore.cgraph import DTYPE_NAMES, read_tflite
 from memcore.errors import MemcoreError
-from memcore.graph import Model, Operator, Tensor, bad_model
+from memcore.graph import Model, Operator, Tensor, bad_model, positional
 
 # Builtin options (mc_op_t.options, schema order) the operation counts read.
 _CONV_STRIDE = (2, 1)     # Conv2DOptions / DepthwiseConv2DOptions / TransposeConvOptions: stride_h, stride_w
@@ -19,6 +21,19 @@ _POOL = (4, 3, 2, 1)      # Pool2DOptions: filter_height, filter_width, stride_h
 
 
 def load_tflite(path, data: bytes) -> Model:
+    # A large model is hundreds of thousands of new objects, none in a reference cycle:
+    # the cyclic collector would sweep them again and again (a third of the load time at
+    # 100,000 tensors) for nothing.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _load(path, data)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _load(path, data):
     graph = read_tflite(data, path)
     graph.validate(path)
     g = graph.graph
@@ -28,28 +43,36 @@ def load_tflite(path, data: bytes) -> Model:
     if g.flags & 1:
         raise bad_model(path, "the model carries an offline memory plan (OfflineMemoryAllocation "
                               "metadata), which memcore does not model")
-    tensors = tuple(_tensor(graph, i) for i in range(g.n_tensors))
-    operators = tuple(_operator(path, graph, k, tensors) for k in range(g.n_ops))
+    tensors = tuple(_tensor(graph, g.tensors[i], i) for i in range(g.n_tensors))
+    # The arithmetic is the C core's, as the check counts it.  Shapes that each fit can
+    # still multiply past 64 bits (a mutated dimension): the error names the operator.
+    counts = ll.op_counts(graph, lambda k: "%s: counting the operations of %s"
+                          % (path, "the operators" if k is None else "operator %d (%s)" % (k, graph.op_kind(k))))
+    # One conversion of the C arrays, not one per operator (100,000 of them in a big model).
+    flat = g.op_tensors[0:g.n_op_tensors] if g.n_op_tensors else []
+    operators = tuple(_operator(graph, k, tensors, flat, counts[0][k], counts[1][k]) for k in range(g.n_ops))
     return Model(path=path, format="tflite", tensors=tensors, operators=operators,
                  inputs=tuple(g.inputs[0:g.n_inputs]), outputs=tuple(g.outputs[0:g.n_outputs]),
                  subgraph_count=g.n_subgraphs, file_bytes=len(data), _cgraph=graph)
 
 
-def _tensor(graph, i):
-    t = graph.graph.tensors[i]
-    return Tensor(index=i, name=graph.tensor_name(i), shape=tuple(t.dims[0:t.rank]),
-                  dtype=DTYPE_NAMES[t.dtype], bytes=t.bytes, is_constant=bool(t.flags & 1),
-                  is_variable=bool(t.flags & 2), quantization_channels=t.quant_channels,
-                  has_zero_point=bool(t.flags & 4), quantization_dimension=t.quant_dimension)
+_new_tensor = positional(Tensor)
+_new_operator = positional(Operator)
 
 
-def _operator(path, graph, k, tensors):
+def _tensor(graph, t, i):
+    flags = t.flags
+    return _new_tensor(i, graph.tensor_name(i), tuple(t.dims[0:t.rank]), DTYPE_NAMES[t.dtype], t.bytes, bool(flags & 1),
+                  bool(flags & 2), t.quant_channels, bool(flags & 4), t.quant_dimension)
+
+
+def _operator(graph, k, tensors, flat, macs, other):
     op = graph.graph.ops[k]
-    flat = graph.graph.op_tensors
     kind = graph.op_kind(k)
-    inputs = tuple(flat[op.first_input:op.first_input + op.n_inputs])
-    outputs = tuple(flat[op.first_output:op.first_output + op.n_outputs])
-    intermediates = tuple(flat[op.first_intermediate:op.first_intermediate + op.n_intermediates])
+    first_input, first_output, first_intermediate = op.first_input, op.first_output, op.first_intermediate
+    inputs = tuple(flat[first_input:first_input + op.n_inputs])
+    outputs = tuple(flat[first_output:first_output + op.n_outputs])
+    intermediates = tuple(flat[first_intermediate:first_intermediate + op.n_intermediates])
     options = tuple(op.options[0:8])
     attributes = {}
     if kind in ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV"):
@@ -66,14 +89,10 @@ def _operator(path, graph, k, tensors):
         attributes["per_channel"] = filt.quantization_channels > 1
         if kind != "FULLY_CONNECTED" and len(filt.shape) == 4:
             attributes["kernel_hw"] = (filt.shape[1], filt.shape[2])
-    # The arithmetic is the C core's (mc_op_counts), as the check counts it.
-    # Shapes that each fit can still multiply past 64 bits (a mutated dimension).
-    macs, other = ll.op_counts(graph, k, "%s: operator %d (%s): counting its operations" % (path, k, kind))
     weights = [tensors[i] for i in inputs if i >= 0 and tensors[i].is_constant]
-    return Operator(index=k, kind=kind, inputs=inputs, outputs=outputs, macs=macs, other_ops=other,
-                    weight_bytes=sum(t.bytes for t in weights), attributes=attributes, code=op.kind,
-                    version=op.version, options_type=op.options_type, options=options,
-                    intermediates=intermediates)
+    # Operator's fields, in order
+    return _new_operator(k, kind, inputs, outputs, macs, other, sum(t.bytes for t in weights), attributes, op.kind,
+                         op.version, op.options_type, options, intermediates)
 
 
 __all__ = ["load_tflite", "MemcoreError"]

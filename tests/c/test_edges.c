@@ -12,7 +12,7 @@
 
 static int64_t sizes[BIG], offsets[BIG];
 static int32_t first_use[BIG], last_use[BIG];
-static uint64_t scratch[(BIG * 36 + 8) / 8 + 1];
+static uint64_t scratch[(BIG * 48 + 4096) / 8];
 
 static double nonfinite[3];
 
@@ -200,57 +200,64 @@ static void layer_edges(void)
 static void plan_edges(void)
 {
     mc_plan_t p;
-    int64_t need = 0, i;
+    int64_t need = 0, one = 0, two = 0, i;
     POISON(mc_plan_t, u);
     CHECK_EQ_I64(mc_plan_scratch_bytes(-1, &need), MC_E_NEGATIVE);
-    CHECK_EQ_I64(mc_plan_scratch_bytes((int64_t)INT32_MAX + 1, &need), MC_E_RANGE);
-    CHECK_EQ_I64(mc_plan_scratch_bytes(INT32_MAX, &need), MC_OK);
-    CHECK_EQ_I64(need, (int64_t)INT32_MAX * 36 + 8);
+    CHECK_EQ_I64(mc_plan_scratch_bytes((int64_t)INT32_MAX + 1, &need), MC_E_LIMIT);
+    CHECK_EQ_I64(mc_plan_scratch_bytes(MC_PLAN_MAX_BUFFERS + 1, &need), MC_E_LIMIT);
+    CHECK_EQ_I64(mc_plan_scratch_bytes(MC_PLAN_MAX_BUFFERS, &need), MC_OK);
+    CHECK(need > (int64_t)MC_PLAN_MAX_BUFFERS * 40 && need < (int64_t)MC_PLAN_MAX_BUFFERS * 48 + 4096);
+    CHECK_EQ_I64(mc_plan_scratch_bytes(1, &one), MC_OK);
+    CHECK_EQ_I64(mc_plan_scratch_bytes(2, &two), MC_OK);
 
     /* zero buffers, and one buffer */
-    CHECK_EQ_I64(mc_plan(MC_PLAN_BEST, NULL, NULL, NULL, 0, 16, NULL, 0, NULL, &p), MC_OK);
+    CHECK_EQ_I64(mc_plan(MC_PLAN_BEST, NULL, NULL, NULL, 0, 16, 0, NULL, 0, NULL, &p), MC_OK);
     CHECK_EQ_I64(p.arena_bytes, 0);
     sizes[0] = 1;
     first_use[0] = last_use[0] = 0;
-    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 1, 16, scratch, 44, offsets, &p),
+    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 1, 16, 0, scratch, one, offsets, &p),
                  MC_OK);
     CHECK_EQ_I64(p.arena_bytes, 16);
     CHECK_EQ_I64(p.lower_bound_bytes, 16);
     CHECK_EQ_I64(offsets[0], 0);
     /* one zero-sized buffer takes no space */
     sizes[0] = 0;
-    CHECK_EQ_I64(mc_plan(MC_PLAN_BEST, sizes, first_use, last_use, 1, 16, scratch, 44, offsets, &p),
+    CHECK_EQ_I64(mc_plan(MC_PLAN_BEST, sizes, first_use, last_use, 1, 16, 0, scratch, one, offsets, &p),
                  MC_OK);
     CHECK_EQ_I64(p.arena_bytes, 0);
     /* near 2^63: one buffer of INT64_MAX rounds past it at 16 but fits at 1 */
     sizes[0] = INT64_MAX;
-    CHECK_EQ_I64(mc_plan(MC_PLAN_BEST, sizes, first_use, last_use, 1, 16, scratch, 44, offsets, &u),
+    CHECK_EQ_I64(mc_plan(MC_PLAN_BEST, sizes, first_use, last_use, 1, 16, 0, scratch, one, offsets, &u),
                  MC_E_OVERFLOW);
-    CHECK_EQ_I64(mc_plan(MC_PLAN_BEST, sizes, first_use, last_use, 1, 1, scratch, 44, offsets, &p),
-                 MC_OK);
+    CHECK_EQ_I64(mc_plan(MC_PLAN_BEST, sizes, first_use, last_use, 1, 1, MC_PLAN_DEFAULT_STEPS, scratch, one,
+                         offsets, &p), MC_OK);
     CHECK_EQ_I64(p.arena_bytes, INT64_MAX);
     /* two that sum past it, even with disjoint lifetimes */
     sizes[0] = sizes[1] = (int64_t)1 << 62;
     first_use[1] = last_use[1] = 5;
-    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, 1, scratch, 80, offsets, &u),
+    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, 1, 0, scratch, two, offsets, &u),
                  MC_E_OVERFLOW);
     sizes[1] = -1;
-    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, 1, scratch, 80, offsets, &u),
+    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, 1, 0, scratch, two, offsets, &u),
                  MC_E_NEGATIVE);
     sizes[1] = 1;
     first_use[1] = 6;
-    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, 1, scratch, 80, offsets, &u),
+    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, 1, 0, scratch, two, offsets, &u),
                  MC_E_LIFETIME);
-    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, -16, scratch, 80, offsets, &u),
+    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, -16, 0, scratch, two, offsets, &u),
                  MC_E_NEGATIVE);
-    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, 0, scratch, 80, offsets, &u),
+    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, 0, 0, scratch, two, offsets, &u),
                  MC_E_RANGE);
-    CHECK_EQ_I64(mc_plan((mc_strategy_t)2, sizes, first_use, last_use, 2, 16, scratch, 80, offsets, &u),
+    CHECK_EQ_I64(mc_plan(MC_PLAN_BEST, sizes, first_use, last_use, 2, 16, INT64_MIN, scratch, two, offsets,
+                         &u), MC_E_NEGATIVE);
+    CHECK_EQ_I64(mc_plan(MC_PLAN_BEST, sizes, first_use, last_use, 2, 16, INT64_MAX, scratch, two, offsets,
+                         &u), MC_E_LIMIT);
+    CHECK_EQ_I64(mc_plan((mc_strategy_t)2, sizes, first_use, last_use, 2, 16, 0, scratch, two, offsets, &u),
                  MC_E_RANGE);
-    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, 16, scratch, 79, offsets, &u),
+    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, 16, 0, scratch, two - 1, offsets, &u),
                  MC_E_SCRATCH);
-    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, 16,
-                         (char *)scratch + 4, 80, offsets, &u), MC_E_SCRATCH);
+    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, 2, 16, 0,
+                         (char *)scratch + 4, two, offsets, &u), MC_E_SCRATCH);
     CHECK(UNTOUCHED(u));
 
     /* 10,000 buffers: a chain, each live with the next only; the arena is the two
@@ -261,8 +268,8 @@ static void plan_edges(void)
         last_use[i] = (int32_t)i + 1;
     }
     CHECK_EQ_I64(mc_plan_scratch_bytes(BIG, &need), MC_OK);
-    CHECK_EQ_I64(mc_plan(MC_PLAN_BEST, sizes, first_use, last_use, BIG, 16, scratch, need, offsets, &p),
-                 MC_OK);
+    CHECK_EQ_I64(mc_plan(MC_PLAN_BEST, sizes, first_use, last_use, BIG, 16, MC_PLAN_DEFAULT_STEPS, scratch,
+                         need, offsets, &p), MC_OK);
     CHECK_EQ_I64(p.lower_bound_bytes, 16 * (7 + 6));
     CHECK_EQ_I64(p.arena_bytes, p.lower_bound_bytes);
     for (i = 0; i + 1 < BIG; i++) {

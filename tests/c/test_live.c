@@ -47,12 +47,12 @@ static void test_peak_is_the_plan_lower_bound(void)
     const int64_t sizes[] = {4096, 1000, 1000, 17, 2048, 512, 3000};
     const int32_t first[] = {0, 1, 1, 2, 3, 3, 4}, last[] = {1, 3, 2, 4, 5, 4, 6};
     int64_t bytes[7], buffers[7], offsets[7], need = 0;
-    int64_t scratch[64];
+    int64_t scratch[1024];
     mc_live_t live;
     mc_plan_t plan;
     CHECK_EQ_I64(mc_plan_scratch_bytes(7, &need), MC_OK);
     CHECK(need <= (int64_t)sizeof scratch);
-    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first, last, 7, 16, scratch, (int64_t)sizeof scratch, offsets, &plan),
+    CHECK_EQ_I64(mc_plan(MC_PLAN_TFLM, sizes, first, last, 7, 16, 0, scratch, (int64_t)sizeof scratch, offsets, &plan),
                  MC_OK);
     CHECK_EQ_I64(mc_live_bytes(sizes, first, last, 7, 16, 7, bytes, buffers, &live), MC_OK);
     CHECK_EQ_I64(live.peak_bytes, plan.lower_bound_bytes);

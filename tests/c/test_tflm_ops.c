@@ -105,7 +105,7 @@ static mc_status_t arena(const one_op_t *m, mc_target_t target, mc_kernels_t ker
     for (i = 0; i < out->n_buffers; i++) {
         out->n_scratch += out->owner[i] < 0;
     }
-    rc = mc_plan(MC_PLAN_TFLM, out->sizes, out->first, out->last, out->n_buffers, 16, plan_scratch,
+    rc = mc_plan(MC_PLAN_TFLM, out->sizes, out->first, out->last, out->n_buffers, 16, 0, plan_scratch,
                  (int64_t)sizeof plan_scratch, out->offsets, &plan);
     if (rc != MC_OK) {
         return rc;

@@ -54,13 +54,17 @@ def plan_json(model, data, tflm, best, picture):
     return {
         "schema": jsonout.SCHEMAS["plan"], "model": os.path.basename(model.path), "device": data["device"],
         "memcore_version": memcore.__version__, "alignment": ALIGNMENT, "operators": len(model.operators),
-        "tflm": {"arena_bytes": tflm.arena_bytes, "lower_bound_bytes": tflm.lower_bound_bytes},
-        "best": {"arena_bytes": best.arena_bytes, "lower_bound_bytes": best.lower_bound_bytes},
+        "tflm": _plan_json(tflm), "best": _plan_json(best),
         "identical": plans_identical(tflm, best),
         "runtime_overhead_bytes": data["runtime_overhead_bytes"],
         "recommended_arena_bytes": data["recommended_arena_bytes"], "available_bytes": data["available_bytes"],
         "picture": picture, "buffers": buffers,
     }
+
+
+def _plan_json(p):
+    return {"arena_bytes": p.arena_bytes, "lower_bound_bytes": p.lower_bound_bytes,
+            "proven_optimal": p.proven_optimal, "steps": p.steps}
 
 
 def arena_map(model, plan, lifetimes):
@@ -118,10 +122,11 @@ def run(args):
                       "{:,}".format(b["best_offset"]))
     out.print(table)
     out.line("live: operators (in execution order) it is alive across; \"in\" is before the first one.")
-    same = " (the same offsets)" if result["identical"] else ""
+    same = "; the same offsets" if result["identical"] else ""
+    proof = "proven optimal" if best.proven_optimal else "not proven optimal"
     out.line("TFLM's plan:        %s (%s bytes)" % (format_bytes(tflm.arena_bytes, si), "{:,}".format(tflm.arena_bytes)))
-    out.line("memcore's plan:     %s (%s bytes)%s" % (format_bytes(best.arena_bytes, si),
-                                                    "{:,}".format(best.arena_bytes), same))
+    out.line("memcore's plan:     %s (%s bytes; %s%s)" % (format_bytes(best.arena_bytes, si),
+                                                        "{:,}".format(best.arena_bytes), proof, same))
     out.line("lower bound:        %s: the most bytes alive at once" % format_bytes(tflm.lower_bound_bytes, si))
     out.line("TFLM's tail:        %s on %s (its persistent allocations, above the plan)"
              % (format_bytes(data["runtime_overhead_bytes"], si), profile.name))
