@@ -10,7 +10,7 @@
 
 static int64_t sizes[MAX_N], offsets[MAX_N], live_bytes[MAX_STEPS], live_buffers[MAX_STEPS];
 static int32_t first_use[MAX_N], last_use[MAX_N];
-static uint64_t scratch[(MAX_N * 36 + 8) / 8 + 1];
+static uint64_t scratch[(MAX_N * 48 + 4096) / 8]; /* mc_plan_scratch_bytes(MAX_N) and more */
 
 static i128 align_up(int64_t s, int64_t a)
 {
@@ -112,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (max_last < steps) {
         mc_plan_t p;
         FUZZ_ASSERT(mc_plan_scratch_bytes(n, &need) == MC_OK && (size_t)need <= sizeof scratch);
-        FUZZ_ASSERT(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, n, alignment, scratch, need, offsets, &p)
+        FUZZ_ASSERT(mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, n, alignment, 0, scratch, need, offsets, &p)
                     == MC_OK);
         FUZZ_ASSERT(p.lower_bound_bytes == live.peak_bytes);
     }

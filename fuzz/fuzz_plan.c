@@ -125,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* budget: what is left of the input, or the default */
     budget = (mode & 2) ? (int64_t)fuzz_raw(&in, 3) : MC_PLAN_DEFAULT_STEPS;
 
-    FUZZ_ASSERT(mc_plan_scratch_bytes(n, &need) == MC_OK && need >= 48 * n && need <= 48 * n + 2048);
+    FUZZ_ASSERT(mc_plan_scratch_bytes(n, &need) == MC_OK && need >= 48 * n && need <= 48 * n + 2208);
     FUZZ_ASSERT((size_t)need <= sizeof scratch);
     want = expected(n, alignment);
     for (s = 0; s < 2; s++) {

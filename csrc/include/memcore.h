@@ -335,8 +335,9 @@ typedef struct {
                                   bound, or the exact search finished */
 } mc_plan_t;
 
-/* Scratch the planner needs for n_buffers, in bytes: 48 per buffer plus at most about
- * 2 KB (the exact search's, for at most MC_PLAN_EXACT_BUFFERS); give it 8-byte aligned.
+/* Scratch the planner needs for n_buffers, in bytes: 48 per buffer plus at most 2,208
+ * (its state, and the exact search's tables for MC_PLAN_EXACT_BUFFERS); give it 8-byte
+ * aligned.
  * [in] n_buffers (0 .. MC_PLAN_MAX_BUFFERS)  [out] scratch_bytes */
 mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes);
 
