@@ -86,6 +86,16 @@ def test_the_duty_cycles_period_is_a_latency_limit():
     code, report = check_json(model("mnist_cnn_int8.tflite"), "--device", "esp32", "--max-latency", "1s",
                               "--per-hour", "3600000")
     assert code == 3 and report["resources"]["latency"]["limit"] == pytest.approx(0.001)
+    # the C check says so, and the suggestion is then a lower duty cycle, which fits
+    assert report["latency_limit_is_period"] is True
+    (lower,) = [s for s in report["suggestions"] if s["action"].startswith("a lower duty cycle")]
+    assert lower["verdict"] == "fits"
+    # a budget per request tighter than the period: the period does not limit
+    _, by_budget = check_json(model("mnist_cnn_int8.tflite"), "--device", "esp32", "--max-latency", "1ms",
+                              "--per-hour", "60")
+    assert by_budget["resources"]["latency"]["limit"] == pytest.approx(0.001)
+    assert by_budget["latency_limit_is_period"] is False
+    assert not any(s["action"].startswith("a lower duty cycle") for s in by_budget["suggestions"])
 
 
 # ---- energy and battery, by hand from the profile --------------------------------------

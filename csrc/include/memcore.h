@@ -944,6 +944,9 @@ typedef struct {
     int64_t operations_by_class[MC_OPCLASS_COUNT];
     double max_inferences_per_hour;   /* the most per hour the budgets allow: back to back, and
                                          within the battery budget when there is one */
+    bool latency_limit_is_period;     /* the latency's limit is the duty cycle's period
+                                         (3600 s / inferences per hour), tighter than the
+                                         budget per request */
     /* energy (0 when the board's power is unknown) */
     double energy_joules;             /* per request: active power x latency */
     double radio_joules;              /* sending the inputs over the radio instead: their bytes x

@@ -422,6 +422,7 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
         double limit = c->latency_budget_seconds > 0 ? c->latency_budget_seconds : DBL_MAX;
         if (c->inferences_per_hour > 0 && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
             limit = SECONDS_PER_HOUR / c->inferences_per_hour; /* the duty cycle's period */
+            r->latency_limit_is_period = true;
         }
         budget_resource(&r->resources[MC_RESOURCE_LATENCY], r->latency.total_seconds, limit);
     }

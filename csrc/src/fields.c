@@ -70,6 +70,7 @@ static const field_t fields[] = {
     F("total_seconds", latency.total_seconds, DOUBLE, 0),
     F("ops_per_second", ops_per_second, DOUBLE, 0),
     F("max_inferences_per_hour", max_inferences_per_hour, DOUBLE, 0),
+    F("latency_limit_is_period", latency_limit_is_period, BOOL, 0),
     /* energy */
     F("energy_joules", energy_joules, DOUBLE, 0),
     F("radio_joules", radio_joules, DOUBLE, 0),

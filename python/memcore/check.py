@@ -467,7 +467,8 @@ def _suggestions(report, model):
         add("the vendor's optimised kernels (ESP-NN, CMSIS-NN) instead of TFLM's reference ones",
             kernels="optimised")
 
-    if limiting == "battery" or (limiting == "latency" and _period_limits(report)):
+    # the C check says when the duty cycle's period, not the budget per request, limits
+    if limiting == "battery" or (limiting == "latency" and report.fields.get("latency_limit_is_period")):
         most = math.floor(report.fields.get("max_inferences_per_hour", 0))
         if most >= 1 and most < report.budgets.inferences_per_hour:
             add("a lower duty cycle: %d inferences per hour instead of %g" % (most, report.budgets.inferences_per_hour),
@@ -479,13 +480,6 @@ def _suggestions(report, model):
         if add_board is not None and all(add_board.command != s.command for s in found):
             found.append(add_board)
     return found
-
-
-def _period_limits(report):
-    """The latency's limit is the duty cycle's period, not the budget per request."""
-    latency = report.resources.get("latency")
-    per_hour = report.budgets.inferences_per_hour
-    return latency is not None and per_hour > 0 and latency.limit == 3600 / per_hour
 
 
 def _board_suggestion(report, model, boards, limiting):
