@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from cli_helpers import child_env
 from memcore.hil import SerialBoard
 from memcore.hil.qemu import Firmware, FirmwareError, elf_arch
 
@@ -49,7 +50,7 @@ class Sim:
         self.port_file = tmp_path / "port"
         self.log = open(tmp_path / "sim.log", "w+")
         self.proc = subprocess.Popen([sys.executable, "-m", "memcore", "sim", "--port-file", str(self.port_file),
-                                      *args], stdout=self.log, stderr=subprocess.STDOUT)
+                                      *args], stdout=self.log, stderr=subprocess.STDOUT, env=child_env())
 
     def port(self, timeout_s=30):
         deadline = time.monotonic() + timeout_s
@@ -141,7 +142,7 @@ def test_a_soft_reset_over_the_port_restarts_the_board_as_a_board_reboots(sim, f
 def test_sim_json_is_one_document_once_the_board_is_up(fs, tmp_path):
     from cli_helpers import schemas, validate
     proc = subprocess.Popen([sys.executable, "-m", "memcore", "sim", "--fs", str(fs), "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env())
     try:
         text = ""
         while not text.endswith("}\n"):

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import memcore
+from cli_helpers import child_env
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 #: what a firmware build reads: the module's build files and C, and the C core
@@ -30,7 +31,7 @@ def same_tree(folder):
 
 def usermod(*args, script=None):
     argv = [sys.executable, script] if script else [sys.executable, "-m", "memcore.usermod"]
-    r = subprocess.run(argv + list(args), capture_output=True, text=True, timeout=60)
+    r = subprocess.run(argv + list(args), capture_output=True, text=True, timeout=60, env=child_env())
     assert r.returncode == 0, r.stderr
     return pathlib.Path(r.stdout.strip())
 
