@@ -22,7 +22,7 @@ _POOL = (4, 3, 2, 1)      # Pool2DOptions: filter_height, filter_width, stride_h
 
 def load_tflite(path, data: bytes) -> Model:
     # A large model is hundreds of thousands of new objects, none in a reference cycle:
-    # the cyclic collector would sweep them again and again (a third of the load time at
+    # the cyclic collector would sweep them again and again (a sixth of the load time at
     # 100,000 tensors) for nothing.
     collecting = gc.isenabled()
     gc.disable()
