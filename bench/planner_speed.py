@@ -47,8 +47,8 @@ def main():
                                max(3, args.repeat // 4))
         print("%-10s %12.2f %12.2f %12d %12d" % (strategy, med * 1e3, low * 1e3, plan.arena_bytes,
                                                    plan.lower_bound_bytes))
-        med, low, _ = timed(lambda: _ll.plan(STRATEGIES[strategy], sizes, first, last, 16),
-                            max(3, args.repeat // 4))
+        med, low, _ = timed(lambda: _ll.plan(STRATEGIES[strategy], sizes, first, last, 16,
+                                             memcore.planner.DEFAULT_STEPS), max(3, args.repeat // 4))
         print("%-10s %12.2f %12.2f   (C core via the checked wrapper only)" % ("", med * 1e3, low * 1e3))
 
     largest = max((ROOT / "tests" / "models").glob("*.tflite"), key=lambda p: p.stat().st_size)
