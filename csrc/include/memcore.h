@@ -1014,6 +1014,28 @@ mc_status_t mc_check_tflite_scratch_bytes(const mc_source_t *source, const mc_bo
 mc_status_t mc_check_tflite(const mc_source_t *source, const mc_board_t *board, const mc_check_config_t *config,
                             void *scratch, int64_t scratch_bytes, mc_check_t *out, mc_problem_t *problem);
 
+/*
+ * Another board of the same family, when the check on this one does not pass: the
+ * board that answers the resource that runs out (now->limiting) best.  Two steps, so
+ * the caller checks only the boards that can help:
+ *
+ * mc_board_may_help: whether `board`, with its arena in `arena_region` (mc_region_t), can
+ * answer now's limiting resource at all: RAM, more bytes in its arena region than now
+ * had available; PSRAM, a PSRAM; flash, a larger model partition (or flash, when no
+ * partition is given) than now's flash limit; the battery, power figures; latency, any
+ * board.  false for a NULL argument or a limiting resource out of range.
+ *
+ * mc_board_pick: of the n checks of the boards that may help, in the caller's order,
+ * the index of the suggestion, or -1 when none does better.  Only checks that do better
+ * on the limiting resource than now count (a lower usage, or the resource no longer
+ * checked); of those, the ones that fit if any do.  Among them: the lowest latency for
+ * latency, the lowest average power for the battery; for memory and flash, the
+ * smallest available_bytes that fits, or else the most headroom (the least short).
+ * The first of equals wins.
+ */
+bool mc_board_may_help(const mc_check_t *now, const mc_board_t *board, int32_t arena_region);
+int32_t mc_board_pick(const mc_check_t *now, const mc_check_t *candidates, int32_t n);
+
 /* ---- 13. Names that cross the host/board boundary ------------------------------- */
 
 /*

@@ -284,6 +284,24 @@ def check_graph(graph, board_values, config_values, source, rows=False):
     return out, (c_rows if rows else None)
 
 
+def board_may_help(now, board_values, arena_region):
+    """mc_board_may_help: whether a board (mc_board_set's names) with its arena in
+    `arena_region` (an mc_region_t) can answer the resource that limits the check `now`."""
+    return bool(lib.mc_board_may_help(now, board(board_values), arena_region))
+
+
+def board_pick(now, candidates):
+    """mc_board_pick: the index of the check (an mc_check_t) among `candidates` that
+    answers the resource limiting `now` best, or None."""
+    if not candidates:
+        return None
+    checks = ffi.new("mc_check_t[]", len(candidates))
+    for i, c in enumerate(candidates):
+        checks[i] = c[0]
+    i = lib.mc_board_pick(now, checks, len(candidates))
+    return None if i < 0 else i
+
+
 def check_fields(raw):
     """The report fields of an mc_check_t, in the C core's order and with its names
     (mc_check_field): what the board's report line carries too."""

@@ -191,6 +191,7 @@ class CheckReport:
     model_estimated_from: Optional[str] = None  # the model is memcore's int8 estimate of this file
     conversion: tuple = ()           # how an imported (ONNX) graph was planned for deployment
     config: Dict[str, object] = field(default_factory=dict)  # the C check's configuration (what export gives the board)
+    c_check: object = field(default=None, repr=False, compare=False)  # the C check's mc_check_t itself
 
     @property
     def device(self):
@@ -374,7 +375,8 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
         conversion=tuple(model.conversion),
         deployment=Deployment(path, profile.name, batch, kernels, weights_placement, budgets, bool(memcore_plan),
                               model.estimated_from is not None, available_bytes, bool(allow_unknown_ops),
-                              device_file if profile.origin != "built-in" else None))
+                              device_file if profile.origin != "built-in" else None),
+        c_check=raw)
     if suggest and report.verdict != "fits":
         report.suggestions.extend(_suggestions(report, model))
     return report
@@ -457,9 +459,8 @@ def _suggestions(report, model):
                 "offsets)" % format_bytes(report.arena_tflm_bytes - report.arena_best_bytes), memcore_plan=True)
         if report.batch > 1:
             head = report.arena_best_bytes if report.memcore_plan else report.arena_tflm_bytes
-            runtime = report.recommended_arena_bytes - report.batch * head
             weights = report.weights_bytes if report.weights_placement == "ram" else 0
-            largest = max_batch(weights, 1, head, runtime, report.available_bytes)
+            largest = max_batch(weights, 1, head, report.budget.runtime_bytes, report.available_bytes)
             if largest:
                 add("a smaller batch: %d instead of %d" % (largest, report.batch), batch=largest)
 
@@ -484,18 +485,12 @@ def _suggestions(report, model):
 
 def _board_suggestion(report, model, boards, limiting):
     """The board of the family that answers the limiting resource best: more memory or
-    flash for memory, a faster chip for time, less energy for the battery.  The first
-    that meets every budget, checked; else the best of them, checked."""
+    flash for memory, a faster chip for time, less energy for the battery.  The C core
+    says which boards can help and, of their checks, which to name."""
     d = report.deployment
     checked = []
     for p in boards:
-        if limiting == "ram" and not (p.available_bytes > report.available_bytes):
-            continue
-        if limiting == "psram" and not p.has_psram:
-            continue
-        if limiting == "flash" and not (p.has_flash and p.model_partition_bytes > report.resources["flash"].limit):
-            continue
-        if limiting == "battery" and p.power is None:
+        if not ll.board_may_help(report.c_check, p.board(), p.region_code(p.arena_region)):
             continue
         placement = d.weights_placement
         if placement == "flash" and not p.has_flash:
@@ -503,21 +498,10 @@ def _board_suggestion(report, model, boards, limiting):
         s = _recheck(report, model, "", profile=p, device=p.name, weights_placement=placement,
                      available_bytes=None, device_file=d.device_file)
         checked.append((p, s))
-    if not checked:
+    pick = ll.board_pick(report.c_check, [s.report.c_check for _, s in checked])
+    if pick is None:
         return None
-    # only boards that do better on the resource that runs out: a "board that uses less
-    # energy" must use less
-    now = report.resources[limiting].usage if limiting in report.resources else None
-    better = [(p, s) for p, s in checked if now is None or limiting not in s.report.resources
-              or s.report.resources[limiting].usage < now]
-    if not better:
-        return None
-    fitting = [(p, s) for p, s in better if s.fits]
-    pool = fitting or better
-    key = {"latency": lambda ps: ps[1].report.latency.total_seconds,
-           "battery": lambda ps: ps[1].report.fields.get("average_watts", 0)}.get(
-        limiting, lambda ps: -ps[1].report.headroom_bytes if not ps[1].fits else ps[0].available_bytes)
-    p, s = min(pool, key=key)
+    p, s = checked[pick]
     what = {"latency": "a faster chip of the same family", "battery": "a board of the same family that uses less "
             "energy"}.get(limiting, "a board of the same family with more %s" % (
                 "flash" if limiting == "flash" else "memory"))
