@@ -19,6 +19,7 @@
  *      latency or battery budget is "misses budget"; the resource that runs out first
  *      is the one with the largest need / limit among those that decide the verdict.
  */
+#include <float.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -82,11 +83,6 @@ static bool has_region(const mc_board_t *b, int32_t region)
     return region >= 0 && region < MC_REGION_COUNT && b->regions[region].bytes > 0;
 }
 
-static bool finite_nonnegative(double x)
-{
-    return mc_finite(x) && x >= 0;
-}
-
 static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
 {
     int r, k, n, l;
@@ -101,14 +97,14 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
             return MC_E_NEGATIVE;
         }
         /* 0: not known (a board checking its memory only); the check then has no timing */
-        if (!finite_nonnegative(b->regions[r].read_bytes_per_second)) {
+        if (!mc_finite_nonnegative(b->regions[r].read_bytes_per_second)) {
             return MC_E_RANGE;
         }
     }
     for (k = 0; k < MC_OPCLASS_COUNT; k++) {
         for (n = 0; n < MC_NUMERIC_COUNT; n++) {
             for (l = 0; l < 2; l++) {
-                if (!finite_nonnegative(b->ops_per_second[k][n][l])) {
+                if (!mc_finite_nonnegative(b->ops_per_second[k][n][l])) {
                     return MC_E_RANGE;
                 }
             }
@@ -116,9 +112,9 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
     }
     if (b->ram_bytes_at_boot < 0 || b->ram_bytes_at_boot > b->regions[MC_REGION_RAM].bytes ||
         b->model_partition_bytes < 0 || b->model_partition_bytes > b->regions[MC_REGION_FLASH].bytes ||
-        !finite_nonnegative(b->overhead_seconds) || !finite_nonnegative(b->active_watts) ||
-        !finite_nonnegative(b->sleep_watts) || !finite_nonnegative(b->radio_tx_watts) ||
-        !finite_nonnegative(b->radio_bytes_per_second) ||
+        !mc_finite_nonnegative(b->overhead_seconds) || !mc_finite_nonnegative(b->active_watts) ||
+        !mc_finite_nonnegative(b->sleep_watts) || !mc_finite_nonnegative(b->radio_tx_watts) ||
+        !mc_finite_nonnegative(b->radio_bytes_per_second) ||
         ((b->radio_tx_watts > 0) != (b->radio_bytes_per_second > 0))) {
         return MC_E_RANGE;
     }
@@ -132,8 +128,8 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
     if (c->batch < 1 || c->model_file_bytes < 0 || c->available_bytes < -1 || c->plan_steps < 0) {
         return c->batch < 1 ? MC_E_RANGE : MC_E_NEGATIVE;
     }
-    if (!finite_nonnegative(c->latency_budget_seconds) || !finite_nonnegative(c->inferences_per_hour) ||
-        !finite_nonnegative(c->battery_joules) || !finite_nonnegative(c->battery_life_seconds)) {
+    if (!mc_finite_nonnegative(c->latency_budget_seconds) || !mc_finite_nonnegative(c->inferences_per_hour) ||
+        !mc_finite_nonnegative(c->battery_joules) || !mc_finite_nonnegative(c->battery_life_seconds)) {
         return MC_E_RANGE;
     }
     /* A required battery life is a budget only with a battery and the board's power. */

@@ -19,75 +19,89 @@ enum { INT64 = 0, DOUBLE = 1, BOOL = 2, INT32_NAME = 3 };
 /* Which names an INT32_NAME field takes. */
 enum { NAMES_NONE = 0, NAMES_NUMERIC, NAMES_KERNELS, NAMES_VERDICT, NAMES_RESOURCE };
 
+/* Each field once, in report order: its name, its member of mc_check_t, its storage and
+ * which names it takes.  The names go into one NUL-separated string and the rest into a
+ * 4-byte row, so a field costs its name and 4 bytes, not a pointer besides. */
+#define RESOURCE(X, r, prefix)                                                                      \
+    X(prefix "_checked", resources[r].checked, BOOL, 0) X(prefix "_fits", resources[r].fits, BOOL, 0) \
+    X(prefix "_need", resources[r].need, DOUBLE, 0) X(prefix "_limit", resources[r].limit, DOUBLE, 0) \
+    X(prefix "_margin", resources[r].margin, DOUBLE, 0)
+
+#define CHECK_FIELDS(X)                                                       \
+    /* the model */                                                           \
+    X("tensors", tensors, INT64, 0)                                           \
+    X("operators", ops, INT64, 0)                                             \
+    X("parameters", parameters, INT64, 0)                                     \
+    X("weights_bytes", weights_bytes, INT64, 0)                               \
+    X("activation_bytes", activation_bytes, INT64, 0)                         \
+    X("input_bytes", input_bytes, INT64, 0)                                   \
+    X("macs", macs, INT64, 0)                                                 \
+    X("operations", operations, INT64, 0)                                     \
+    X("numeric", numeric, INT32_NAME, NAMES_NUMERIC)                          \
+    X("kernels", kernels, INT32_NAME, NAMES_KERNELS)                          \
+    /* the arena */                                                           \
+    X("arena_tflm_bytes", arena_tflm_bytes, INT64, 0)                         \
+    X("arena_best_bytes", arena_best_bytes, INT64, 0)                         \
+    X("arena_lower_bound_bytes", arena_lower_bound_bytes, INT64, 0)           \
+    X("best_is_optimal", best_is_optimal, BOOL, 0)                            \
+    X("scratch_buffer_bytes", scratch_buffer_bytes, INT64, 0)                 \
+    X("buffers", buffers, INT64, 0)                                           \
+    X("minimum_arena_bytes", tflm.minimum_arena_bytes, INT64, 0)              \
+    X("tflm_upper_bound", tflm.upper_bound, BOOL, 0)                          \
+    X("unknown_operators", tflm.unknown_ops, INT64, 0)                        \
+    /* memory */                                                              \
+    X("runtime_overhead_bytes", runtime_overhead_bytes, INT64, 0)             \
+    X("runtime_bytes", runtime_bytes, INT64, 0)                               \
+    X("recommended_arena_bytes", recommended_arena_bytes, INT64, 0)           \
+    X("required_bytes", required_bytes, INT64, 0)                             \
+    X("available_bytes", available_bytes, INT64, 0)                           \
+    X("headroom_bytes", headroom_bytes, INT64, 0)                             \
+    X("needs_heap_growth", needs_heap_growth, BOOL, 0)                        \
+    /* time */                                                                \
+    X("timed", timed, BOOL, 0)                                                \
+    X("fetch_seconds", latency.fetch_seconds, DOUBLE, 0)                      \
+    X("compute_seconds", latency.compute_seconds, DOUBLE, 0)                  \
+    X("setup_seconds", latency.setup_seconds, DOUBLE, 0)                      \
+    X("total_seconds", latency.total_seconds, DOUBLE, 0)                      \
+    X("ops_per_second", ops_per_second, DOUBLE, 0)                            \
+    X("max_inferences_per_hour", max_inferences_per_hour, DOUBLE, 0)          \
+    X("latency_limit_is_period", latency_limit_is_period, BOOL, 0)            \
+    /* energy */                                                              \
+    X("energy_joules", energy_joules, DOUBLE, 0)                              \
+    X("radio_joules", radio_joules, DOUBLE, 0)                                \
+    X("radio_seconds", radio_seconds, DOUBLE, 0)                              \
+    X("duty_cycle", duty_cycle, DOUBLE, 0)                                    \
+    X("average_watts", average_watts, DOUBLE, 0)                              \
+    X("battery_life_seconds", battery_life_seconds, DOUBLE, 0)                \
+    X("cheaper_to_send", cheaper_to_send, BOOL, 0)                            \
+    /* the verdict */                                                         \
+    X("verdict", verdict, INT32_NAME, NAMES_VERDICT)                          \
+    X("limiting_resource", limiting, INT32_NAME, NAMES_RESOURCE)              \
+    RESOURCE(X, MC_RESOURCE_RAM, "ram")                                       \
+    RESOURCE(X, MC_RESOURCE_PSRAM, "psram")                                   \
+    RESOURCE(X, MC_RESOURCE_FLASH, "flash")                                   \
+    RESOURCE(X, MC_RESOURCE_LATENCY, "latency")                               \
+    RESOURCE(X, MC_RESOURCE_BATTERY, "battery")
+
 typedef struct {
-    const char *name;
     uint16_t offset;
     uint8_t storage;
     uint8_t names;
 } field_t;
 
-#define F(name, member, storage, names) {name, (uint16_t)offsetof(mc_check_t, member), storage, names}
-#define RESOURCE(r, prefix)                                                                     \
-    F(prefix "_checked", resources[r].checked, BOOL, 0), F(prefix "_fits", resources[r].fits, BOOL, 0), \
-        F(prefix "_need", resources[r].need, DOUBLE, 0), F(prefix "_limit", resources[r].limit, DOUBLE, 0), \
-        F(prefix "_margin", resources[r].margin, DOUBLE, 0)
+#define FIELD_NAME(name, member, storage, names) name "\0"
+#define FIELD_ROW(name, member, storage, names) {(uint16_t)offsetof(mc_check_t, member), storage, names},
+static const char field_names[] = CHECK_FIELDS(FIELD_NAME);
+static const field_t fields[] = {CHECK_FIELDS(FIELD_ROW)};
 
-static const field_t fields[] = {
-    /* the model */
-    F("tensors", tensors, INT64, 0),
-    F("operators", ops, INT64, 0),
-    F("parameters", parameters, INT64, 0),
-    F("weights_bytes", weights_bytes, INT64, 0),
-    F("activation_bytes", activation_bytes, INT64, 0),
-    F("input_bytes", input_bytes, INT64, 0),
-    F("macs", macs, INT64, 0),
-    F("operations", operations, INT64, 0),
-    F("numeric", numeric, INT32_NAME, NAMES_NUMERIC),
-    F("kernels", kernels, INT32_NAME, NAMES_KERNELS),
-    /* the arena */
-    F("arena_tflm_bytes", arena_tflm_bytes, INT64, 0),
-    F("arena_best_bytes", arena_best_bytes, INT64, 0),
-    F("arena_lower_bound_bytes", arena_lower_bound_bytes, INT64, 0),
-    F("best_is_optimal", best_is_optimal, BOOL, 0),
-    F("scratch_buffer_bytes", scratch_buffer_bytes, INT64, 0),
-    F("buffers", buffers, INT64, 0),
-    F("minimum_arena_bytes", tflm.minimum_arena_bytes, INT64, 0),
-    F("tflm_upper_bound", tflm.upper_bound, BOOL, 0),
-    F("unknown_operators", tflm.unknown_ops, INT64, 0),
-    /* memory */
-    F("runtime_overhead_bytes", runtime_overhead_bytes, INT64, 0),
-    F("runtime_bytes", runtime_bytes, INT64, 0),
-    F("recommended_arena_bytes", recommended_arena_bytes, INT64, 0),
-    F("required_bytes", required_bytes, INT64, 0),
-    F("available_bytes", available_bytes, INT64, 0),
-    F("headroom_bytes", headroom_bytes, INT64, 0),
-    F("needs_heap_growth", needs_heap_growth, BOOL, 0),
-    /* time */
-    F("timed", timed, BOOL, 0),
-    F("fetch_seconds", latency.fetch_seconds, DOUBLE, 0),
-    F("compute_seconds", latency.compute_seconds, DOUBLE, 0),
-    F("setup_seconds", latency.setup_seconds, DOUBLE, 0),
-    F("total_seconds", latency.total_seconds, DOUBLE, 0),
-    F("ops_per_second", ops_per_second, DOUBLE, 0),
-    F("max_inferences_per_hour", max_inferences_per_hour, DOUBLE, 0),
-    F("latency_limit_is_period", latency_limit_is_period, BOOL, 0),
-    /* energy */
-    F("energy_joules", energy_joules, DOUBLE, 0),
-    F("radio_joules", radio_joules, DOUBLE, 0),
-    F("radio_seconds", radio_seconds, DOUBLE, 0),
-    F("duty_cycle", duty_cycle, DOUBLE, 0),
-    F("average_watts", average_watts, DOUBLE, 0),
-    F("battery_life_seconds", battery_life_seconds, DOUBLE, 0),
-    F("cheaper_to_send", cheaper_to_send, BOOL, 0),
-    /* the verdict */
-    F("verdict", verdict, INT32_NAME, NAMES_VERDICT),
-    F("limiting_resource", limiting, INT32_NAME, NAMES_RESOURCE),
-    RESOURCE(MC_RESOURCE_RAM, "ram"),
-    RESOURCE(MC_RESOURCE_PSRAM, "psram"),
-    RESOURCE(MC_RESOURCE_FLASH, "flash"),
-    RESOURCE(MC_RESOURCE_LATENCY, "latency"),
-    RESOURCE(MC_RESOURCE_BATTERY, "battery"),
-};
+/* The index-th of a run of NUL-separated names (index in range: the caller checks). */
+static const char *nth_name(const char *names, int32_t index)
+{
+    while (index-- > 0) {
+        names += strlen(names) + 1;
+    }
+    return names;
+}
 
 static const char *pick(const char *const *names, int32_t n, int32_t i)
 {
@@ -168,7 +182,7 @@ mc_status_t mc_check_field(const mc_check_t *check, int32_t index, mc_field_t *o
     }
     f = &fields[index];
     at = (const unsigned char *)check + f->offset;
-    out->name = f->name;
+    out->name = nth_name(field_names, index);
     out->integer = 0;
     out->real = 0;
     out->text = NULL;
@@ -204,62 +218,64 @@ mc_status_t mc_check_field(const mc_check_t *check, int32_t index, mc_field_t *o
 /* Storage of an input field, and which names a name-kind field takes. */
 enum { IN_INT64 = 0, IN_DOUBLE = 1, IN_BOOL = 2, IN_TARGET, IN_KERNELS, IN_REGION, IN_BIT };
 
+/* As the report's fields: names in one NUL-separated string, the rest in 4-byte rows. */
 typedef struct {
-    const char *name;
     uint16_t offset;
     uint8_t storage;
     uint8_t bit;      /* IN_BIT: which bit of a uint32_t */
 } input_t;
 
-#define B(name, member, storage) {name, (uint16_t)offsetof(mc_board_t, member), storage, 0}
-#define RATE(cls, num, lib, name) B(name, ops_per_second[cls][num][lib], IN_DOUBLE)
-#define RATES(cls, prefix)                                                                  \
-    RATE(cls, MC_NUMERIC_INT8, MC_KERNELS_REFERENCE, prefix "_int8_reference_ops_per_second"), \
-        RATE(cls, MC_NUMERIC_INT8, MC_KERNELS_OPTIMISED, prefix "_int8_optimised_ops_per_second"), \
-        RATE(cls, MC_NUMERIC_FLOAT32, MC_KERNELS_REFERENCE, prefix "_float32_reference_ops_per_second"), \
-        RATE(cls, MC_NUMERIC_FLOAT32, MC_KERNELS_OPTIMISED, prefix "_float32_optimised_ops_per_second")
+#define RATE(X, cls, num, lib, name) X(name, ops_per_second[cls][num][lib], IN_DOUBLE, 0)
+#define RATES(X, cls, prefix)                                                                     \
+    RATE(X, cls, MC_NUMERIC_INT8, MC_KERNELS_REFERENCE, prefix "_int8_reference_ops_per_second")     \
+    RATE(X, cls, MC_NUMERIC_INT8, MC_KERNELS_OPTIMISED, prefix "_int8_optimised_ops_per_second")     \
+    RATE(X, cls, MC_NUMERIC_FLOAT32, MC_KERNELS_REFERENCE, prefix "_float32_reference_ops_per_second") \
+    RATE(X, cls, MC_NUMERIC_FLOAT32, MC_KERNELS_OPTIMISED, prefix "_float32_optimised_ops_per_second")
 
-static const input_t board_inputs[] = {
-    B("target", target, IN_TARGET),
-    B("ram_bytes", regions[MC_REGION_RAM].bytes, IN_INT64),
-    B("ram_read_bytes_per_second", regions[MC_REGION_RAM].read_bytes_per_second, IN_DOUBLE),
-    B("psram_bytes", regions[MC_REGION_PSRAM].bytes, IN_INT64),
-    B("psram_read_bytes_per_second", regions[MC_REGION_PSRAM].read_bytes_per_second, IN_DOUBLE),
-    B("flash_bytes", regions[MC_REGION_FLASH].bytes, IN_INT64),
-    B("flash_read_bytes_per_second", regions[MC_REGION_FLASH].read_bytes_per_second, IN_DOUBLE),
-    B("ram_bytes_at_boot", ram_bytes_at_boot, IN_INT64),
-    B("model_partition_bytes", model_partition_bytes, IN_INT64),
-    RATES(MC_OPCLASS_CONV, "conv"),
-    RATES(MC_OPCLASS_DEPTHWISE, "depthwise"),
-    RATES(MC_OPCLASS_MATMUL, "matmul"),
-    RATES(MC_OPCLASS_OTHER, "other"),
-    {"ram_traffic_in_rates", (uint16_t)offsetof(mc_board_t, rates_include_region), IN_BIT, MC_REGION_RAM},
-    {"psram_traffic_in_rates", (uint16_t)offsetof(mc_board_t, rates_include_region), IN_BIT, MC_REGION_PSRAM},
-    {"flash_traffic_in_rates", (uint16_t)offsetof(mc_board_t, rates_include_region), IN_BIT, MC_REGION_FLASH},
-    B("overhead_seconds", overhead_seconds, IN_DOUBLE),
-    B("active_watts", active_watts, IN_DOUBLE),
-    B("sleep_watts", sleep_watts, IN_DOUBLE),
-    B("radio_tx_watts", radio_tx_watts, IN_DOUBLE),
-    B("radio_bytes_per_second", radio_bytes_per_second, IN_DOUBLE),
-};
+#define BOARD_INPUTS(X)                                                                       \
+    X("target", target, IN_TARGET, 0)                                                         \
+    X("ram_bytes", regions[MC_REGION_RAM].bytes, IN_INT64, 0)                                 \
+    X("ram_read_bytes_per_second", regions[MC_REGION_RAM].read_bytes_per_second, IN_DOUBLE, 0) \
+    X("psram_bytes", regions[MC_REGION_PSRAM].bytes, IN_INT64, 0)                             \
+    X("psram_read_bytes_per_second", regions[MC_REGION_PSRAM].read_bytes_per_second, IN_DOUBLE, 0) \
+    X("flash_bytes", regions[MC_REGION_FLASH].bytes, IN_INT64, 0)                             \
+    X("flash_read_bytes_per_second", regions[MC_REGION_FLASH].read_bytes_per_second, IN_DOUBLE, 0) \
+    X("ram_bytes_at_boot", ram_bytes_at_boot, IN_INT64, 0)                                    \
+    X("model_partition_bytes", model_partition_bytes, IN_INT64, 0)                            \
+    RATES(X, MC_OPCLASS_CONV, "conv")                                                         \
+    RATES(X, MC_OPCLASS_DEPTHWISE, "depthwise")                                               \
+    RATES(X, MC_OPCLASS_MATMUL, "matmul")                                                     \
+    RATES(X, MC_OPCLASS_OTHER, "other")                                                       \
+    X("ram_traffic_in_rates", rates_include_region, IN_BIT, MC_REGION_RAM)                    \
+    X("psram_traffic_in_rates", rates_include_region, IN_BIT, MC_REGION_PSRAM)                \
+    X("flash_traffic_in_rates", rates_include_region, IN_BIT, MC_REGION_FLASH)                \
+    X("overhead_seconds", overhead_seconds, IN_DOUBLE, 0)                                     \
+    X("active_watts", active_watts, IN_DOUBLE, 0)                                             \
+    X("sleep_watts", sleep_watts, IN_DOUBLE, 0)                                               \
+    X("radio_tx_watts", radio_tx_watts, IN_DOUBLE, 0)                                         \
+    X("radio_bytes_per_second", radio_bytes_per_second, IN_DOUBLE, 0)
 
-#define C(name, member, storage) {name, (uint16_t)offsetof(mc_check_config_t, member), storage, 0}
+#define CONFIG_INPUTS(X)                                                      \
+    X("kernels", kernels, IN_KERNELS, 0)                                      \
+    X("arena_region", arena_region, IN_REGION, 0)                             \
+    X("weights_region", weights_region, IN_REGION, 0)                         \
+    X("batch", batch, IN_INT64, 0)                                            \
+    X("model_file_bytes", model_file_bytes, IN_INT64, 0)                      \
+    X("available_bytes", available_bytes, IN_INT64, 0)                        \
+    X("latency_budget_seconds", latency_budget_seconds, IN_DOUBLE, 0)         \
+    X("inferences_per_hour", inferences_per_hour, IN_DOUBLE, 0)               \
+    X("battery_joules", battery_joules, IN_DOUBLE, 0)                         \
+    X("battery_life_seconds", battery_life_seconds, IN_DOUBLE, 0)             \
+    X("plan_steps", plan_steps, IN_INT64, 0)                                  \
+    X("allow_unknown_ops", flags, IN_BIT, 0)                                  \
+    X("memcore_plan", flags, IN_BIT, 1)
 
-static const input_t config_inputs[] = {
-    C("kernels", kernels, IN_KERNELS),
-    C("arena_region", arena_region, IN_REGION),
-    C("weights_region", weights_region, IN_REGION),
-    C("batch", batch, IN_INT64),
-    C("model_file_bytes", model_file_bytes, IN_INT64),
-    C("available_bytes", available_bytes, IN_INT64),
-    C("latency_budget_seconds", latency_budget_seconds, IN_DOUBLE),
-    C("inferences_per_hour", inferences_per_hour, IN_DOUBLE),
-    C("battery_joules", battery_joules, IN_DOUBLE),
-    C("battery_life_seconds", battery_life_seconds, IN_DOUBLE),
-    C("plan_steps", plan_steps, IN_INT64),
-    {"allow_unknown_ops", (uint16_t)offsetof(mc_check_config_t, flags), IN_BIT, 0},
-    {"memcore_plan", (uint16_t)offsetof(mc_check_config_t, flags), IN_BIT, 1},
-};
+#define BOARD_ROW(name, member, storage, bit) {(uint16_t)offsetof(mc_board_t, member), storage, bit},
+#define CONFIG_ROW(name, member, storage, bit) {(uint16_t)offsetof(mc_check_config_t, member), storage, bit},
+static const char board_names[] = BOARD_INPUTS(FIELD_NAME);
+static const input_t board_inputs[] = {BOARD_INPUTS(BOARD_ROW)};
+static const char config_names[] = CONFIG_INPUTS(FIELD_NAME);
+static const input_t config_inputs[] = {CONFIG_INPUTS(CONFIG_ROW)};
 
 static int32_t name_code(const char *(*names)(int32_t), int32_t count, const char *text)
 {
@@ -273,7 +289,7 @@ static int32_t name_code(const char *(*names)(int32_t), int32_t count, const cha
     return -1;
 }
 
-static mc_status_t set_input(const input_t *inputs, int32_t n, void *target, const char *name,
+static mc_status_t set_input(const input_t *inputs, const char *names, int32_t n, void *target, const char *name,
                              const mc_field_t *v)
 {
     const input_t *in = NULL;
@@ -282,8 +298,8 @@ static mc_status_t set_input(const input_t *inputs, int32_t n, void *target, con
     if (target == NULL || name == NULL || v == NULL) {
         return MC_E_NULL;
     }
-    for (i = 0; i < n && in == NULL; i++) {
-        if (strcmp(inputs[i].name, name) == 0) {
+    for (i = 0; i < n && in == NULL; i++, names += strlen(names) + 1) {
+        if (strcmp(names, name) == 0) {
             in = &inputs[i];
         }
     }
@@ -343,7 +359,7 @@ void mc_board_init(mc_board_t *board)
 
 mc_status_t mc_board_set(mc_board_t *board, const char *name, const mc_field_t *value)
 {
-    return set_input(board_inputs, (int32_t)(sizeof board_inputs / sizeof board_inputs[0]), board, name, value);
+    return set_input(board_inputs, board_names, mc_board_field_count(), board, name, value);
 }
 
 int32_t mc_board_field_count(void)
@@ -353,7 +369,7 @@ int32_t mc_board_field_count(void)
 
 const char *mc_board_field_name(int32_t index)
 {
-    return index >= 0 && index < mc_board_field_count() ? board_inputs[index].name : NULL;
+    return index >= 0 && index < mc_board_field_count() ? nth_name(board_names, index) : NULL;
 }
 
 void mc_check_config_init(mc_check_config_t *config)
@@ -370,8 +386,7 @@ void mc_check_config_init(mc_check_config_t *config)
 
 mc_status_t mc_check_config_set(mc_check_config_t *config, const char *name, const mc_field_t *value)
 {
-    return set_input(config_inputs, (int32_t)(sizeof config_inputs / sizeof config_inputs[0]), config, name,
-                     value);
+    return set_input(config_inputs, config_names, mc_check_config_field_count(), config, name, value);
 }
 
 int32_t mc_check_config_field_count(void)
@@ -381,5 +396,5 @@ int32_t mc_check_config_field_count(void)
 
 const char *mc_check_config_field_name(int32_t index)
 {
-    return index >= 0 && index < mc_check_config_field_count() ? config_inputs[index].name : NULL;
+    return index >= 0 && index < mc_check_config_field_count() ? nth_name(config_names, index) : NULL;
 }
