@@ -234,7 +234,7 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
     }
     for (k = 0; k < g->n_ops; k++) {
         const mc_op_t *op = &g->ops[k];
-        int64_t macs = 0, other = 0, ops = 0, constants = 0, activations = 0;
+        int64_t macs = 0, other = 0, ops = 0, constants = 0, activations = 0, weights = 0;
         int32_t cls = opclass(op->kind);
         double rate = rate_of(b, cls, r->numeric, r->kernels), compute_seconds, fetch_seconds;
         MC_TRY(mc_op_counts_of(g, k, &macs, &other));
@@ -252,6 +252,10 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
             int32_t t = g->op_tensors[i];
             if (t < 0) {
                 continue;
+            }
+            /* its row counts every constant it reads, the fetch only the first reading */
+            if (rows != NULL && (g->tensors[t].flags & MC_TENSOR_CONSTANT)) {
+                MC_TRY(mc_checked_add(weights, g->tensors[t].bytes, &weights));
             }
             if ((g->tensors[t].flags & MC_TENSOR_CONSTANT) && read[t] == 0) {
                 MC_TRY(mc_checked_add(constants, g->tensors[t].bytes, &constants));
@@ -278,16 +282,9 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         r->compute_seconds_by_class[cls] += compute_seconds;
         r->latency.fetch_seconds += fetch_seconds;
         if (rows != NULL) {
-            int64_t w = 0;
-            for (i = op->first_input; i < op->first_input + op->n_inputs; i++) {
-                int32_t t = g->op_tensors[i];
-                if (t >= 0 && (g->tensors[t].flags & MC_TENSOR_CONSTANT)) {
-                    MC_TRY(mc_checked_add(w, g->tensors[t].bytes, &w));
-                }
-            }
             rows[k].macs = macs;
             rows[k].operations = ops;
-            rows[k].weights_bytes = w;
+            rows[k].weights_bytes = weights;
             MC_TRY(mc_checked_add(constants, activations, &rows[k].fetch_bytes));
             rows[k].fetch_seconds = fetch_seconds;
             rows[k].compute_seconds = compute_seconds;

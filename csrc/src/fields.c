@@ -103,56 +103,46 @@ static const char *nth_name(const char *names, int32_t index)
     return names;
 }
 
-static const char *pick(const char *const *names, int32_t n, int32_t i)
+/* The i-th of n NUL-separated names, or NULL out of range or for an empty name (a code
+ * no name stands for). */
+static const char *pick(const char *names, int32_t n, int32_t i)
 {
-    return i >= 0 && i < n ? names[i] : NULL;
+    const char *name = i >= 0 && i < n ? nth_name(names, i) : "";
+    return *name != '\0' ? name : NULL;
 }
 
+/* Each list in its enum's order (memcore.h). */
 const char *mc_target_name(int32_t target)
 {
-    static const char *const names[MC_TARGET_COUNT] = {
-        [MC_TARGET_HOST64] = "host64", [MC_TARGET_ARMHF] = "armhf", [MC_TARGET_CORTEX_M] = "cortex-m",
-        [MC_TARGET_RISCV32] = "riscv32", [MC_TARGET_ESP32] = "esp32",
-    };
-    return pick(names, MC_TARGET_COUNT, target);
+    return pick("host64\0armhf\0cortex-m\0riscv32\0esp32", MC_TARGET_COUNT, target);
 }
 
 const char *mc_kernels_name(int32_t kernels)
 {
-    static const char *const names[2] = {[MC_KERNELS_REFERENCE] = "reference", [MC_KERNELS_OPTIMISED] = "optimised"};
-    return pick(names, 2, kernels);
+    return pick("reference\0optimised", 2, kernels);
 }
+
+/* The memory resources are the regions, in the same order. */
+static const char resource_names[] = "ram\0psram\0flash\0latency\0battery";
 
 const char *mc_region_name(int32_t region)
 {
-    static const char *const names[MC_REGION_COUNT] = {
-        [MC_REGION_RAM] = "ram", [MC_REGION_PSRAM] = "psram", [MC_REGION_FLASH] = "flash",
-    };
-    return pick(names, MC_REGION_COUNT, region);
+    return pick(resource_names, MC_REGION_COUNT, region);
 }
 
 const char *mc_resource_name(int32_t resource)
 {
-    static const char *const names[MC_RESOURCE_COUNT] = {
-        [MC_RESOURCE_RAM] = "ram", [MC_RESOURCE_PSRAM] = "psram", [MC_RESOURCE_FLASH] = "flash",
-        [MC_RESOURCE_LATENCY] = "latency", [MC_RESOURCE_BATTERY] = "battery",
-    };
-    return pick(names, MC_RESOURCE_COUNT, resource);
+    return pick(resource_names, MC_RESOURCE_COUNT, resource);
 }
 
 const char *mc_verdict_name(int32_t verdict)
 {
-    static const char *const names[4] = {
-        [MC_CHECK_FITS] = "fits", [MC_CHECK_DOES_NOT_FIT] = "does_not_fit", [2] = NULL,
-        [MC_CHECK_MISSES_BUDGET] = "misses_budget",
-    };
-    return pick(names, 4, verdict);
+    return pick("fits\0does_not_fit\0\0misses_budget", 4, verdict);
 }
 
 const char *mc_numeric_name(int32_t numeric)
 {
-    static const char *const names[MC_NUMERIC_COUNT] = {[MC_NUMERIC_INT8] = "int8", [MC_NUMERIC_FLOAT32] = "float32"};
-    return pick(names, MC_NUMERIC_COUNT, numeric);
+    return pick("int8\0float32", MC_NUMERIC_COUNT, numeric);
 }
 
 const char *mc_report_schema(void)
