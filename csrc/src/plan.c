@@ -122,75 +122,28 @@ static int64_t exact_bytes(int32_t k)
 
 /* ---- sorting ------------------------------------------------------------------- */
 
-/* Stable sort of ids[0..count) by key[id], ascending, through temp[0..count).  Long
- * lists of keys >= 0 go by radix, four bits a pass and only as many passes as the largest
- * key needs; short ones (and negative keys) by insertion sort on runs of 8 and bottom-up
- * merges.  Descending orders come from reversing an ascending one (which also reverses
- * the ties, see size_order). */
-#define RUN 8
-#define RADIX_MIN 64
+/* Stable sort of ids[0..count) by key[id], ascending, through temp[0..count): bottom-up
+ * merges of runs that double in width each pass, after one look that returns at once
+ * when the ids are already in order (as first uses mostly are).  Any stable sort gives
+ * the same order; this one is O(count log count) in the least code.  Descending orders
+ * come from reversing an ascending one (which also reverses the ties, see size_order). */
 static void sort_ids(int32_t *ids, int32_t *temp, int32_t count, const int64_t *key)
 {
-    int32_t width, i, j, *src = ids, *dst = temp, *t;
-    int64_t low = 0, high = 0;
-    bool sorted = true;
-    for (i = 0; i < count; i++) {
-        int64_t v = key[ids[i]];
-        low = v < low ? v : low;
-        high = v > high ? v : high;
-        sorted = sorted && (i == 0 || key[ids[i - 1]] <= v);
+    int32_t width, i, *src = ids, *dst = temp, *t;
+    for (i = 1; i < count && key[ids[i - 1]] <= key[ids[i]]; i++) {
     }
-    if (sorted) {
-        return; /* already in order, as first uses mostly are */
-    }
-    if (count >= RADIX_MIN && low >= 0) {
-        int shift;
-        for (shift = 0; shift < 63 && (high >> shift) != 0; shift += 4) {
-            int32_t counts[16], sum = 0;
-            memset(counts, 0, sizeof counts);
-            for (i = 0; i < count; i++) {
-                counts[key[src[i]] >> shift & 15]++;
-            }
-            for (j = 0; j < 16; j++) {
-                int32_t c = counts[j];
-                counts[j] = sum;
-                sum += c;
-            }
-            for (i = 0; i < count; i++) {
-                dst[counts[key[src[i]] >> shift & 15]++] = src[i];
-            }
-            t = src;
-            src = dst;
-            dst = t;
-        }
-    } else {
-        for (i = 0; i < count; i += RUN) {
-            int32_t end = count - i > RUN ? i + RUN : count;
-            for (j = i + 1; j < end; j++) {
-                int32_t v = ids[j], k = j;
-                while (k > i && key[v] < key[ids[k - 1]]) {
-                    ids[k] = ids[k - 1];
-                    k--;
-                }
-                ids[k] = v;
+    for (width = i < count ? 1 : count; width < count; width *= 2) {
+        for (i = 0; i < count; i += 2 * width) {
+            int32_t mid = count - i > width ? i + width : count;
+            int32_t hi = count - mid > width ? mid + width : count;
+            int32_t a = i, b = mid, k = i;
+            while (k < hi) {
+                dst[k++] = (b >= hi || (a < mid && key[src[b]] >= key[src[a]])) ? src[a++] : src[b++];
             }
         }
-        for (width = RUN; width < count; width *= 2) {
-            for (i = 0; i < count; i += 2 * width) {
-                int32_t mid = count - i > width ? i + width : count;
-                int32_t hi = count - mid > width ? mid + width : count;
-                int32_t a = i, b = mid, k = i;
-                while (a < mid || b < hi) {
-                    dst[k++] = (b >= hi || (a < mid && key[src[b]] >= key[src[a]])) ? src[a++] : src[b++];
-                }
-            }
-            t = src;
-            src = dst;
-            dst = t;
-            if (width > count / 2) {
-                break;
-            }
-        }
+        t = src;
+        src = dst;
+        dst = t;
     }
     if (src != ids) {
         memcpy(ids, src, (size_t)count * sizeof *ids);
@@ -256,7 +209,8 @@ static int32_t take(const plan_t *p, int32_t i, int32_t f, int32_t found)
 }
 
 /* The same for every position of the subtree at (i, z), cutting subtrees that end
- * before f; a walk cell packs (i << 5) | z. */
+ * before f; a walk cell packs (i << 5) | z.  Only subtrees left of a position <= m are
+ * walked, so every position met is present. */
 static int32_t take_subtree(const plan_t *p, int32_t i, int32_t z, int32_t f, int32_t found)
 {
     int32_t cells = 0;
@@ -265,18 +219,12 @@ static int32_t take_subtree(const plan_t *p, int32_t i, int32_t z, int32_t f, in
         int32_t cell = p->walk[--cells], half;
         i = cell >> 5;
         z = cell & 31;
-        half = z > 0 ? (int32_t)1 << (z - 1) : 0;
-        if (i > p->m) { /* absent: only its left subtree is in range */
-            if (z > 0) {
-                p->walk[cells++] = ((i - half) << 5) | (z - 1);
-            }
-            continue;
-        }
         if (POS_MAX(p, i - 1) < f) {
             continue;
         }
         found = take(p, i, f, found);
         if (z > 0) {
+            half = (int32_t)1 << (z - 1);
             p->walk[cells++] = ((i + half) << 5) | (z - 1);
             p->walk[cells++] = ((i - half) << 5) | (z - 1);
         }
@@ -545,13 +493,16 @@ static int32_t x_lowest(const plan_t *p, int32_t c, int32_t depth, int32_t from)
     return at;
 }
 
-/* Fills the children of the node at `depth` (placed: path[0..depth)); false when cut. */
-static bool x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
+/* Fills the children of the node at `depth` (placed: path[0..depth)); none when cut. */
+static void x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
 {
     int32_t c, t, count = 0, k = x->k;
     int32_t level = depth > 0 ? p->x_off[p->x_path[depth - 1]] : 0, bound = 0;
     int32_t level_rank = depth > 0 ? p->x_rank[p->x_path[depth - 1]] : -1;
     uint8_t *children = p->x_children + (size_t)depth * (size_t)k;
+
+    p->x_next[depth] = 0;
+    p->x_count[depth] = 0;
 
     for (t = 0; t < depth; t++) {
         int32_t j = p->x_path[t];
@@ -567,7 +518,7 @@ static bool x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
         rel = lowest = x_lowest(p, c, depth, 0);
         if (lowest < level) {
             if (lowest + p->x_sz[c] <= level) {
-                return false; /* a gap below the level that nothing can fill any more */
+                return; /* a gap below the level that nothing can fill any more */
             }
             rel = x_lowest(p, c, depth, level);
         }
@@ -588,20 +539,14 @@ static bool x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
                 need += p->x_sz[c];
             }
         }
-        /* the placed buffers live here are disjoint and in offset order along the path */
+        /* the placed buffers live here are disjoint and in offset order along the path,
+         * all starting at or below the level: the free space above it starts at the
+         * highest end among them */
         for (c = 0; c < depth && need > 0; c++) {
-            int32_t j = p->x_path[c];
-            int32_t start = p->x_off[j], end = start + p->x_sz[j];
-            if (!(live >> j & 1u) || end <= y) {
-                continue;
+            int32_t j = p->x_path[c], end = p->x_off[j] + p->x_sz[j];
+            if ((live >> j & 1u) && end > y) {
+                y = end;
             }
-            if (start > y) {
-                if (start - y >= need) {
-                    break;
-                }
-                need -= start - y;
-            }
-            y = end;
         }
         if (y + need > bound && need > 0) {
             bound = y + need;
@@ -611,7 +556,7 @@ static bool x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
         if (bound < x->next_target) {
             x->next_target = bound;
         }
-        return false;
+        return;
     }
     /* children by lowest offset, then priority */
     for (t = 1; t < count; t++) {
@@ -626,8 +571,6 @@ static bool x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
         children[u] = v;
     }
     p->x_count[depth] = (uint8_t)count;
-    p->x_next[depth] = 0;
-    return true;
 }
 
 /* One depth-first run for a plan with top <= target; x_off holds it when found. */
@@ -642,14 +585,9 @@ static int x_run(plan_t *p, exact_t *x)
             return SEARCH_LIMIT;
         }
         x->steps += cost;
-        if (!x_expand(p, x, depth, placed)) {
-            if (depth == 0) {
-                return SEARCH_DONE;
-            }
-            depth--;
-            placed &= ~((uint32_t)1 << p->x_path[depth]);
-        }
-        /* the next child to try, backing up past nodes whose children are all tried */
+        x_expand(p, x, depth, placed);
+        /* the next child to try, backing up past nodes whose children are all tried (a
+         * node cut has none) */
         while (p->x_next[depth] == p->x_count[depth]) {
             if (depth == 0) {
                 return SEARCH_DONE;
