@@ -67,7 +67,7 @@
  *   uint32 x_overlap[k], x_live[k]
  *   uint8  x_children[k * k], x_count[k], x_next[k], x_path[k], x_rank[k]; int8 x_twin[k]
  */
-#define PER_BUFFER_BYTES ((int64_t)(2 * sizeof(int64_t) + 8 * sizeof(int32_t)))
+#define PER_BUFFER_BYTES ((int32_t)(2 * sizeof(int64_t) + 8 * sizeof(int32_t)))
 
 typedef struct {
     const int32_t *first;
@@ -109,15 +109,9 @@ typedef struct {
 #define STATE_BYTES 256
 typedef char plan_state_fits[sizeof(plan_t) <= STATE_BYTES ? 1 : -1];
 
-static int32_t exact_capacity(int64_t n)
+static int32_t exact_capacity(int32_t n)
 {
-    return n < EXACT_MAX ? (int32_t)n : EXACT_MAX;
-}
-
-static int64_t exact_bytes(int32_t k)
-{
-    /* x_sz, x_off, x_rel, x_overlap, x_live; x_children; five bytes a buffer: rounded to 8 */
-    return ((int64_t)k * (k + 5 * 4 + 5) + 7) / 8 * 8;
+    return n < EXACT_MAX ? n : EXACT_MAX;
 }
 
 /* ---- sorting ------------------------------------------------------------------- */
@@ -469,8 +463,8 @@ typedef struct {
     int32_t points; /* distinct first uses */
     int32_t target; /* in units of the alignment, as all of the search's sizes */
     int32_t next_target; /* least bound above the target that cut a node */
-    int64_t steps;
-    int64_t limit;
+    int32_t steps;
+    int32_t limit;
 } exact_t;
 
 enum { SEARCH_FOUND, SEARCH_DONE, SEARCH_LIMIT };
@@ -580,7 +574,7 @@ static int x_run(plan_t *p, exact_t *x)
     uint32_t placed = 0;
     for (;;) {
         int32_t c;
-        int64_t cost = (int64_t)k * (depth + 1);
+        int32_t cost = k * (depth + 1);
         if (x->steps + cost > x->limit) {
             return SEARCH_LIMIT;
         }
@@ -644,24 +638,28 @@ static void x_priority(plan_t *p, const exact_t *x, int which)
     }
 }
 
-#define FIRST_RUN_STEPS INT64_C(4096)
+#define FIRST_RUN_STEPS 4096
 /* The search counts in units of the alignment in 32 bits: it runs when all the buffers
  * stacked are at most this many units (every sum it forms is then below 2^31). */
 #define EXACT_MAX_UNITS (INT64_C(1) << 30)
 
 /* Improves *arena (plan in offsets) within `budget` steps; returns the steps used and
- * sets *proven when the arena is then optimal. */
-static int64_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int64_t budget, int64_t *arena,
+ * sets *proven when the arena is then optimal.  Steps count in 32 bits: the budget is at
+ * most MC_PLAN_MAX_STEPS < 2^30, and a run's steps double only while below it.  lower
+ * and *arena are multiples of the alignment (sums of aligned sizes). */
+static int32_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int32_t budget, int64_t *arena,
                             int64_t *offsets, bool *proven)
 {
     exact_t x;
-    int32_t a, b;
-    int64_t run_steps = FIRST_RUN_STEPS, total = 0;
+    int32_t a, b, top, run_steps = FIRST_RUN_STEPS;
+    int64_t total = 0;
     int which = 0;
 
     ids_with_size(p, p->order, false); /* local index -> buffer id */
     for (a = 0; a < p->m; a++) {
-        total += p->aligned[p->order[a]] / alignment;
+        int64_t units = p->aligned[p->order[a]] / alignment;
+        p->x_sz[a] = (int32_t)units; /* exact when the total passes */
+        total += units;
     }
     if (total > EXACT_MAX_UNITS) {
         return 0;
@@ -670,10 +668,10 @@ static int64_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int64_t
     x.steps = 0;
     x.target = (int32_t)(lower / alignment);
     x.points = 0;
+    top = (int32_t)(*arena / alignment); /* the best plan's top */
     for (a = 0; a < x.k; a++) {
         int32_t ia = p->order[a], t = p->first[POS_BUFFER(p, a)];
         uint32_t overlap = 0, live = 0;
-        p->x_sz[a] = (int32_t)(p->aligned[ia] / alignment);
         for (b = 0; b < x.k; b++) {
             int32_t ib = p->order[b];
             if (b != a && p->first[ia] <= p->last[ib] && p->first[ib] <= p->last[ia]) {
@@ -689,9 +687,9 @@ static int64_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int64_t
             p->x_live[x.points++] = live;
         }
     }
-    while ((int64_t)x.target * alignment < *arena) {
+    while (x.target < top) {
         int outcome;
-        x.next_target = (int32_t)(*arena / alignment);
+        x.next_target = top;
         x_priority(p, &x, which);
         x.limit = budget - x.steps > run_steps ? x.steps + run_steps : budget;
         outcome = x_run(p, &x);
@@ -699,19 +697,20 @@ static int64_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int64_t
             for (a = 0; a < x.k; a++) {
                 offsets[p->order[a]] = (int64_t)p->x_off[a] * alignment;
             }
-            *arena = (int64_t)x.target * alignment;
+            top = x.target;
         } else if (outcome == SEARCH_DONE) {
             x.target = x.next_target; /* nothing fits within the target: raise it */
             run_steps = FIRST_RUN_STEPS;
             which = 0;
         } else if (x.limit == budget) {
-            return x.steps; /* out of budget: the best plan so far, not proven */
+            break; /* out of budget: the best plan so far, not proven */
         } else if (++which == 3) {
             which = 0;
             run_steps *= 2;
         }
     }
-    *proven = true;
+    *arena = (int64_t)top * alignment;
+    *proven = x.target >= top;
     return x.steps;
 }
 
@@ -719,6 +718,7 @@ static int64_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int64_t
 
 mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes)
 {
+    int32_t n, k;
     if (scratch_bytes == NULL) {
         return MC_E_NULL;
     }
@@ -728,8 +728,12 @@ mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes)
     if (n_buffers > MC_PLAN_MAX_BUFFERS) {
         return MC_E_LIMIT;
     }
-    *scratch_bytes = n_buffers * PER_BUFFER_BYTES + STATE_BYTES + WALK_CELLS * (int64_t)sizeof(int32_t) +
-                     exact_bytes(exact_capacity(n_buffers));
+    /* at most 48 MB: 32 bits hold it.  The exact search's x_sz, x_off, x_rel, x_overlap,
+     * x_live, x_children and five bytes a buffer, rounded up to 8. */
+    n = (int32_t)n_buffers;
+    k = exact_capacity(n);
+    *scratch_bytes = n * PER_BUFFER_BYTES + STATE_BYTES + WALK_CELLS * (int32_t)sizeof(int32_t) +
+                     (k * (k + 5 * 4 + 5) + 7) / 8 * 8;
     return MC_OK;
 }
 
@@ -777,10 +781,7 @@ static mc_status_t take_sizes(plan_t *p, const int64_t *sizes, int64_t alignment
         /* The aligned size, and all of them stacked, must fit in 64 bits; then no offset
          * or arena computed below can overflow. */
         rem = s % alignment;
-        if (rem != 0 && s > INT64_MAX - (alignment - rem)) {
-            return MC_E_OVERFLOW;
-        }
-        p->aligned[i] = rem == 0 ? s : s + (alignment - rem);
+        MC_TRY(mc_checked_add(s, rem == 0 ? 0 : alignment - rem, &p->aligned[i]));
         MC_TRY(mc_checked_add(total, p->aligned[i], &total));
         p->m += p->aligned[i] > 0;
     }
@@ -829,8 +830,8 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
 {
     plan_t *p;
     mc_plan_t r;
-    int64_t need = 0, pairs = 0, pass_steps, used = 0;
-    int32_t i;
+    int64_t need = 0, pairs = 0;
+    int32_t i, pass_steps, used = 0, budget;
     int pass;
 
     if (out == NULL || (n_buffers > 0 && (sizes == NULL || first_use == NULL || last_use == NULL ||
@@ -849,6 +850,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     if (budget_steps > MC_PLAN_MAX_STEPS) {
         return MC_E_LIMIT;
     }
+    budget = (int32_t)budget_steps; /* every count of steps fits in 32 bits from here on */
     MC_TRY(mc_plan_scratch_bytes(n_buffers, &need));
     if (n_buffers > 0 && (scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0)) {
         return MC_E_SCRATCH;
@@ -870,7 +872,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     if (pairs > MC_PLAN_MAX_PAIRS) {
         return MC_E_LIMIT; /* nothing written yet */
     }
-    pass_steps = n_buffers + pairs;
+    pass_steps = p->n + (int32_t)pairs;
     build_tree(p);
 
     for (i = 0; i < p->n; i++) {
@@ -882,7 +884,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     /* BEST: greedy by breadth with first fit, then with best fit; then by first use
      * (ties by id) with first fit, which places a chain of operators as it runs */
     for (pass = 0; strategy == MC_PLAN_BEST && pass < 3 && r.arena_bytes > r.lower_bound_bytes &&
-                   budget_steps - used >= pass_steps;
+                   budget - used >= pass_steps;
          pass++) {
         int64_t arena;
         used += pass_steps;
@@ -900,7 +902,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
         }
     }
     if (strategy == MC_PLAN_BEST && r.arena_bytes > r.lower_bound_bytes && p->m <= EXACT_MAX) {
-        used += exact_search(p, r.lower_bound_bytes, alignment, budget_steps - used, &r.arena_bytes,
+        used += exact_search(p, r.lower_bound_bytes, alignment, budget - used, &r.arena_bytes,
                              offsets, &r.proven_optimal);
     }
     r.steps = pass_steps + used;
