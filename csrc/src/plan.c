@@ -490,7 +490,7 @@ static int32_t x_lowest(const plan_t *p, int32_t c, int32_t depth, int32_t from)
 /* Fills the children of the node at `depth` (placed: path[0..depth)); none when cut. */
 static void x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
 {
-    int32_t c, t, count = 0, k = x->k;
+    int32_t c, r, t, count = 0, k = x->k;
     int32_t level = depth > 0 ? p->x_off[p->x_path[depth - 1]] : 0, bound = 0;
     int32_t level_rank = depth > 0 ? p->x_rank[p->x_path[depth - 1]] : -1;
     uint8_t *children = p->x_children + (size_t)depth * (size_t)k;
@@ -504,8 +504,11 @@ static void x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
             bound = p->x_off[j] + p->x_sz[j];
         }
     }
-    for (c = 0; c < k; c++) {
+    /* in priority order (p->list, from x_priority), so that children of equal lowest
+     * offsets stay in it through the stable sort below */
+    for (r = 0; r < k; r++) {
         int32_t lowest, rel;
+        c = p->list[r];
         if (placed >> c & 1u) {
             continue;
         }
@@ -520,7 +523,7 @@ static void x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
         if (rel + p->x_sz[c] > bound) {
             bound = rel + p->x_sz[c];
         }
-        if (lowest >= level && (lowest > level || p->x_rank[c] > level_rank) &&
+        if (lowest >= level && (lowest > level || r > level_rank) &&
             (p->x_twin[c] < 0 || (placed >> p->x_twin[c] & 1u))) {
             children[count++] = (uint8_t)c;
         }
@@ -536,13 +539,13 @@ static void x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
         /* the placed buffers live here are disjoint and in offset order along the path,
          * all starting at or below the level: the free space above it starts at the
          * highest end among them */
-        for (c = 0; c < depth && need > 0; c++) {
+        for (c = 0; c < depth; c++) {
             int32_t j = p->x_path[c], end = p->x_off[j] + p->x_sz[j];
             if ((live >> j & 1u) && end > y) {
                 y = end;
             }
         }
-        if (y + need > bound && need > 0) {
+        if (y + need > bound) { /* never with need 0: y is at most the highest end */
             bound = y + need;
         }
     }
@@ -552,13 +555,11 @@ static void x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
         }
         return;
     }
-    /* children by lowest offset, then priority */
+    /* children by lowest offset, then priority (stable) */
     for (t = 1; t < count; t++) {
         uint8_t v = children[t];
         int32_t u = t;
-        while (u > 0 && (p->x_rel[v] < p->x_rel[children[u - 1]] ||
-                         (p->x_rel[v] == p->x_rel[children[u - 1]] &&
-                          p->x_rank[v] < p->x_rank[children[u - 1]]))) {
+        while (u > 0 && p->x_rel[v] < p->x_rel[children[u - 1]]) {
             children[u] = children[u - 1];
             u--;
         }
@@ -805,13 +806,7 @@ static void time_orders(plan_t *p)
         POS_PREFIX(p, i) = i > 0 && POS_PREFIX(p, i - 1) > l ? POS_PREFIX(p, i - 1) : l;
     }
     for (i = 0; i < p->m; i++) {
-        int32_t b = POS_BUFFER(p, i), lo = i + 1, hi = i + 1, step = 1;
-        /* gallop: most buffers meet only the next few starters */
-        while (hi < p->m && p->first[POS_BUFFER(p, hi)] <= p->last[b]) {
-            lo = hi + 1;
-            hi = p->m - hi > step ? hi + step : p->m;
-            step *= 2;
-        }
+        int32_t b = POS_BUFFER(p, i), lo = i + 1, hi = p->m;
         while (lo < hi) {
             int32_t mid = lo + (hi - lo) / 2;
             if (p->first[POS_BUFFER(p, mid)] <= p->last[b]) {
@@ -875,9 +870,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     pass_steps = p->n + (int32_t)pairs;
     build_tree(p);
 
-    for (i = 0; i < p->n; i++) {
-        offsets[i] = 0;
-    }
+    memset(offsets, 0, (size_t)p->n * sizeof *offsets); /* zero-sized buffers stay at 0 */
     size_order(p);
     r.arena_bytes = greedy_pass(p, false);
     keep_plan(p, offsets);
