@@ -202,13 +202,16 @@ static int32_t take(const plan_t *p, int32_t i, int32_t f, int32_t found)
     return found;
 }
 
-/* The same for every position of the subtree at (i, z), cutting subtrees that end
- * before f; a walk cell packs (i << 5) | z.  Only subtrees left of a position <= m are
- * walked, so every position met is present. */
-static int32_t take_subtree(const plan_t *p, int32_t i, int32_t z, int32_t f, int32_t found)
+/* The same for position y (at level z) and every position of its left subtree, cutting
+ * subtrees that end before f; a walk cell packs (i << 5) | z.  y is at most reach, so
+ * every position met is present. */
+static int32_t take_left(const plan_t *p, int32_t y, int32_t z, int32_t f, int32_t found)
 {
-    int32_t cells = 0;
-    p->walk[cells++] = (i << 5) | z;
+    int32_t cells = 0, i;
+    found = take(p, y, f, found);
+    if (z > 0) {
+        p->walk[cells++] = ((y - ((int32_t)1 << (z - 1))) << 5) | (z - 1);
+    }
     while (cells > 0) {
         int32_t cell = p->walk[--cells], half;
         i = cell >> 5;
@@ -228,29 +231,24 @@ static int32_t take_subtree(const plan_t *p, int32_t i, int32_t z, int32_t f, in
 
 /* Lists into p->list the placed buffers live at some time in [f, l] among the first
  * `reach` positions (those that start no later than l); returns how many.  From
- * position reach up to the root: the position itself, and at each ancestor it is right
- * of, that ancestor and its left subtree; all else is to the right of reach. */
+ * position reach up to the root: the position itself and its left subtree, and at each
+ * ancestor it is right of, that ancestor and its left subtree; all else is to the
+ * right of reach. */
 static int32_t live_during(const plan_t *p, int32_t f, int32_t reach)
 {
     int32_t x = reach, z = 0, found;
     while (!(x >> z & 1)) {
         z++;
     }
-    found = take(p, x, f, 0);
-    if (z > 0 && POS_MAX(p, x - ((int32_t)1 << (z - 1)) - 1) >= f) {
-        found = take_subtree(p, x - ((int32_t)1 << (z - 1)), z - 1, f, found);
-    }
+    found = take_left(p, x, z, f, 0);
     for (; z < p->levels; z++) {
         int32_t left = x - ((int32_t)1 << z); /* positions left of x's subtree */
         if (left <= 0 || POS_PREFIX(p, left - 1) < f) {
             break; /* none of them is live at f: the usual case for a chain of operators */
         }
-        if (x >> (z + 1) & 1) { /* a right child: its parent and its left subtree come first */
-            x -= (int32_t)1 << z;
-            found = take(p, x, f, found);
-            if (POS_MAX(p, x - ((int32_t)1 << z) - 1) >= f) { /* present: left of reach */
-                found = take_subtree(p, x - ((int32_t)1 << z), z, f, found);
-            }
+        if (x >> (z + 1) & 1) { /* a right child: its parent (left) comes next */
+            x = left;
+            found = take_left(p, x, z + 1, f, found);
         } else {
             x += (int32_t)1 << z;
         }
@@ -321,9 +319,7 @@ static void live_per_position(plan_t *p)
 {
     int32_t i, start = 0;
     int64_t live = 0;
-    for (i = 0; i < p->m; i++) {
-        p->place[i] = 0;
-    }
+    memset(p->place, 0, (size_t)p->m * sizeof *p->place);
     for (i = 0; i < p->m; i++) {
         int32_t b = POS_BUFFER(p, i);
         p->place[i] += p->aligned[b];
@@ -621,21 +617,19 @@ static void x_priority(plan_t *p, const exact_t *x, int which)
         sort_ids(ids, p->temp, k, p->place);
         reverse_ids(ids, k);
     }
+    /* a buffer identical to another in size and lifetime comes after it in priority:
+     * its twin is the closest such before it */
     for (a = 0; a < k; a++) {
-        p->x_rank[ids[a]] = (uint8_t)a;
-    }
-    /* a buffer identical to another in size and lifetime comes after it in priority */
-    for (a = 0; a < k; a++) {
-        int32_t twin = -1, ia = p->order[a];
-        for (b = 0; b < k; b++) {
-            int32_t ib = p->order[b];
-            if (b != a && p->x_sz[b] == p->x_sz[a] && p->first[ib] == p->first[ia] &&
-                p->last[ib] == p->last[ia] && p->x_rank[b] < p->x_rank[a] &&
-                (twin < 0 || p->x_rank[b] > p->x_rank[twin])) {
-                twin = b;
+        int32_t c = ids[a], ic = p->order[c];
+        p->x_rank[c] = (uint8_t)a;
+        p->x_twin[c] = -1;
+        for (b = a - 1; b >= 0; b--) {
+            int32_t d = ids[b], id = p->order[d];
+            if (p->x_sz[d] == p->x_sz[c] && p->first[id] == p->first[ic] && p->last[id] == p->last[ic]) {
+                p->x_twin[c] = (int8_t)d;
+                break;
             }
         }
-        p->x_twin[a] = (int8_t)twin;
     }
 }
 
