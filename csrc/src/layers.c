@@ -34,151 +34,133 @@ static mc_status_t elements(int64_t h, int64_t w, int64_t c, int64_t *out)
     return mc_checked_mul(hw, c, out);
 }
 
-/* rows x cols weights, plus `cols` biases when asked. */
-static mc_status_t weights(int64_t rows, int64_t cols, bool bias, int64_t *out)
+/* *out = a * b + c: rows x cols weights plus their biases, fixed + per example x batch.
+ * Every operand is >= 0, so whether a sum overflows does not depend on its order. */
+static mc_status_t mul_add(int64_t a, int64_t b, int64_t c, int64_t *out)
 {
-    int64_t w = 0;
-    MC_TRY(mc_checked_mul(rows, cols, &w));
-    return mc_checked_add(w, bias ? cols : 0, out);
+    int64_t ab = 0;
+    MC_TRY(mc_checked_mul(a, b, &ab));
+    return mc_checked_add(ab, c, out);
 }
 
-/* The im2col patch matrix of a kH x kW window over the output grid. */
-static mc_status_t patches(const mc_layer_t *l, int64_t depth, int64_t *out)
+static mc_status_t add_to(int64_t *sum, int64_t v)
 {
-    int64_t grid = 0, window = 0;
-    if (l->kernel_h < 0 || l->kernel_w < 0) {
-        return MC_E_NEGATIVE;
-    }
-    if (l->kernel_h == 0 || l->kernel_w == 0) {
-        return MC_E_RANGE;
-    }
-    MC_TRY(elements(l->out_h, l->out_w, depth, &grid));
-    MC_TRY(mc_checked_mul(l->kernel_h, l->kernel_w, &window));
-    return mc_checked_mul(grid, window, out);
+    return mc_checked_add(*sum, v, sum);
 }
+
+#define KIND(k) (1u << (k))
+/* The layers whose input dropout keeps for training. */
+#define DROPOUT_KINDS                                                                          \
+    (KIND(MC_LAYER_DENSE) | KIND(MC_LAYER_OUTPUT) | KIND(MC_LAYER_CONV2D) |                   \
+     KIND(MC_LAYER_DEPTHWISE_CONV2D) | KIND(MC_LAYER_POOL2D) | KIND(MC_LAYER_AUTOENCODER))
 
 static mc_status_t report(const mc_layer_t *l, mc_layer_report_t *r)
 {
-    int64_t in = 0, out = 0, t = 0, window = 0;
+    int64_t in = 0, out = 0, t = 0, window = 0, units = l->out_c;
+    int64_t *train = &r->training_per_example, *infer = &r->inference_per_example;
+    mc_layer_kind_t kind = l->kind;
 
     MC_TRY(elements(l->in_h, l->in_w, l->in_c, &in));
     MC_TRY(elements(l->out_h, l->out_w, l->out_c, &out));
     r->input_elements = in;
     r->output_elements = out;
 
-    switch (l->kind) {
+    switch (kind) {
     case MC_LAYER_DENSE:
     case MC_LAYER_OUTPUT:
-        MC_TRY(weights(in, out, l->bias, &r->parameters));
-        r->training_per_example = out;
-        if (l->dropout) {
-            MC_TRY(mc_checked_add(out, in, &r->training_per_example));
-        }
+        MC_TRY(mul_add(in, out, l->bias ? out : 0, &r->parameters));
+        *train = out;
         break;
     case MC_LAYER_ACTIVATION:
-        r->training_per_example = in;
+        *train = in;
         break;
     case MC_LAYER_DROPOUT:
     case MC_LAYER_RESHAPE:
         break;
-    case MC_LAYER_BATCHNORM: {
-        int64_t n2 = 0;
-        MC_TRY(mc_checked_mul(l->in_c, 2, &n2));
-        r->parameters = n2;
-        r->non_trainable = n2;
-        r->training_fixed = n2;
-        MC_TRY(mc_checked_mul(in, 2, &t));          /* 2 x input */
-        MC_TRY(mc_checked_add(t, out, &t));         /* + output */
-        MC_TRY(mc_checked_add(t, n2, &t));          /* + 2n */
-        r->training_per_example = t;
+    case MC_LAYER_BATCHNORM:
+        MC_TRY(mc_checked_mul(l->in_c, 2, &t)); /* 2n */
+        r->parameters = t;
+        r->non_trainable = t;
+        r->training_fixed = t;
+        MC_TRY(add_to(&t, out));                /* + output */
+        MC_TRY(mul_add(in, 2, t, train));       /* + 2 x input */
         break;
-    }
     case MC_LAYER_CONV2D:
-    case MC_LAYER_DEPTHWISE_CONV2D: {
-        int64_t rows = 0, cols = l->out_c;
-        /* mc_checked_mul assumes non-negative operands: reject negative kernels before the
-         * window product, as patches() would (a negative pair overflowed; found by
-         * fuzz/fuzz_layers.c). */
+    case MC_LAYER_DEPTHWISE_CONV2D:
+    case MC_LAYER_POOL2D:
+        /* mc_checked_mul assumes non-negative operands: negative kernels go before the
+         * window product (a negative pair overflowed; found by fuzz/fuzz_layers.c).  An
+         * empty window is out of range; nothing a convolution computes before its
+         * patches can fail when it is. */
         if (l->kernel_h < 0 || l->kernel_w < 0) {
             return MC_E_NEGATIVE;
         }
+        if (l->kernel_h == 0 || l->kernel_w == 0) {
+            return MC_E_RANGE;
+        }
         MC_TRY(mc_checked_mul(l->kernel_h, l->kernel_w, &window));
-        MC_TRY(mc_checked_mul(window, l->in_c, &rows));
-        if (l->kind == MC_LAYER_DEPTHWISE_CONV2D) {
-            /* Each input channel has its own multiplier = C_out / C_in filters. */
-            if (l->in_c == 0 || l->out_c % l->in_c != 0) {
-                return MC_E_RANGE;
+        if (kind != MC_LAYER_POOL2D) {
+            MC_TRY(mc_checked_mul(window, l->in_c, &t));
+            if (kind == MC_LAYER_DEPTHWISE_CONV2D) {
+                /* Each input channel has its own multiplier = C_out / C_in filters. */
+                if (l->in_c == 0 || l->out_c % l->in_c != 0) {
+                    return MC_E_RANGE;
+                }
+                t = window;
             }
-            rows = window;
+            MC_TRY(mul_add(t, l->out_c, l->bias ? l->out_c : 0, &r->parameters));
         }
-        MC_TRY(weights(rows, cols, l->bias, &r->parameters));
-        MC_TRY(patches(l, l->in_c, &r->inference_per_example));
-        MC_TRY(mc_checked_mul(r->inference_per_example, 2, &r->training_per_example));
-        if (l->dropout) {
-            MC_TRY(mc_checked_add(r->training_per_example, in, &r->training_per_example));
-        }
-        break;
-    }
-    case MC_LAYER_POOL2D:
-        MC_TRY(patches(l, l->out_c, &r->inference_per_example));
-        r->training_per_example = r->inference_per_example;
-        if (l->dropout) {
-            MC_TRY(mc_checked_add(r->training_per_example, in, &r->training_per_example));
-        }
+        /* the im2col patch matrix of the window over the output grid */
+        MC_TRY(elements(l->out_h, l->out_w, kind == MC_LAYER_POOL2D ? l->out_c : l->in_c, &t));
+        MC_TRY(mc_checked_mul(t, window, infer));
+        MC_TRY(mc_checked_mul(*infer, kind == MC_LAYER_POOL2D ? 1 : 2, train));
         break;
     case MC_LAYER_GLOBAL_POOL:
-        r->inference_per_example = l->pnorm ? in : 0;
-        r->training_per_example = r->inference_per_example;
+        *infer = l->pnorm ? in : 0;
+        *train = *infer;
         break;
     case MC_LAYER_EMBEDDING:
         /* in_c is the vocabulary size; one row of out_c values per token. */
-        MC_TRY(weights(l->in_c, l->out_c, l->bias, &r->parameters));
-        r->training_per_example = out;
+        MC_TRY(mul_add(l->in_c, l->out_c, l->bias ? l->out_c : 0, &r->parameters));
+        *train = out;
         break;
     case MC_LAYER_AUTOENCODER:
         /* Encoder weights, hidden bias and the decoder's visible bias. */
-        MC_TRY(weights(in, out, l->bias, &t));
-        MC_TRY(mc_checked_add(t, l->bias ? in : 0, &r->parameters));
-        MC_TRY(mc_checked_add(in, out, &r->training_per_example));
-        if (l->dropout) {
-            MC_TRY(mc_checked_add(r->training_per_example, in, &r->training_per_example));
-        }
+        MC_TRY(mc_checked_add(l->bias ? out : 0, l->bias ? in : 0, &t));
+        MC_TRY(mul_add(in, out, t, &r->parameters));
+        MC_TRY(mc_checked_add(in, out, train));
         break;
     case MC_LAYER_L2_DISTANCE:
     case MC_LAYER_L2_NORMALIZE:
-        r->inference_per_example = l->kind == MC_LAYER_L2_NORMALIZE ? 1 : 0;
-        MC_TRY(mc_checked_mul(in, 2, &t));
-        MC_TRY(mc_checked_add(t, 3, &r->training_per_example));
+        *infer = kind == MC_LAYER_L2_NORMALIZE ? 1 : 0;
+        MC_TRY(mul_add(in, 2, 3, train));
         break;
     case MC_LAYER_ADD:
     case MC_LAYER_CONCAT:
         if (l->inputs < 1) {
             return MC_E_RANGE;
         }
-        if (l->kind == MC_LAYER_ADD) {
+        if (kind == MC_LAYER_ADD) {
             MC_TRY(mc_checked_mul(in, l->inputs, &r->input_elements));
         }
         break;
-    case MC_LAYER_LSTM: {
-        int64_t units = l->out_c, recurrent = 0, gates = 0;
-        MC_TRY(mc_checked_mul(l->in_c, units, &t));
-        MC_TRY(mc_checked_mul(units, units, &recurrent));
-        MC_TRY(mc_checked_add(t, recurrent, &t));
-        MC_TRY(mc_checked_add(t, units, &t));
-        MC_TRY(mc_checked_mul(t, 4, &r->parameters));
-        MC_TRY(mc_checked_mul(units, 5, &gates));
-        r->inference_per_example = gates;
-        MC_TRY(mc_checked_mul(gates, l->in_h, &r->training_per_example));
+    case MC_LAYER_LSTM:
+        MC_TRY(mul_add(units, units, units, &t));        /* recurrent weights, bias */
+        MC_TRY(mul_add(l->in_c, units, t, &t));          /* + input weights */
+        MC_TRY(mc_checked_mul(t, 4, &r->parameters));    /* four gates */
+        MC_TRY(mc_checked_mul(units, 5, infer));         /* the gates and the cell */
+        MC_TRY(mc_checked_mul(*infer, l->in_h, train));  /* every step of the sequence */
         break;
-    }
     default:
         return MC_E_RANGE;
+    }
+    if (l->dropout && (KIND(kind) & DROPOUT_KINDS) != 0) {
+        MC_TRY(add_to(train, in));
     }
     if (l->state_per_param < 0) {
         return MC_E_NEGATIVE;
     }
-    MC_TRY(mc_checked_mul(r->parameters, l->state_per_param, &r->updater_state));
-    return MC_OK;
+    return mc_checked_mul(r->parameters, l->state_per_param, &r->updater_state);
 }
 
 mc_status_t mc_layer_report(const mc_layer_t *layer, mc_layer_report_t *out)
@@ -192,21 +174,13 @@ mc_status_t mc_layer_report(const mc_layer_t *layer, mc_layer_report_t *out)
     return MC_OK;
 }
 
-/* fixed + batch * per_example */
-static mc_status_t scaled(int64_t fixed, int64_t per_example, int64_t batch, int64_t *out)
-{
-    int64_t v = 0;
-    MC_TRY(mc_checked_mul(per_example, batch, &v));
-    return mc_checked_add(fixed, v, out);
-}
-
 mc_status_t mc_network_report(const mc_layer_t *layers, int64_t n_layers, int64_t batch,
                               mc_mode_t mode, int64_t bits_per_value,
                               mc_network_report_t *out)
 {
     mc_network_report_t r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     bool training = mode == MC_MODE_TRAINING;
-    int64_t i, live_peak = 0, t = 0;
+    int64_t i, live_peak = 0, kept = 0;
 
     if (layers == NULL || out == NULL) {
         return MC_E_NULL;
@@ -219,6 +193,7 @@ mc_status_t mc_network_report(const mc_layer_t *layers, int64_t n_layers, int64_
     }
     MC_TRY(mc_check_bits(bits_per_value));
 
+    /* Every figure is >= 0: a sum overflows or not whatever its order. */
     for (i = 0; i < n_layers; i++) {
         mc_layer_report_t l = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         int64_t act_in = 0, act_out = 0, work = 0, live = 0;
@@ -226,19 +201,17 @@ mc_status_t mc_network_report(const mc_layer_t *layers, int64_t n_layers, int64_
         MC_TRY(mc_checked_mul(batch, l.input_elements, &act_in));
         MC_TRY(mc_checked_mul(batch, l.output_elements, &act_out));
 
-        MC_TRY(mc_checked_add(r.parameters, l.parameters, &r.parameters));
-        MC_TRY(mc_checked_add(r.parameters, l.non_trainable, &r.parameters));
-        MC_TRY(mc_checked_add(r.activations, act_out, &r.activations));
+        MC_TRY(add_to(&r.parameters, l.parameters));
+        MC_TRY(add_to(&r.parameters, l.non_trainable));
+        MC_TRY(add_to(&r.activations, act_out));
         if (training) {
-            MC_TRY(mc_checked_add(r.parameter_gradients, l.parameters, &r.parameter_gradients));
-            MC_TRY(mc_checked_add(r.activation_gradients, act_in, &r.activation_gradients));
-            MC_TRY(mc_checked_add(r.updater_state, l.updater_state, &r.updater_state));
-            MC_TRY(scaled(l.training_fixed, l.training_per_example, batch, &work));
-            MC_TRY(mc_checked_add(r.cache, l.cache_training, &r.cache));
-        } else {
-            MC_TRY(scaled(l.inference_fixed, l.inference_per_example, batch, &work));
-            MC_TRY(mc_checked_add(r.cache, l.cache_inference, &r.cache));
+            MC_TRY(add_to(&r.parameter_gradients, l.parameters));
+            MC_TRY(add_to(&r.activation_gradients, act_in));
+            MC_TRY(add_to(&r.updater_state, l.updater_state));
         }
+        MC_TRY(mul_add(training ? l.training_per_example : l.inference_per_example, batch,
+                       training ? l.training_fixed : l.inference_fixed, &work));
+        MC_TRY(add_to(&r.cache, training ? l.cache_training : l.cache_inference));
         if (i == 0 || work > r.working_memory) {
             r.working_memory = work;
             r.working_layer = i;
@@ -247,28 +220,26 @@ mc_status_t mc_network_report(const mc_layer_t *layers, int64_t n_layers, int64_
          * training these are the gradient pair flowing back, next to every forward
          * output, which backward keeps (added after the loop). */
         MC_TRY(mc_checked_add(act_in, act_out, &live));
-        MC_TRY(mc_checked_add(live, work, &live));
+        MC_TRY(add_to(&live, work));
         if (live > live_peak) {
             live_peak = live;
         }
     }
     if (training) {
-        MC_TRY(mc_checked_add(live_peak, r.activations, &live_peak));
+        MC_TRY(add_to(&live_peak, r.activations));
     }
 
-    MC_TRY(mc_checked_add(r.parameters, r.activations, &t));
-    MC_TRY(mc_checked_add(t, r.parameter_gradients, &t));
-    MC_TRY(mc_checked_add(t, r.activation_gradients, &t));
-    MC_TRY(mc_checked_add(t, r.updater_state, &t));
-    MC_TRY(mc_checked_add(t, r.working_memory, &t));
-    MC_TRY(mc_checked_add(t, r.cache, &r.total));
+    /* what both totals hold: parameters, their gradients, the updater and the cache */
+    MC_TRY(mc_checked_add(r.parameters, r.parameter_gradients, &kept));
+    MC_TRY(add_to(&kept, r.updater_state));
+    MC_TRY(add_to(&kept, r.cache));
+    MC_TRY(mc_checked_add(kept, r.activations, &r.total));
+    MC_TRY(add_to(&r.total, r.activation_gradients));
+    MC_TRY(add_to(&r.total, r.working_memory));
     MC_TRY(mc_bits_to_bytes(r.total, bits_per_value, &r.total_bytes));
 
     r.lifetime_activations = live_peak;
-    MC_TRY(mc_checked_add(r.parameters, r.parameter_gradients, &t));
-    MC_TRY(mc_checked_add(t, r.updater_state, &t));
-    MC_TRY(mc_checked_add(t, r.cache, &t));
-    MC_TRY(mc_checked_add(t, live_peak, &r.lifetime_total));
+    MC_TRY(mc_checked_add(kept, live_peak, &r.lifetime_total));
     MC_TRY(mc_bits_to_bytes(r.lifetime_total, bits_per_value, &r.lifetime_total_bytes));
     *out = r;
     return MC_OK;

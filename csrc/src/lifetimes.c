@@ -11,59 +11,43 @@
  * the tflite-micro interpreter on 74 graphs: the 8 shared models and every prefix).
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "memcore.h"
 #include "tflm_internal.h"
 
-/* Graph inputs and outputs are created (and used) at scope 0. */
-static void mark_io(const int32_t *inputs, int64_t n_inputs, const int32_t *outputs,
-                    int64_t n_outputs, int32_t *first_use, int32_t *last_use)
+/* Tensors ids[0..n) are used at `scope`, and created there too when `first_use` is given
+ * (absent optional inputs are -1 and skipped).  TFLM overwrites first_created, so a
+ * tensor written by several operators lives from its last producer on. */
+static void mark(const int32_t *ids, int64_t n, int32_t scope, int32_t *first_use, int32_t *last_use)
 {
     int64_t i;
-    for (i = 0; i < n_inputs; i++) {
-        first_use[inputs[i]] = 0;
-        last_use[inputs[i]] = 0;
-    }
-    for (i = 0; i < n_outputs; i++) {
-        first_use[outputs[i]] = 0;
-        last_use[outputs[i]] = 0;
-    }
-}
-
-/* One operator at `scope`.  Outputs are (re)created there: TFLM overwrites
- * first_created, so a tensor written by several operators lives from its last
- * producer on; then its inputs (absent optional ones are -1) are used there. */
-static void mark_op(const int32_t *inputs, int64_t n_inputs, const int32_t *outputs,
-                    int64_t n_outputs, int32_t scope, int32_t *first_use, int32_t *last_use)
-{
-    int64_t i;
-    for (i = 0; i < n_outputs; i++) {
-        first_use[outputs[i]] = scope;
-        last_use[outputs[i]] = scope;
-    }
-    for (i = 0; i < n_inputs; i++) {
-        if (inputs[i] >= 0) {
-            last_use[inputs[i]] = scope;
+    for (i = 0; i < n; i++) {
+        if (ids[i] >= 0) {
+            if (first_use != NULL) {
+                first_use[ids[i]] = scope;
+            }
+            last_use[ids[i]] = scope;
         }
     }
 }
 
 void mc__tflm_graph_lifetimes(const mc_graph_t *graph, int32_t *first_use, int32_t *last_use)
 {
-    int64_t i, k;
+    int64_t k;
     int32_t scope = 0;
-    for (i = 0; i < graph->n_tensors; i++) {
-        first_use[i] = -1;
-        last_use[i] = -1;
-    }
-    mark_io(graph->inputs, graph->n_inputs, graph->outputs, graph->n_outputs, first_use, last_use);
+    /* never touched: -1 (all bits set) */
+    memset(first_use, 0xff, (size_t)graph->n_tensors * sizeof *first_use);
+    memset(last_use, 0xff, (size_t)graph->n_tensors * sizeof *last_use);
+    /* graph inputs and outputs are created (and used) at scope 0 */
+    mark(graph->inputs, graph->n_inputs, 0, first_use, last_use);
+    mark(graph->outputs, graph->n_outputs, 0, first_use, last_use);
+    /* operator k at scope k + 1: its outputs are (re)created there, then its inputs used */
     for (k = 0; k < graph->n_ops; k++) {
         const mc_op_t *op = &graph->ops[k];
         scope++;
-        mark_op(graph->op_tensors + op->first_input, op->n_inputs,
-                graph->op_tensors + op->first_output, op->n_outputs, scope, first_use, last_use);
+        mark(graph->op_tensors + op->first_output, op->n_outputs, scope, first_use, last_use);
+        mark(graph->op_tensors + op->first_input, op->n_inputs, scope, NULL, last_use);
     }
-    for (i = 0; i < graph->n_outputs; i++) {
-        last_use[graph->outputs[i]] = scope;
-    }
+    mark(graph->outputs, graph->n_outputs, scope, NULL, last_use);
 }

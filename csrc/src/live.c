@@ -13,44 +13,18 @@
 #include "checked.h"
 #include "memcore.h"
 
-static int64_t align_up(int64_t size, int64_t alignment)
-{
-    int64_t rem = size % alignment;
-    return rem == 0 ? size : size + (alignment - rem);
-}
-
 /* The same rules as mc_plan: sizes >= 0, 0 <= first <= last, and the aligned sizes
  * stacked must fit in 64 bits, so that no sum below can overflow; lifetimes must also
- * end inside the n_steps the caller gave room for. */
-static mc_status_t validate(const int64_t *sizes, const int32_t *first_use, const int32_t *last_use,
-                            int64_t n_buffers, int64_t alignment, int64_t n_steps)
-{
-    int64_t i, total = 0;
-    for (i = 0; i < n_buffers; i++) {
-        int64_t s = sizes[i];
-        if (s < 0) {
-            return MC_E_NEGATIVE;
-        }
-        if (first_use[i] < 0 || last_use[i] < first_use[i]) {
-            return MC_E_LIFETIME;
-        }
-        if ((int64_t)last_use[i] >= n_steps) {
-            return MC_E_RANGE;
-        }
-        if (s % alignment != 0 && s > INT64_MAX - (alignment - s % alignment)) {
-            return MC_E_OVERFLOW;
-        }
-        MC_TRY(mc_checked_add(total, align_up(s, alignment), &total));
-    }
-    return MC_OK;
-}
-
+ * end inside the n_steps the caller gave room for.  Two passes over the buffers: the
+ * first only checks them (nothing is written before every one passed), the second
+ * marks where each starts and stops. */
 mc_status_t mc_live_bytes(const int64_t *sizes, const int32_t *first_use, const int32_t *last_use,
                           int64_t n_buffers, int64_t alignment, int64_t n_steps,
                           int64_t *live_bytes, int64_t *live_buffers, mc_live_t *out)
 {
     int64_t i, k, bytes = 0, buffers = 0;
     mc_live_t r;
+    int pass;
 
     if (out == NULL || (n_buffers > 0 && (sizes == NULL || first_use == NULL || last_use == NULL)) ||
         (n_steps > 0 && (live_bytes == NULL || live_buffers == NULL))) {
@@ -62,26 +36,38 @@ mc_status_t mc_live_bytes(const int64_t *sizes, const int32_t *first_use, const 
     if (alignment == 0) {
         return MC_E_RANGE;
     }
-    MC_TRY(validate(sizes, first_use, last_use, n_buffers, alignment, n_steps));
-
-    for (k = 0; k < n_steps; k++) {
-        live_bytes[k] = 0;
-        live_buffers[k] = 0;
-    }
-    /* A buffer adds its size at its first step and takes it away after its last.  Every
-     * partial value lies between minus and plus one step's live total, which the
-     * validation bounded, so nothing here can overflow. */
-    for (i = 0; i < n_buffers; i++) {
-        int64_t s = align_up(sizes[i], alignment), end;
-        if (s == 0) {
-            continue;   /* zero-sized buffers take no space, as in mc_plan */
+    for (pass = 0; pass < 2; pass++) {
+        int64_t total = 0;
+        for (k = 0; pass == 1 && k < n_steps; k++) {
+            live_bytes[k] = 0;
+            live_buffers[k] = 0;
         }
-        live_bytes[first_use[i]] += s;
-        live_buffers[first_use[i]] += 1;
-        end = (int64_t)last_use[i] + 1;
-        if (end < n_steps) {
-            live_bytes[end] -= s;
-            live_buffers[end] -= 1;
+        for (i = 0; i < n_buffers; i++) {
+            int64_t s = sizes[i], rem, end = (int64_t)last_use[i] + 1;
+            if (s < 0) {
+                return MC_E_NEGATIVE;
+            }
+            if (first_use[i] < 0 || last_use[i] < first_use[i]) {
+                return MC_E_LIFETIME;
+            }
+            if (end > n_steps) {
+                return MC_E_RANGE;
+            }
+            rem = s % alignment;
+            MC_TRY(mc_checked_add(s, rem == 0 ? 0 : alignment - rem, &s));
+            MC_TRY(mc_checked_add(total, s, &total));
+            /* A buffer adds its size at its first step and takes it away after its last.
+             * Every partial value lies between minus and plus one step's live total,
+             * which the first pass bounded, so nothing here can overflow.  Zero-sized
+             * buffers take no space, as in mc_plan. */
+            if (pass == 1 && s != 0) {
+                live_bytes[first_use[i]] += s;
+                live_buffers[first_use[i]] += 1;
+                if (end < n_steps) {
+                    live_bytes[end] -= s;
+                    live_buffers[end] -= 1;
+                }
+            }
         }
     }
     r.peak_step = n_steps > 0 ? 0 : -1;

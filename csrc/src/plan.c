@@ -67,7 +67,7 @@
  *   uint32 x_overlap[k], x_live[k]
  *   uint8  x_children[k * k], x_count[k], x_next[k], x_path[k], x_rank[k]; int8 x_twin[k]
  */
-#define PER_BUFFER_BYTES ((int64_t)(2 * sizeof(int64_t) + 8 * sizeof(int32_t)))
+#define PER_BUFFER_BYTES ((int32_t)(2 * sizeof(int64_t) + 8 * sizeof(int32_t)))
 
 typedef struct {
     const int32_t *first;
@@ -109,88 +109,49 @@ typedef struct {
 #define STATE_BYTES 256
 typedef char plan_state_fits[sizeof(plan_t) <= STATE_BYTES ? 1 : -1];
 
-static int32_t exact_capacity(int64_t n)
+static int32_t exact_capacity(int32_t n)
 {
-    return n < EXACT_MAX ? (int32_t)n : EXACT_MAX;
-}
-
-static int64_t exact_bytes(int32_t k)
-{
-    /* x_sz, x_off, x_rel, x_overlap, x_live; x_children; five bytes a buffer: rounded to 8 */
-    return ((int64_t)k * (k + 5 * 4 + 5) + 7) / 8 * 8;
+    return n < EXACT_MAX ? n : EXACT_MAX;
 }
 
 /* ---- sorting ------------------------------------------------------------------- */
 
-/* Stable sort of ids[0..count) by key[id], ascending, through temp[0..count).  Long
- * lists of keys >= 0 go by radix, four bits a pass and only as many passes as the largest
- * key needs; short ones (and negative keys) by insertion sort on runs of 8 and bottom-up
- * merges.  Descending orders come from reversing an ascending one (which also reverses
- * the ties, see size_order). */
+/* Stable sort of ids[0..count) by key[id], ascending, through temp[0..count): one look
+ * that returns at once when the ids are already in order (as first uses mostly are),
+ * insertion sort on runs of RUN (the short lists of each placement end there), then
+ * bottom-up merges.  Any stable sort gives the same order; this one is O(count log
+ * count) in little code (a radix pass for long lists was faster on the host, and cost
+ * some 450 bytes).  Descending orders come from reversing an ascending one (which also
+ * reverses the ties, see size_order). */
 #define RUN 8
-#define RADIX_MIN 64
 static void sort_ids(int32_t *ids, int32_t *temp, int32_t count, const int64_t *key)
 {
-    int32_t width, i, j, *src = ids, *dst = temp, *t;
-    int64_t low = 0, high = 0;
-    bool sorted = true;
+    int32_t width, i, *src = ids, *dst = temp, *t;
+    for (i = 1; i < count && key[ids[i - 1]] <= key[ids[i]]; i++) {
+    }
+    if (i >= count) {
+        return;
+    }
     for (i = 0; i < count; i++) {
-        int64_t v = key[ids[i]];
-        low = v < low ? v : low;
-        high = v > high ? v : high;
-        sorted = sorted && (i == 0 || key[ids[i - 1]] <= v);
+        int32_t v = ids[i], k = i;
+        while (k % RUN != 0 && key[v] < key[ids[k - 1]]) {
+            ids[k] = ids[k - 1];
+            k--;
+        }
+        ids[k] = v;
     }
-    if (sorted) {
-        return; /* already in order, as first uses mostly are */
-    }
-    if (count >= RADIX_MIN && low >= 0) {
-        int shift;
-        for (shift = 0; shift < 63 && (high >> shift) != 0; shift += 4) {
-            int32_t counts[16], sum = 0;
-            memset(counts, 0, sizeof counts);
-            for (i = 0; i < count; i++) {
-                counts[key[src[i]] >> shift & 15]++;
-            }
-            for (j = 0; j < 16; j++) {
-                int32_t c = counts[j];
-                counts[j] = sum;
-                sum += c;
-            }
-            for (i = 0; i < count; i++) {
-                dst[counts[key[src[i]] >> shift & 15]++] = src[i];
-            }
-            t = src;
-            src = dst;
-            dst = t;
-        }
-    } else {
-        for (i = 0; i < count; i += RUN) {
-            int32_t end = count - i > RUN ? i + RUN : count;
-            for (j = i + 1; j < end; j++) {
-                int32_t v = ids[j], k = j;
-                while (k > i && key[v] < key[ids[k - 1]]) {
-                    ids[k] = ids[k - 1];
-                    k--;
-                }
-                ids[k] = v;
+    for (width = RUN; width < count; width *= 2) {
+        for (i = 0; i < count; i += 2 * width) {
+            int32_t mid = count - i > width ? i + width : count;
+            int32_t hi = count - mid > width ? mid + width : count;
+            int32_t a = i, b = mid, k = i;
+            while (k < hi) {
+                dst[k++] = (b >= hi || (a < mid && key[src[b]] >= key[src[a]])) ? src[a++] : src[b++];
             }
         }
-        for (width = RUN; width < count; width *= 2) {
-            for (i = 0; i < count; i += 2 * width) {
-                int32_t mid = count - i > width ? i + width : count;
-                int32_t hi = count - mid > width ? mid + width : count;
-                int32_t a = i, b = mid, k = i;
-                while (a < mid || b < hi) {
-                    dst[k++] = (b >= hi || (a < mid && key[src[b]] >= key[src[a]])) ? src[a++] : src[b++];
-                }
-            }
-            t = src;
-            src = dst;
-            dst = t;
-            if (width > count / 2) {
-                break;
-            }
-        }
+        t = src;
+        src = dst;
+        dst = t;
     }
     if (src != ids) {
         memcpy(ids, src, (size_t)count * sizeof *ids);
@@ -255,28 +216,26 @@ static int32_t take(const plan_t *p, int32_t i, int32_t f, int32_t found)
     return found;
 }
 
-/* The same for every position of the subtree at (i, z), cutting subtrees that end
- * before f; a walk cell packs (i << 5) | z. */
-static int32_t take_subtree(const plan_t *p, int32_t i, int32_t z, int32_t f, int32_t found)
+/* The same for position y (at level z) and every position of its left subtree, cutting
+ * subtrees that end before f; a walk cell packs (i << 5) | z.  y is at most reach, so
+ * every position met is present. */
+static int32_t take_left(const plan_t *p, int32_t y, int32_t z, int32_t f, int32_t found)
 {
-    int32_t cells = 0;
-    p->walk[cells++] = (i << 5) | z;
+    int32_t cells = 0, i;
+    found = take(p, y, f, found);
+    if (z > 0) {
+        p->walk[cells++] = ((y - ((int32_t)1 << (z - 1))) << 5) | (z - 1);
+    }
     while (cells > 0) {
         int32_t cell = p->walk[--cells], half;
         i = cell >> 5;
         z = cell & 31;
-        half = z > 0 ? (int32_t)1 << (z - 1) : 0;
-        if (i > p->m) { /* absent: only its left subtree is in range */
-            if (z > 0) {
-                p->walk[cells++] = ((i - half) << 5) | (z - 1);
-            }
-            continue;
-        }
         if (POS_MAX(p, i - 1) < f) {
             continue;
         }
         found = take(p, i, f, found);
         if (z > 0) {
+            half = (int32_t)1 << (z - 1);
             p->walk[cells++] = ((i + half) << 5) | (z - 1);
             p->walk[cells++] = ((i - half) << 5) | (z - 1);
         }
@@ -286,29 +245,24 @@ static int32_t take_subtree(const plan_t *p, int32_t i, int32_t z, int32_t f, in
 
 /* Lists into p->list the placed buffers live at some time in [f, l] among the first
  * `reach` positions (those that start no later than l); returns how many.  From
- * position reach up to the root: the position itself, and at each ancestor it is right
- * of, that ancestor and its left subtree; all else is to the right of reach. */
+ * position reach up to the root: the position itself and its left subtree, and at each
+ * ancestor it is right of, that ancestor and its left subtree; all else is to the
+ * right of reach. */
 static int32_t live_during(const plan_t *p, int32_t f, int32_t reach)
 {
     int32_t x = reach, z = 0, found;
     while (!(x >> z & 1)) {
         z++;
     }
-    found = take(p, x, f, 0);
-    if (z > 0 && POS_MAX(p, x - ((int32_t)1 << (z - 1)) - 1) >= f) {
-        found = take_subtree(p, x - ((int32_t)1 << (z - 1)), z - 1, f, found);
-    }
+    found = take_left(p, x, z, f, 0);
     for (; z < p->levels; z++) {
         int32_t left = x - ((int32_t)1 << z); /* positions left of x's subtree */
         if (left <= 0 || POS_PREFIX(p, left - 1) < f) {
             break; /* none of them is live at f: the usual case for a chain of operators */
         }
-        if (x >> (z + 1) & 1) { /* a right child: its parent and its left subtree come first */
-            x -= (int32_t)1 << z;
-            found = take(p, x, f, found);
-            if (POS_MAX(p, x - ((int32_t)1 << z) - 1) >= f) { /* present: left of reach */
-                found = take_subtree(p, x - ((int32_t)1 << z), z, f, found);
-            }
+        if (x >> (z + 1) & 1) { /* a right child: its parent (left) comes next */
+            x = left;
+            found = take_left(p, x, z + 1, f, found);
         } else {
             x += (int32_t)1 << z;
         }
@@ -379,9 +333,7 @@ static void live_per_position(plan_t *p)
 {
     int32_t i, start = 0;
     int64_t live = 0;
-    for (i = 0; i < p->m; i++) {
-        p->place[i] = 0;
-    }
+    memset(p->place, 0, (size_t)p->m * sizeof *p->place);
     for (i = 0; i < p->m; i++) {
         int32_t b = POS_BUFFER(p, i);
         p->place[i] += p->aligned[b];
@@ -521,8 +473,8 @@ typedef struct {
     int32_t points; /* distinct first uses */
     int32_t target; /* in units of the alignment, as all of the search's sizes */
     int32_t next_target; /* least bound above the target that cut a node */
-    int64_t steps;
-    int64_t limit;
+    int32_t steps;
+    int32_t limit;
 } exact_t;
 
 enum { SEARCH_FOUND, SEARCH_DONE, SEARCH_LIMIT };
@@ -545,13 +497,16 @@ static int32_t x_lowest(const plan_t *p, int32_t c, int32_t depth, int32_t from)
     return at;
 }
 
-/* Fills the children of the node at `depth` (placed: path[0..depth)); false when cut. */
-static bool x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
+/* Fills the children of the node at `depth` (placed: path[0..depth)); none when cut. */
+static void x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
 {
-    int32_t c, t, count = 0, k = x->k;
+    int32_t c, r, t, count = 0, k = x->k;
     int32_t level = depth > 0 ? p->x_off[p->x_path[depth - 1]] : 0, bound = 0;
     int32_t level_rank = depth > 0 ? p->x_rank[p->x_path[depth - 1]] : -1;
     uint8_t *children = p->x_children + (size_t)depth * (size_t)k;
+
+    p->x_next[depth] = 0;
+    p->x_count[depth] = 0;
 
     for (t = 0; t < depth; t++) {
         int32_t j = p->x_path[t];
@@ -559,15 +514,18 @@ static bool x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
             bound = p->x_off[j] + p->x_sz[j];
         }
     }
-    for (c = 0; c < k; c++) {
+    /* in priority order (p->list, from x_priority), so that children of equal lowest
+     * offsets stay in it through the stable sort below */
+    for (r = 0; r < k; r++) {
         int32_t lowest, rel;
+        c = p->list[r];
         if (placed >> c & 1u) {
             continue;
         }
         rel = lowest = x_lowest(p, c, depth, 0);
         if (lowest < level) {
             if (lowest + p->x_sz[c] <= level) {
-                return false; /* a gap below the level that nothing can fill any more */
+                return; /* a gap below the level that nothing can fill any more */
             }
             rel = x_lowest(p, c, depth, level);
         }
@@ -575,7 +533,7 @@ static bool x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
         if (rel + p->x_sz[c] > bound) {
             bound = rel + p->x_sz[c];
         }
-        if (lowest >= level && (lowest > level || p->x_rank[c] > level_rank) &&
+        if (lowest >= level && (lowest > level || r > level_rank) &&
             (p->x_twin[c] < 0 || (placed >> p->x_twin[c] & 1u))) {
             children[count++] = (uint8_t)c;
         }
@@ -588,22 +546,16 @@ static bool x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
                 need += p->x_sz[c];
             }
         }
-        /* the placed buffers live here are disjoint and in offset order along the path */
-        for (c = 0; c < depth && need > 0; c++) {
-            int32_t j = p->x_path[c];
-            int32_t start = p->x_off[j], end = start + p->x_sz[j];
-            if (!(live >> j & 1u) || end <= y) {
-                continue;
+        /* the placed buffers live here are disjoint and in offset order along the path,
+         * all starting at or below the level: the free space above it starts at the
+         * highest end among them */
+        for (c = 0; c < depth; c++) {
+            int32_t j = p->x_path[c], end = p->x_off[j] + p->x_sz[j];
+            if ((live >> j & 1u) && end > y) {
+                y = end;
             }
-            if (start > y) {
-                if (start - y >= need) {
-                    break;
-                }
-                need -= start - y;
-            }
-            y = end;
         }
-        if (y + need > bound && need > 0) {
+        if (y + need > bound) { /* never with need 0: y is at most the highest end */
             bound = y + need;
         }
     }
@@ -611,23 +563,19 @@ static bool x_expand(plan_t *p, exact_t *x, int32_t depth, uint32_t placed)
         if (bound < x->next_target) {
             x->next_target = bound;
         }
-        return false;
+        return;
     }
-    /* children by lowest offset, then priority */
+    /* children by lowest offset, then priority (stable) */
     for (t = 1; t < count; t++) {
         uint8_t v = children[t];
         int32_t u = t;
-        while (u > 0 && (p->x_rel[v] < p->x_rel[children[u - 1]] ||
-                         (p->x_rel[v] == p->x_rel[children[u - 1]] &&
-                          p->x_rank[v] < p->x_rank[children[u - 1]]))) {
+        while (u > 0 && p->x_rel[v] < p->x_rel[children[u - 1]]) {
             children[u] = children[u - 1];
             u--;
         }
         children[u] = v;
     }
     p->x_count[depth] = (uint8_t)count;
-    p->x_next[depth] = 0;
-    return true;
 }
 
 /* One depth-first run for a plan with top <= target; x_off holds it when found. */
@@ -637,19 +585,14 @@ static int x_run(plan_t *p, exact_t *x)
     uint32_t placed = 0;
     for (;;) {
         int32_t c;
-        int64_t cost = (int64_t)k * (depth + 1);
+        int32_t cost = k * (depth + 1);
         if (x->steps + cost > x->limit) {
             return SEARCH_LIMIT;
         }
         x->steps += cost;
-        if (!x_expand(p, x, depth, placed)) {
-            if (depth == 0) {
-                return SEARCH_DONE;
-            }
-            depth--;
-            placed &= ~((uint32_t)1 << p->x_path[depth]);
-        }
-        /* the next child to try, backing up past nodes whose children are all tried */
+        x_expand(p, x, depth, placed);
+        /* the next child to try, backing up past nodes whose children are all tried (a
+         * node cut has none) */
         while (p->x_next[depth] == p->x_count[depth]) {
             if (depth == 0) {
                 return SEARCH_DONE;
@@ -688,42 +631,44 @@ static void x_priority(plan_t *p, const exact_t *x, int which)
         sort_ids(ids, p->temp, k, p->place);
         reverse_ids(ids, k);
     }
+    /* a buffer identical to another in size and lifetime comes after it in priority:
+     * its twin is the closest such before it */
     for (a = 0; a < k; a++) {
-        p->x_rank[ids[a]] = (uint8_t)a;
-    }
-    /* a buffer identical to another in size and lifetime comes after it in priority */
-    for (a = 0; a < k; a++) {
-        int32_t twin = -1, ia = p->order[a];
-        for (b = 0; b < k; b++) {
-            int32_t ib = p->order[b];
-            if (b != a && p->x_sz[b] == p->x_sz[a] && p->first[ib] == p->first[ia] &&
-                p->last[ib] == p->last[ia] && p->x_rank[b] < p->x_rank[a] &&
-                (twin < 0 || p->x_rank[b] > p->x_rank[twin])) {
-                twin = b;
+        int32_t c = ids[a], ic = p->order[c];
+        p->x_rank[c] = (uint8_t)a;
+        p->x_twin[c] = -1;
+        for (b = a - 1; b >= 0; b--) {
+            int32_t d = ids[b], id = p->order[d];
+            if (p->x_sz[d] == p->x_sz[c] && p->first[id] == p->first[ic] && p->last[id] == p->last[ic]) {
+                p->x_twin[c] = (int8_t)d;
+                break;
             }
         }
-        p->x_twin[a] = (int8_t)twin;
     }
 }
 
-#define FIRST_RUN_STEPS INT64_C(4096)
+#define FIRST_RUN_STEPS 4096
 /* The search counts in units of the alignment in 32 bits: it runs when all the buffers
  * stacked are at most this many units (every sum it forms is then below 2^31). */
 #define EXACT_MAX_UNITS (INT64_C(1) << 30)
 
 /* Improves *arena (plan in offsets) within `budget` steps; returns the steps used and
- * sets *proven when the arena is then optimal. */
-static int64_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int64_t budget, int64_t *arena,
+ * sets *proven when the arena is then optimal.  Steps count in 32 bits: the budget is at
+ * most MC_PLAN_MAX_STEPS < 2^30, and a run's steps double only while below it.  lower
+ * and *arena are multiples of the alignment (sums of aligned sizes). */
+static int32_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int32_t budget, int64_t *arena,
                             int64_t *offsets, bool *proven)
 {
     exact_t x;
-    int32_t a, b;
-    int64_t run_steps = FIRST_RUN_STEPS, total = 0;
+    int32_t a, b, top, run_steps = FIRST_RUN_STEPS;
+    int64_t total = 0;
     int which = 0;
 
     ids_with_size(p, p->order, false); /* local index -> buffer id */
     for (a = 0; a < p->m; a++) {
-        total += p->aligned[p->order[a]] / alignment;
+        int64_t units = p->aligned[p->order[a]] / alignment;
+        p->x_sz[a] = (int32_t)units; /* exact when the total passes */
+        total += units;
     }
     if (total > EXACT_MAX_UNITS) {
         return 0;
@@ -732,10 +677,10 @@ static int64_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int64_t
     x.steps = 0;
     x.target = (int32_t)(lower / alignment);
     x.points = 0;
+    top = (int32_t)(*arena / alignment); /* the best plan's top */
     for (a = 0; a < x.k; a++) {
         int32_t ia = p->order[a], t = p->first[POS_BUFFER(p, a)];
         uint32_t overlap = 0, live = 0;
-        p->x_sz[a] = (int32_t)(p->aligned[ia] / alignment);
         for (b = 0; b < x.k; b++) {
             int32_t ib = p->order[b];
             if (b != a && p->first[ia] <= p->last[ib] && p->first[ib] <= p->last[ia]) {
@@ -751,9 +696,9 @@ static int64_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int64_t
             p->x_live[x.points++] = live;
         }
     }
-    while ((int64_t)x.target * alignment < *arena) {
+    while (x.target < top) {
         int outcome;
-        x.next_target = (int32_t)(*arena / alignment);
+        x.next_target = top;
         x_priority(p, &x, which);
         x.limit = budget - x.steps > run_steps ? x.steps + run_steps : budget;
         outcome = x_run(p, &x);
@@ -761,19 +706,20 @@ static int64_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int64_t
             for (a = 0; a < x.k; a++) {
                 offsets[p->order[a]] = (int64_t)p->x_off[a] * alignment;
             }
-            *arena = (int64_t)x.target * alignment;
+            top = x.target;
         } else if (outcome == SEARCH_DONE) {
             x.target = x.next_target; /* nothing fits within the target: raise it */
             run_steps = FIRST_RUN_STEPS;
             which = 0;
         } else if (x.limit == budget) {
-            return x.steps; /* out of budget: the best plan so far, not proven */
+            break; /* out of budget: the best plan so far, not proven */
         } else if (++which == 3) {
             which = 0;
             run_steps *= 2;
         }
     }
-    *proven = true;
+    *arena = (int64_t)top * alignment;
+    *proven = x.target >= top;
     return x.steps;
 }
 
@@ -781,6 +727,7 @@ static int64_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int64_t
 
 mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes)
 {
+    int32_t n, k;
     if (scratch_bytes == NULL) {
         return MC_E_NULL;
     }
@@ -790,8 +737,12 @@ mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes)
     if (n_buffers > MC_PLAN_MAX_BUFFERS) {
         return MC_E_LIMIT;
     }
-    *scratch_bytes = n_buffers * PER_BUFFER_BYTES + STATE_BYTES + WALK_CELLS * (int64_t)sizeof(int32_t) +
-                     exact_bytes(exact_capacity(n_buffers));
+    /* at most 48 MB: 32 bits hold it.  The exact search's x_sz, x_off, x_rel, x_overlap,
+     * x_live, x_children and five bytes a buffer, rounded up to 8. */
+    n = (int32_t)n_buffers;
+    k = exact_capacity(n);
+    *scratch_bytes = n * PER_BUFFER_BYTES + STATE_BYTES + WALK_CELLS * (int32_t)sizeof(int32_t) +
+                     (k * (k + 5 * 4 + 5) + 7) / 8 * 8;
     return MC_OK;
 }
 
@@ -839,10 +790,7 @@ static mc_status_t take_sizes(plan_t *p, const int64_t *sizes, int64_t alignment
         /* The aligned size, and all of them stacked, must fit in 64 bits; then no offset
          * or arena computed below can overflow. */
         rem = s % alignment;
-        if (rem != 0 && s > INT64_MAX - (alignment - rem)) {
-            return MC_E_OVERFLOW;
-        }
-        p->aligned[i] = rem == 0 ? s : s + (alignment - rem);
+        MC_TRY(mc_checked_add(s, rem == 0 ? 0 : alignment - rem, &p->aligned[i]));
         MC_TRY(mc_checked_add(total, p->aligned[i], &total));
         p->m += p->aligned[i] > 0;
     }
@@ -866,13 +814,7 @@ static void time_orders(plan_t *p)
         POS_PREFIX(p, i) = i > 0 && POS_PREFIX(p, i - 1) > l ? POS_PREFIX(p, i - 1) : l;
     }
     for (i = 0; i < p->m; i++) {
-        int32_t b = POS_BUFFER(p, i), lo = i + 1, hi = i + 1, step = 1;
-        /* gallop: most buffers meet only the next few starters */
-        while (hi < p->m && p->first[POS_BUFFER(p, hi)] <= p->last[b]) {
-            lo = hi + 1;
-            hi = p->m - hi > step ? hi + step : p->m;
-            step *= 2;
-        }
+        int32_t b = POS_BUFFER(p, i), lo = i + 1, hi = p->m;
         while (lo < hi) {
             int32_t mid = lo + (hi - lo) / 2;
             if (p->first[POS_BUFFER(p, mid)] <= p->last[b]) {
@@ -891,8 +833,8 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
 {
     plan_t *p;
     mc_plan_t r;
-    int64_t need = 0, pairs = 0, pass_steps, used = 0;
-    int32_t i;
+    int64_t need = 0, pairs = 0;
+    int32_t i, pass_steps, used = 0, budget;
     int pass;
 
     if (out == NULL || (n_buffers > 0 && (sizes == NULL || first_use == NULL || last_use == NULL ||
@@ -911,6 +853,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     if (budget_steps > MC_PLAN_MAX_STEPS) {
         return MC_E_LIMIT;
     }
+    budget = (int32_t)budget_steps; /* every count of steps fits in 32 bits from here on */
     MC_TRY(mc_plan_scratch_bytes(n_buffers, &need));
     if (n_buffers > 0 && (scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0)) {
         return MC_E_SCRATCH;
@@ -932,19 +875,17 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     if (pairs > MC_PLAN_MAX_PAIRS) {
         return MC_E_LIMIT; /* nothing written yet */
     }
-    pass_steps = n_buffers + pairs;
+    pass_steps = p->n + (int32_t)pairs;
     build_tree(p);
 
-    for (i = 0; i < p->n; i++) {
-        offsets[i] = 0;
-    }
+    memset(offsets, 0, (size_t)p->n * sizeof *offsets); /* zero-sized buffers stay at 0 */
     size_order(p);
     r.arena_bytes = greedy_pass(p, false);
     keep_plan(p, offsets);
     /* BEST: greedy by breadth with first fit, then with best fit; then by first use
      * (ties by id) with first fit, which places a chain of operators as it runs */
     for (pass = 0; strategy == MC_PLAN_BEST && pass < 3 && r.arena_bytes > r.lower_bound_bytes &&
-                   budget_steps - used >= pass_steps;
+                   budget - used >= pass_steps;
          pass++) {
         int64_t arena;
         used += pass_steps;
@@ -962,7 +903,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
         }
     }
     if (strategy == MC_PLAN_BEST && r.arena_bytes > r.lower_bound_bytes && p->m <= EXACT_MAX) {
-        used += exact_search(p, r.lower_bound_bytes, alignment, budget_steps - used, &r.arena_bytes,
+        used += exact_search(p, r.lower_bound_bytes, alignment, budget - used, &r.arena_bytes,
                              offsets, &r.proven_optimal);
     }
     r.steps = pass_steps + used;
