@@ -528,14 +528,14 @@ OUT_OF_LINE static mc_status_t read_options(reader_t *r, const table_t *op, mc_o
         return MC_OK; /* none, or newer than this reader's schema: defaults stay 0 */
     }
     {
-        int32_t first = mc_tflite_option_tables[type] >> 4, count = mc_tflite_option_tables[type] & 15;
+        const uint8_t *fields = NULL;
+        int32_t count = mc_tflite_option_fields(type, &fields);
         MC_TRY(ref_field(r, op, OP_OPTIONS, &at));
         if (at >= 0) {
             MC_TRY(table_at(r, at, &options));
         }
         for (f = 0; f < count; f++) {
-            uint8_t entry = mc_tflite_option_fields[first + f];
-            int32_t kind = entry & 7, fallback = mc_tflite_option_defaults[entry >> 3];
+            int32_t kind = fields[f] & 7, fallback = fields[f] >> 3;
             if (kind == MC_FIELD_NOT_SCALAR) {
                 continue;
             }
