@@ -37,58 +37,79 @@ int64_t mc_dtype_bytes(int32_t dtype)
 
 const char *mc_problem_text(int32_t kind)
 {
-    static const char *const texts[MC_PROBLEM_COUNT] = {
-        [MC_PROBLEM_NONE] = "no problem",
-        [MC_PROBLEM_NOT_TFLITE] = "not a TFLite flatbuffer (no TFL3 identifier)",
-        [MC_PROBLEM_SCHEMA_VERSION] = "TFLite schema version is not 3",
-        [MC_PROBLEM_PAST_END] = "an offset or length points past the end of the file (truncated or corrupted)",
-        [MC_PROBLEM_BAD_TABLE] = "a flatbuffer table is malformed (corrupted file)",
-        [MC_PROBLEM_NO_SUBGRAPH] = "the model has no subgraph",
-        [MC_PROBLEM_BAD_OPCODE] = "refers to an operator code the file does not have",
-        [MC_PROBLEM_BAD_BUFFER] = "refers to a buffer the file does not have",
-        [MC_PROBLEM_BUFFER_PAST_END] = "has data that lies past the end of the file",
-        [MC_PROBLEM_BAD_TENSOR_INDEX] = "refers to a tensor the graph does not have",
-        [MC_PROBLEM_BAD_RANK] = "has more dimensions than memcore reads (8)",
-        [MC_PROBLEM_DYNAMIC_SHAPE] = "has a dynamic or unknown dimension; memcore needs static shapes",
-        [MC_PROBLEM_BAD_DTYPE] = "has a type with no fixed element size that TFLM can allocate",
-        [MC_PROBLEM_SIZE_OVERFLOW] = "is too large: its size does not fit in 64 bits",
-        [MC_PROBLEM_BAD_BYTES] = "has a byte size that disagrees with its shape and type",
-        [MC_PROBLEM_NO_OUTPUTS] = "has no outputs",
-        [MC_PROBLEM_WRITTEN_TWICE] = "is written by two operators",
-        [MC_PROBLEM_WRITES_CONSTANT] = "writes a constant tensor",
-        [MC_PROBLEM_WRITES_INPUT] = "writes a graph input",
-        [MC_PROBLEM_CYCLE] = "reads a tensor written by itself or by a later operator: the graph has a cycle",
-        [MC_PROBLEM_READ_UNWRITTEN] = "reads a tensor that no operator writes and that is not a graph input, "
-                                      "a constant or a variable",
-        [MC_PROBLEM_OUTPUT_UNWRITTEN] = "is a graph output that no operator writes",
-        [MC_PROBLEM_BAD_OPERATOR] = "has a tensor list outside the graph's index array",
-        [MC_PROBLEM_SUBGRAPHS] = "has several subgraphs (control flow such as IF or WHILE); memcore models "
-                                 "single-subgraph models only",
-        [MC_PROBLEM_OFFLINE_PLAN] = "carries an offline memory plan (OfflineMemoryAllocation metadata), "
-                                    "which memcore does not model",
-        [MC_PROBLEM_EXTERNAL_DATA] = "keeps its data outside the flatbuffer, which TFLM cannot read",
-        [MC_PROBLEM_SPARSE] = "is sparse, which TFLM does not run",
-        [MC_PROBLEM_TOO_LARGE] = "has more tensors or operators than memcore's limits (1,000,000 each)",
-        [MC_PROBLEM_UNKNOWN_OP] = "is an operator TFLM does not run",
-        [MC_PROBLEM_KERNEL_REFUSES] = "is refused by TFLM's kernel: its Prepare fails for these shapes and types",
-        [MC_PROBLEM_MISSING_INPUT] = "lacks an input its TFLM kernel needs (TFLM's Prepare fails)",
-    };
-    if (kind < 0 || kind >= MC_PROBLEM_COUNT || texts[kind] == NULL) {
-        return "unknown problem";
+    /* Every kind's text in kind order, each ending in its NUL, then the text for any
+     * other kind: walked at lookup rather than kept behind a table of pointers. */
+    static const char texts[] =
+        "no problem\0" /* NONE */
+        "not a TFLite flatbuffer (no TFL3 identifier)\0" /* NOT_TFLITE */
+        "TFLite schema version is not 3\0" /* SCHEMA_VERSION */
+        "an offset or length points past the end of the file (truncated or corrupted)\0" /* PAST_END */
+        "a flatbuffer table is malformed (corrupted file)\0" /* BAD_TABLE */
+        "the model has no subgraph\0" /* NO_SUBGRAPH */
+        "refers to an operator code the file does not have\0" /* BAD_OPCODE */
+        "refers to a buffer the file does not have\0" /* BAD_BUFFER */
+        "has data that lies past the end of the file\0" /* BUFFER_PAST_END */
+        "refers to a tensor the graph does not have\0" /* BAD_TENSOR_INDEX */
+        "has more dimensions than memcore reads (8)\0" /* BAD_RANK */
+        "has a dynamic or unknown dimension; memcore needs static shapes\0" /* DYNAMIC_SHAPE */
+        "has a type with no fixed element size that TFLM can allocate\0" /* BAD_DTYPE */
+        "is too large: its size does not fit in 64 bits\0" /* SIZE_OVERFLOW */
+        "has a byte size that disagrees with its shape and type\0" /* BAD_BYTES */
+        "has no outputs\0" /* NO_OUTPUTS */
+        "is written by two operators\0" /* WRITTEN_TWICE */
+        "writes a constant tensor\0" /* WRITES_CONSTANT */
+        "writes a graph input\0" /* WRITES_INPUT */
+        "reads a tensor written by itself or by a later operator: the graph has a cycle\0" /* CYCLE */
+        "reads a tensor that no operator writes and that is not a graph input, "
+        "a constant or a variable\0" /* READ_UNWRITTEN */
+        "is a graph output that no operator writes\0" /* OUTPUT_UNWRITTEN */
+        "has a tensor list outside the graph's index array\0" /* BAD_OPERATOR */
+        "has several subgraphs (control flow such as IF or WHILE); memcore "
+        "models single-subgraph models only\0" /* SUBGRAPHS */
+        "carries an offline memory plan (OfflineMemoryAllocation metadata), "
+        "which memcore does not model\0" /* OFFLINE_PLAN */
+        "keeps its data outside the flatbuffer, which TFLM cannot read\0" /* EXTERNAL_DATA */
+        "is sparse, which TFLM does not run\0" /* SPARSE */
+        "has more tensors or operators than memcore's limits (1,000,000 each)\0" /* TOO_LARGE */
+        "is an operator TFLM does not run\0" /* UNKNOWN_OP */
+        "is refused by TFLM's kernel: its Prepare fails for these shapes and types\0" /* KERNEL_REFUSES */
+        "lacks an input its TFLM kernel needs (TFLM's Prepare fails)\0" /* MISSING_INPUT */
+        "unknown problem";
+    const char *text = texts;
+    if (kind < 0 || kind > MC_PROBLEM_COUNT) {
+        kind = MC_PROBLEM_COUNT;
     }
-    return texts[kind];
+    for (; kind > 0; kind--) {
+        while (*text++ != '\0') {
+        }
+    }
+    return text;
 }
 
-static mc_status_t problem(mc_problem_t *p, mc_status_t rc, int32_t kind, int64_t op, int64_t tensor,
-                           int64_t other, int64_t value)
+/* Fills *p (when given) for a graph problem and returns its status: MC_E_LIMIT for
+ * MC_PROBLEM_TOO_LARGE, MC_E_GRAPH otherwise.  `other` is -1; the two problems that
+ * name a second operator set it after.  Indices are int32: the graph's counts are
+ * within MC_MAX_* by then.  Out of line: inlined at its dozen call sites, its six
+ * 64-bit stores cost 240 B on a board. */
+OUT_OF_LINE static mc_status_t problem(mc_problem_t *p, int32_t kind, int32_t op, int32_t tensor, int64_t value)
 {
     if (p != NULL) {
         p->kind = kind;
         p->op = op;
         p->tensor = tensor;
-        p->other = other;
+        p->other = -1;
         p->value = value;
         p->at = -1;
+    }
+    return kind == MC_PROBLEM_TOO_LARGE ? MC_E_LIMIT : MC_E_GRAPH;
+}
+
+/* A tensor written by two operators, or read before it is written: op, tensor, other. */
+static mc_status_t conflict(mc_problem_t *p, int32_t kind, int32_t op, int32_t tensor, int32_t other)
+{
+    mc_status_t rc = problem(p, kind, op, tensor, -1);
+    if (p != NULL) {
+        p->other = other;
     }
     return rc;
 }
@@ -108,45 +129,58 @@ mc_status_t mc_graph_validate_scratch_bytes(int64_t n_tensors, int64_t *scratch_
     return MC_OK;
 }
 
-static mc_status_t check_tensor(const mc_tensor_t *t, int64_t i, mc_problem_t *p)
+int32_t mc_tensor_bytes(const mc_tensor_t *t, int64_t *bytes)
 {
-    int64_t bytes = mc_dtype_bytes(t->dtype);
     int32_t d;
-    if (t->rank < 0 || t->rank > MC_MAX_DIMS) {
-        return problem(p, MC_E_GRAPH, MC_PROBLEM_BAD_RANK, -1, i, -1, t->rank);
-    }
+    *bytes = mc_dtype_bytes(t->dtype);
     for (d = 0; d < t->rank; d++) {
         if (t->dims[d] < 0) {
-            return problem(p, MC_E_GRAPH, MC_PROBLEM_DYNAMIC_SHAPE, -1, i, -1, t->dims[d]);
+            *bytes = t->dims[d];
+            return MC_PROBLEM_DYNAMIC_SHAPE;
         }
     }
-    if (bytes == 0) {
-        return problem(p, MC_E_GRAPH, MC_PROBLEM_BAD_DTYPE, -1, i, -1, t->dtype);
+    if (*bytes == 0) {
+        *bytes = t->dtype;
+        return MC_PROBLEM_BAD_DTYPE;
     }
     for (d = 0; d < t->rank; d++) {
-        if (mc_checked_mul(bytes, t->dims[d], &bytes) != MC_OK) {
-            return problem(p, MC_E_GRAPH, MC_PROBLEM_SIZE_OVERFLOW, -1, i, -1, -1);
+        if (mc_checked_mul(*bytes, t->dims[d], bytes) != MC_OK) {
+            *bytes = -1;
+            return MC_PROBLEM_SIZE_OVERFLOW;
         }
     }
+    return MC_PROBLEM_NONE;
+}
+
+static mc_status_t check_tensor(const mc_tensor_t *t, int32_t i, mc_problem_t *p)
+{
+    int64_t bytes = 0;
+    int32_t kind;
+    if (t->rank < 0 || t->rank > MC_MAX_DIMS) {
+        return problem(p, MC_PROBLEM_BAD_RANK, -1, i, t->rank);
+    }
+    kind = mc_tensor_bytes(t, &bytes);
+    if (kind != MC_PROBLEM_NONE) {
+        return problem(p, kind, -1, i, bytes);
+    }
     if (t->bytes != bytes) {
-        return problem(p, MC_E_GRAPH, MC_PROBLEM_BAD_BYTES, -1, i, -1, t->bytes);
+        return problem(p, MC_PROBLEM_BAD_BYTES, -1, i, t->bytes);
     }
     return MC_OK;
 }
 
 /* Operator k's list [first, first + n) must lie in op_tensors and name tensors in
  * [lowest, n_tensors). */
-static mc_status_t check_list(const mc_graph_t *g, int64_t k, int64_t first, int32_t n, int32_t lowest,
+static mc_status_t check_list(const mc_graph_t *g, int32_t k, int64_t first, int32_t n, int32_t lowest,
                               mc_problem_t *p)
 {
-    int64_t i;
+    const int32_t *t, *end;
     if (first < 0 || n < 0 || first > g->n_op_tensors - n) {
-        return problem(p, MC_E_GRAPH, MC_PROBLEM_BAD_OPERATOR, k, -1, -1, first);
+        return problem(p, MC_PROBLEM_BAD_OPERATOR, k, -1, first);
     }
-    for (i = first; i < first + n; i++) {
-        int32_t t = g->op_tensors[i];
-        if (t < lowest || t >= g->n_tensors) {
-            return problem(p, MC_E_GRAPH, MC_PROBLEM_BAD_TENSOR_INDEX, k, -1, -1, t);
+    for (t = g->op_tensors + first, end = t + n; t < end; t++) {
+        if (*t < lowest || *t >= g->n_tensors) {
+            return problem(p, MC_PROBLEM_BAD_TENSOR_INDEX, k, -1, *t);
         }
     }
     return MC_OK;
@@ -160,7 +194,7 @@ static mc_status_t check_io(const mc_graph_t *g, const int32_t *list, int64_t n,
     }
     for (i = 0; i < n; i++) {
         if (list[i] < 0 || list[i] >= g->n_tensors) {
-            return problem(p, MC_E_GRAPH, MC_PROBLEM_BAD_TENSOR_INDEX, -1, -1, -1, list[i]);
+            return problem(p, MC_PROBLEM_BAD_TENSOR_INDEX, -1, -1, list[i]);
         }
     }
     return MC_OK;
@@ -176,31 +210,31 @@ static bool writes_nothing(int32_t kind)
 
 mc_status_t mc_graph_structure(const mc_graph_t *g, mc_problem_t *p)
 {
+    int32_t i;
     if (g == NULL) {
         return MC_E_NULL;
     }
-    int64_t i;
     if (g->n_tensors < 0 || g->n_ops < 0 || g->n_op_tensors < 0 || g->n_inputs < 0 || g->n_outputs < 0) {
         return MC_E_NEGATIVE;
     }
     if (g->n_tensors > MC_MAX_TENSORS || g->n_ops > MC_MAX_OPS || g->n_op_tensors > MC_MAX_OP_TENSORS) {
-        return problem(p, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, -1, -1, -1,
-                       g->n_tensors > MC_MAX_TENSORS ? g->n_tensors : g->n_ops);
+        return problem(p, MC_PROBLEM_TOO_LARGE, -1, -1, g->n_tensors > MC_MAX_TENSORS ? g->n_tensors : g->n_ops);
     }
     if ((g->n_tensors > 0 && g->tensors == NULL) || (g->n_ops > 0 && g->ops == NULL) ||
         (g->n_op_tensors > 0 && g->op_tensors == NULL)) {
         return MC_E_NULL;
     }
-    for (i = 0; i < g->n_tensors; i++) {
+    /* From here every count is within MC_MAX_*: int32 indices. */
+    for (i = 0; i < (int32_t)g->n_tensors; i++) {
         MC_TRY(check_tensor(&g->tensors[i], i, p));
     }
-    for (i = 0; i < g->n_ops; i++) {
+    for (i = 0; i < (int32_t)g->n_ops; i++) {
         const mc_op_t *op = &g->ops[i];
         MC_TRY(check_list(g, i, op->first_input, op->n_inputs, -1, p));
         MC_TRY(check_list(g, i, op->first_output, op->n_outputs, 0, p));
         MC_TRY(check_list(g, i, op->first_intermediate, op->n_intermediates, 0, p));
         if (op->n_outputs == 0 && !writes_nothing(op->kind)) {
-            return problem(p, MC_E_GRAPH, MC_PROBLEM_NO_OUTPUTS, i, -1, -1, -1);
+            return problem(p, MC_PROBLEM_NO_OUTPUTS, i, -1, -1);
         }
     }
     MC_TRY(check_io(g, g->inputs, g->n_inputs, p));
@@ -216,7 +250,9 @@ static bool exists_already(const mc_tensor_t *t)
 mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratch_bytes, mc_problem_t *p)
 {
     int32_t *writer = (int32_t *)scratch;
-    int64_t need = 0, i, k;
+    const int32_t *t, *end;
+    int64_t need = 0, i;
+    int32_t k;
 
     if (g == NULL) {
         return MC_E_NULL;
@@ -226,49 +262,49 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
     if (need > 0 && (scratch == NULL || scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0)) {
         return MC_E_SCRATCH;
     }
-    for (i = 0; i < g->n_tensors; i++) {
-        writer[i] = NOT_WRITTEN;
+    /* The structure is checked: counts within MC_MAX_*, every list inside op_tensors
+     * and every index in range, so int32 indices and pointers into the lists. */
+    for (k = 0; k < (int32_t)g->n_tensors; k++) {
+        writer[k] = NOT_WRITTEN;
     }
     for (i = 0; i < g->n_inputs; i++) {
         writer[g->inputs[i]] = GRAPH_INPUT;
     }
     /* Who writes what, first: a tensor read by operator k and written later is a
      * cycle, and the later writer is only known after every operator is seen. */
-    for (k = 0; k < g->n_ops; k++) {
+    for (k = 0; k < (int32_t)g->n_ops; k++) {
         const mc_op_t *op = &g->ops[k];
-        for (i = op->first_output; i < op->first_output + op->n_outputs; i++) {
-            int32_t t = g->op_tensors[i];
-            if (g->tensors[t].flags & MC_TENSOR_CONSTANT) {
-                return problem(p, MC_E_GRAPH, MC_PROBLEM_WRITES_CONSTANT, k, t, -1, -1);
+        for (t = g->op_tensors + op->first_output, end = t + op->n_outputs; t < end; t++) {
+            if (g->tensors[*t].flags & MC_TENSOR_CONSTANT) {
+                return problem(p, MC_PROBLEM_WRITES_CONSTANT, k, *t, -1);
             }
-            if (writer[t] == GRAPH_INPUT) {
-                return problem(p, MC_E_GRAPH, MC_PROBLEM_WRITES_INPUT, k, t, -1, -1);
+            if (writer[*t] == GRAPH_INPUT) {
+                return problem(p, MC_PROBLEM_WRITES_INPUT, k, *t, -1);
             }
-            if (writer[t] >= 0) {
-                return problem(p, MC_E_GRAPH, MC_PROBLEM_WRITTEN_TWICE, writer[t], t, k, -1);
+            if (writer[*t] >= 0) {
+                return conflict(p, MC_PROBLEM_WRITTEN_TWICE, writer[*t], *t, k);
             }
-            writer[t] = (int32_t)k;
+            writer[*t] = k;
         }
     }
-    for (k = 0; k < g->n_ops; k++) {
+    for (k = 0; k < (int32_t)g->n_ops; k++) {
         const mc_op_t *op = &g->ops[k];
-        for (i = op->first_input; i < op->first_input + op->n_inputs; i++) {
-            int32_t t = g->op_tensors[i];
-            if (t < 0 || writer[t] == GRAPH_INPUT || exists_already(&g->tensors[t])) {
+        for (t = g->op_tensors + op->first_input, end = t + op->n_inputs; t < end; t++) {
+            if (*t < 0 || writer[*t] == GRAPH_INPUT || exists_already(&g->tensors[*t])) {
                 continue;
             }
-            if (writer[t] == NOT_WRITTEN) {
-                return problem(p, MC_E_GRAPH, MC_PROBLEM_READ_UNWRITTEN, k, t, -1, -1);
+            if (writer[*t] == NOT_WRITTEN) {
+                return problem(p, MC_PROBLEM_READ_UNWRITTEN, k, *t, -1);
             }
-            if (writer[t] >= k) {
-                return problem(p, MC_E_GRAPH, MC_PROBLEM_CYCLE, k, t, writer[t], -1);
+            if (writer[*t] >= k) {
+                return conflict(p, MC_PROBLEM_CYCLE, k, *t, writer[*t]);
             }
         }
     }
     for (i = 0; i < g->n_outputs; i++) {
-        int32_t t = g->outputs[i];
-        if (writer[t] == NOT_WRITTEN && !exists_already(&g->tensors[t])) {
-            return problem(p, MC_E_GRAPH, MC_PROBLEM_OUTPUT_UNWRITTEN, -1, t, -1, -1);
+        int32_t out = g->outputs[i];
+        if (writer[out] == NOT_WRITTEN && !exists_already(&g->tensors[out])) {
+            return problem(p, MC_PROBLEM_OUTPUT_UNWRITTEN, -1, out, -1);
         }
     }
     if (p != NULL) {

@@ -9,9 +9,25 @@
 
 #include "memcore.h"
 
+/* For a static helper gcc would otherwise inline at every call site (-Os misjudges
+ * functions that store many 64-bit fields), or whose locals must not add up in its
+ * caller's frame.  Plain C99 compilers just get an ordinary function. */
+#if defined(__GNUC__)
+#define OUT_OF_LINE __attribute__((noinline))
+#else
+#define OUT_OF_LINE
+#endif
+
 mc_status_t mc_graph_structure(const mc_graph_t *graph, mc_problem_t *problem);
 
 /* mc_op_counts for a graph that passed mc_graph_structure (the check's, once). */
 mc_status_t mc_op_counts_of(const mc_graph_t *graph, int64_t op, int64_t *macs, int64_t *other_ops);
+
+/* A tensor's byte size from its shape and type (rank within 0..MC_MAX_DIMS), as
+ * TFLM computes it: MC_PROBLEM_NONE with *bytes, or the problem that prevents one with
+ * the value mc_graph_validate reports in *bytes: MC_PROBLEM_DYNAMIC_SHAPE (the first
+ * negative dimension), MC_PROBLEM_BAD_DTYPE (the type code), MC_PROBLEM_SIZE_OVERFLOW
+ * (-1).  Shared with the TFLite reader. */
+int32_t mc_tensor_bytes(const mc_tensor_t *t, int64_t *bytes);
 
 #endif /* MEMCORE_GRAPH_H */

@@ -77,15 +77,16 @@ static mc_status_t dims_product(const mc_tensor_t *t, int32_t from, int32_t to, 
 
 mc_status_t mc_op_counts(const mc_graph_t *g, int64_t *macs, int64_t *other_ops, int64_t *failed_op)
 {
-    int64_t k;
+    int32_t k;
     if (g == NULL || failed_op == NULL || (g->n_ops > 0 && (macs == NULL || other_ops == NULL))) {
         return MC_E_NULL;
     }
     *failed_op = -1;
     /* A graph from outside: every index is checked before the counting follows it, once
-     * for all the operators (per operator, a model's load was quadratic). */
+     * for all the operators (per operator, a model's load was quadratic).  Checked, n_ops
+     * is within MC_MAX_OPS. */
     MC_TRY(mc_graph_structure(g, NULL));
-    for (k = 0; k < g->n_ops; k++) {
+    for (k = 0; k < (int32_t)g->n_ops; k++) {
         mc_status_t rc = mc_op_counts_of(g, k, &macs[k], &other_ops[k]);
         if (rc != MC_OK) {
             *failed_op = k;

@@ -4,7 +4,8 @@
  * For every BuiltinOptions code, its scalar fields in schema order: a kind
  * (low 3 bits: 0 not a scalar (vector, string, table), 1 int8, 2 uint8/bool,
  * 3 int16, 4 uint16, 5 int32/uint32, 6 float32, 7 int64 (low 32 bits kept))
- * and, in the high 5 bits, the index of its default in mc_tflite_option_defaults.
+ * and, in the high 5 bits, its default.  The codes' fields follow each other in
+ * code order; a 4-bit count per code says where each code's start.
  */
 
 #include <stddef.h>
@@ -12,9 +13,7 @@
 #include "memcore.h"
 #include "tflite_schema.h"
 
-const int32_t mc_tflite_option_defaults[3] = {0, 1, 2};
-
-const uint8_t mc_tflite_option_fields[150] = {
+static const uint8_t option_fields[150] = {
     /* Conv2DOptions */ 1, 5, 5, 1, 13, 13, 1,
     /* DepthwiseConv2DOptions */ 1, 5, 5, 5, 1, 13, 13,
     /* ConcatEmbeddingsOptions */ 5, 0, 0,
@@ -77,138 +76,31 @@ const uint8_t mc_tflite_option_fields[150] = {
     /* GeluOptions */ 2,
 };
 
-/* Per BuiltinOptions code: first field in mc_tflite_option_fields, field count. */
-const uint16_t mc_tflite_option_tables[MC_TFLITE_OPTIONS_TYPES] = {
-    0, /* 0 none */
-    7, /* 1 Conv2DOptions */
-    119, /* 2 DepthwiseConv2DOptions */
-    227, /* 3 ConcatEmbeddingsOptions */
-    273, /* 4 LSHProjectionOptions */
-    294, /* 5 Pool2DOptions */
-    387, /* 6 SVDFOptions */
-    434, /* 7 RNNOptions */
-    469, /* 8 FullyConnectedOptions */
-    545, /* 9 SoftmaxOptions */
-    562, /* 10 ConcatenationOptions */
-    594, /* 11 AddOptions */
-    625, /* 12 L2NormOptions */
-    644, /* 13 LocalResponseNormalizationOptions */
-    709, /* 14 LSTMOptions */
-    788, /* 15 ResizeBilinearOptions */
-    849, /* 16 CallOptions */
-    865, /* 17 ReshapeOptions */
-    883, /* 18 SkipGramOptions */
-    929, /* 19 SpaceToDepthOptions */
-    945, /* 20 EmbeddingLookupSparseOptions */
-    961, /* 21 MulOptions */
-    976, /* 22 PadOptions */
-    978, /* 23 GatherOptions */
-    1008, /* 24 BatchToSpaceNDOptions */
-    1008, /* 25 SpaceToBatchNDOptions */
-    1008, /* 26 TransposeOptions */
-    1009, /* 27 ReducerOptions */
-    1026, /* 28 SubOptions */
-    1057, /* 29 DivOptions */
-    1073, /* 30 SqueezeOptions */
-    1091, /* 31 SequenceRNNOptions */
-    1142, /* 32 StridedSliceOptions */
-    1232, /* 33 ExpOptions */
-    1232, /* 34 TopKV2Options */
-    1233, /* 35 SplitOptions */
-    1248, /* 36 LogSoftmaxOptions */
-    1250, /* 37 CastOptions */
-    1280, /* 38 DequantizeOptions */
-    1280, /* 39 MaximumMinimumOptions */
-    1281, /* 40 ArgMaxOptions */
-    1296, /* 41 LessOptions */
-    1296, /* 42 NegOptions */
-    1296, /* 43 PadV2Options */
-    1296, /* 44 GreaterOptions */
-    1296, /* 45 GreaterEqualOptions */
-    1296, /* 46 LessEqualOptions */
-    1296, /* 47 SelectOptions */
-    1296, /* 48 SliceOptions */
-    1301, /* 49 TransposeConvOptions */
-    1377, /* 50 SparseToDenseOptions */
-    1392, /* 51 TileOptions */
-    1392, /* 52 ExpandDimsOptions */
-    1392, /* 53 EqualOptions */
-    1392, /* 54 NotEqualOptions */
-    1393, /* 55 ShapeOptions */
-    1408, /* 56 PowOptions */
-    1409, /* 57 ArgMinOptions */
-    1428, /* 58 FakeQuantOptions */
-    1490, /* 59 PackOptions */
-    1520, /* 60 LogicalOrOptions */
-    1521, /* 61 OneHotOptions */
-    1536, /* 62 LogicalAndOptions */
-    1536, /* 63 LogicalNotOptions */
-    1538, /* 64 UnpackOptions */
-    1568, /* 65 FloorDivOptions */
-    1568, /* 66 SquareOptions */
-    1568, /* 67 ZerosLikeOptions */
-    1568, /* 68 FillOptions */
-    1574, /* 69 BidirectionalSequenceLSTMOptions */
-    1668, /* 70 BidirectionalSequenceRNNOptions */
-    1734, /* 71 UnidirectionalSequenceLSTMOptions */
-    1824, /* 72 FloorModOptions */
-    1824, /* 73 RangeOptions */
-    1826, /* 74 ResizeNearestNeighborOptions */
-    1857, /* 75 LeakyReluOptions */
-    1872, /* 76 SquaredDifferenceOptions */
-    1873, /* 77 MirrorPadOptions */
-    1888, /* 78 AbsOptions */
-    1889, /* 79 SplitVOptions */
-    1905, /* 80 UniqueOptions */
-    1920, /* 81 ReverseV2Options */
-    1920, /* 82 AddNOptions */
-    1920, /* 83 GatherNdOptions */
-    1920, /* 84 CosOptions */
-    1920, /* 85 WhereOptions */
-    1920, /* 86 RankOptions */
-    1922, /* 87 ReverseSequenceOptions */
-    1952, /* 88 MatrixDiagOptions */
-    1952, /* 89 QuantizeOptions */
-    1952, /* 90 MatrixSetDiagOptions */
-    1952, /* 91 HardSwishOptions */
-    1954, /* 92 IfOptions */
-    1986, /* 93 WhileOptions */
-    2017, /* 94 DepthToSpaceOptions */
-    2032, /* 95 NonMaxSuppressionV4Options */
-    2032, /* 96 NonMaxSuppressionV5Options */
-    2032, /* 97 ScatterNdOptions */
-    2032, /* 98 SelectV2Options */
-    2032, /* 99 DensifyOptions */
-    2032, /* 100 SegmentSumOptions */
-    2035, /* 101 BatchMatMulOptions */
-    2082, /* 102 CumsumOptions */
-    2113, /* 103 CallOnceOptions */
-    2128, /* 104 BroadcastToOptions */
-    2128, /* 105 Rfft2dOptions */
-    2136, /* 106 Conv3DOptions */
-    2259, /* 107 HashtableOptions */
-    2304, /* 108 HashtableFindOptions */
-    2304, /* 109 HashtableImportOptions */
-    2304, /* 110 HashtableSizeOptions */
-    2306, /* 111 VarHandleOptions */
-    2336, /* 112 ReadVariableOptions */
-    2336, /* 113 AssignVariableOptions */
-    2338, /* 114 RandomOptions */
-    2369, /* 115 BucketizeOptions */
-    2385, /* 116 GeluOptions */
-    2400, /* 117 DynamicUpdateSliceOptions */
-    2400, /* 118 UnsortedSegmentProdOptions */
-    2400, /* 119 UnsortedSegmentMaxOptions */
-    2400, /* 120 UnsortedSegmentMinOptions */
-    2400, /* 121 UnsortedSegmentSumOptions */
-    2400, /* 122 ATan2Options */
-    2400, /* 123 SignOptions */
-    2400, /* 124 BitcastOptions */
-    2400, /* 125 BitwiseXorOptions */
-    2400, /* 126 RightShiftOptions */
+/* Fields per BuiltinOptions code below 117 (none above), two codes a byte, the
+ * even code in the low 4 bits. */
+#define COUNTED_CODES 117
+static const uint8_t option_counts[(COUNTED_CODES + 1) / 2] = {
+    0x70, 0x37, 0x61, 0x23, 0x15, 0x22, 0x41, 0x45, 0x11, 0x13, 0x11, 0x20,
+    0x00, 0x10, 0x12, 0x31, 0x06, 0x10, 0x20, 0x00, 0x01, 0x00, 0x00, 0x00,
+    0x50, 0x01, 0x00, 0x10, 0x10, 0x24, 0x10, 0x00, 0x02, 0x00, 0x60, 0x64,
+    0x00, 0x12, 0x10, 0x10, 0x01, 0x00, 0x00, 0x20, 0x00, 0x00, 0x22, 0x01,
+    0x00, 0x00, 0x30, 0x12, 0x00, 0x38, 0x00, 0x20, 0x00, 0x12, 0x01,
 };
 
-/* Builtin operator names, NUL-separated, and where each starts. */
+int32_t mc_tflite_option_fields(int32_t type, const uint8_t **fields)
+{
+    const uint8_t *first = option_fields;
+    int32_t code, count = 0;
+    for (code = 0; code <= type; code++) { /* the codes before type, then type */
+        first += count;
+        count = code < COUNTED_CODES ? (option_counts[code >> 1] >> ((code & 1) * 4)) & 15 : 0;
+    }
+    *fields = first;
+    return count;
+}
+
+/* Builtin operator names in code order, NUL-separated (an unknown code's is empty):
+ * mc_op_name walks to the one it wants rather than keep a table of starts. */
 #define MC_TFLITE_BUILTIN_CODES 206
 static const char names[] =
     "ADD\0AVERAGE_POOL_2D\0CONCATENATION\0CONV_2D\0DEPTHWISE_CONV_2D\0DEPTH_TO_SPACE\0"
@@ -236,31 +128,16 @@ static const char names[] =
     "UNSORTED_SEGMENT_SUM\0ATAN2\0UNSORTED_SEGMENT_MIN\0SIGN\0BITCAST\0BITWISE_XOR\0"
     "RIGHT_SHIFT\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
     "\0\0DILATE\0\0REDUCE_WINDOW\0";
-static const uint16_t starts[MC_TFLITE_BUILTIN_CODES] = {
-    0, 4, 20, 34, 42, 60, 75, 86, 103, 109, 125, 142,
-    159, 170, 199, 208, 223, 228, 240, 244, 249, 262, 268, 276,
-    292, 296, 304, 319, 324, 329, 347, 357, 362, 369, 393, 397,
-    425, 432, 450, 468, 478, 483, 487, 491, 499, 528, 542, 569,
-    573, 581, 587, 599, 608, 636, 641, 647, 655, 663, 671, 676,
-    680, 686, 694, 708, 719, 726, 732, 736, 751, 767, 772, 784,
-    790, 800, 804, 808, 813, 819, 825, 829, 837, 848, 860, 871,
-    876, 887, 895, 907, 919, 926, 937, 947, 958, 965, 976, 981,
-    991, 997, 1021, 1032, 1051, 1062, 1066, 1074, 1081, 1086, 1097, 1103,
-    1113, 1117, 1123, 1128, 1132, 1149, 1161, 1170, 1186, 1192, 1203, 1206,
-    1212, 1235, 1258, 1269, 1279, 1287, 1299, 1312, 1345, 1352, 1362, 1375,
-    1382, 1390, 1395, 1400, 1412, 1422, 1437, 1454, 1469, 1480, 1498, 1509,
-    1523, 1539, 1554, 1577, 1587, 1602, 1614, 1619, 1640, 1652, 1674, 1695,
-    1716, 1722, 1743, 1748, 1756, 1768, 1780, 1781, 1782, 1783, 1784, 1785,
-    1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797,
-    1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809,
-    1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821,
-    1828, 1829,
-};
 
 const char *mc_op_name(int32_t kind)
 {
-    if (kind < 0 || kind >= MC_TFLITE_BUILTIN_CODES || names[starts[kind]] == '\0') {
+    const char *name = names;
+    if (kind < 0 || kind >= MC_TFLITE_BUILTIN_CODES) {
         return NULL;
     }
-    return names + starts[kind];
+    for (; kind > 0; kind--) {
+        while (*name++ != '\0') {
+        }
+    }
+    return *name != '\0' ? name : NULL;
 }

@@ -11,7 +11,7 @@
 /* BuiltinOptions codes 0 (none) .. 126 */
 #define MC_TFLITE_OPTIONS_TYPES 127
 
-/* Field kinds, the low 3 bits of an mc_tflite_option_fields entry. */
+/* Field kinds, the low 3 bits of a field entry; the high 5 bits hold its default. */
 enum {
     MC_FIELD_NOT_SCALAR = 0,
     MC_FIELD_I8 = 1,
@@ -23,9 +23,8 @@ enum {
     MC_FIELD_I64 = 7
 };
 
-extern const int32_t mc_tflite_option_defaults[];
-extern const uint8_t mc_tflite_option_fields[];
-/* (first field << 4) | field count, per BuiltinOptions code */
-extern const uint16_t mc_tflite_option_tables[MC_TFLITE_OPTIONS_TYPES];
+/* The fields of BuiltinOptions code `type` (1 .. MC_TFLITE_OPTIONS_TYPES - 1), in
+ * schema order: their count (at most MC_OP_OPTIONS), *fields set to the first entry. */
+int32_t mc_tflite_option_fields(int32_t type, const uint8_t **fields);
 
 #endif /* MEMCORE_TFLITE_SCHEMA_H */
