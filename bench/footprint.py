@@ -43,12 +43,12 @@ FOOTPRINT = ["-Os", "-ffunction-sections", "-fdata-sections", "-fstack-usage",
 
 # The goal for the core on a board is 40 KB of code.  With every operator kind TFLM
 # registers in the op table (tflm_ops.c, tflm_model.c, tflm_targets.c: 12.4 KB on
-# Cortex-M4F, 13.5 KB on Xtensa) and the planner's interval tree, greedy by breadth and
-# exact search (plan.c: 5.3 KB on Cortex-M4F, 2.5 KB before them) the core is over it;
-# until it is brought back down the check holds each target at what it is now, so
-# growth still fails, and prints the gap.
+# Cortex-M4F, 13.5 KB on Xtensa) the core is still over it after the size work of
+# this stop (the planner, reader, graph, report fields and check: 48,272 -> 44,567 B on
+# Cortex-M4F, 54,055 -> 49,778 B on Xtensa); until it is brought down the check holds
+# each target just above what it is now, so growth still fails, and prints the gap.
 TEXT_GOAL = 40 * 1024
-TEXT_LIMIT = {"cortex-m4f": 48 * 1024, "xtensa-lx106": 53 * 1024}
+TEXT_LIMIT = {"cortex-m4f": 44 * 1024 + 512, "xtensa-lx106": 49 * 1024}
 # The budgets are a board's: enforced on the microcontroller targets, printed for the
 # hosts (whose ABIs spill more: i386 passes every argument on the stack).
 LIMITED = ("cortex-m4f", "xtensa-lx106")
