@@ -12,7 +12,9 @@ python3 -m venv "$work/venv"
 (cd "$work" && MEMCORE_CFLAGS="$san" MEMCORE_LDFLAGS="-fsanitize=address,undefined" \
   "$work/venv/bin/python" -m pip install -q --no-cache-dir '.[test]')
 so=$(find "$work/venv" -name '_memcore*.so')
-ldd "$so" | grep -q libasan || { echo "$so is not built with AddressSanitizer"; exit 1; }
+# grep reads ldd's whole listing: `grep -q` would stop at the first match, and under
+# pipefail the SIGPIPE that ldd may then get fails the step (seen once in CI).
+ldd "$so" | grep libasan >/dev/null || { echo "$so is not built with AddressSanitizer"; exit 1; }
 
 # CPython is not built with ASan, so its runtime must be preloaded; libstdc++ too,
 # or ASan's __cxa_throw interceptor finds no real one when a C++ extension (matplotlib,
