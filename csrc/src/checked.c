@@ -18,3 +18,46 @@ mc_status_t mc_checked_mul(int64_t a, int64_t b, int64_t *out)
     *out = a * b;
     return MC_OK;
 }
+
+int64_t mc_add_or_flag(int64_t a, int64_t b, bool *overflow)
+{
+    if (*overflow || a > INT64_MAX - b) {
+        *overflow = true;
+        return 0;
+    }
+    return a + b;
+}
+
+int64_t mc_mul_or_flag(int64_t a, int64_t b, bool *overflow)
+{
+    if (*overflow || (a != 0 && b > INT64_MAX / a)) {
+        *overflow = true;
+        return 0;
+    }
+    return a * b;
+}
+
+int64_t mc_dims_product(int64_t start, const int32_t *dims, int32_t from, int32_t end, bool *overflow)
+{
+    int32_t d;
+    for (d = from; d < end; d++) {
+        start = mc_mul_or_flag(start, dims[d], overflow);
+    }
+    return start;
+}
+
+mc_status_t mc_bits_to_bytes(int64_t count, int64_t bits, int64_t *out)
+{
+    /* count * bits / 8 == (count / 8) * bits + (count % 8) * bits / 8 */
+    int64_t whole = 0;
+    int64_t rest = 0;
+    mc_status_t rc = mc_checked_mul(count / 8, bits, &whole);
+    if (rc != MC_OK) {
+        return rc;
+    }
+    rc = mc_checked_mul(count % 8, bits, &rest);
+    if (rc != MC_OK) {
+        return rc;
+    }
+    return mc_checked_add(whole, (rest + 7) / 8, out);
+}

@@ -9,6 +9,7 @@
 #ifndef MEMCORE_CHECKED_H
 #define MEMCORE_CHECKED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "memcore.h"
@@ -19,22 +20,20 @@
 mc_status_t mc_checked_add(int64_t a, int64_t b, int64_t *out);
 mc_status_t mc_checked_mul(int64_t a, int64_t b, int64_t *out);
 
+/* The same checks for a chain of steps: a + b and a * b, or 0 with *overflow set when
+ * the step overflows or an earlier one did.  One flag tested at the end of a formula
+ * costs less code than a status tested after every step (about 10 bytes a step on
+ * Xtensa and Cortex-M); a formula written so must not return any other error between
+ * its first step and the test, so that an overflow is still the error reported. */
+int64_t mc_add_or_flag(int64_t a, int64_t b, bool *overflow);
+int64_t mc_mul_or_flag(int64_t a, int64_t b, bool *overflow);
+
+/* start x dims[from] x ... x dims[end - 1] (start when from >= end), by mc_mul_or_flag:
+ * a tensor's elements or bytes, or a filter's window. */
+int64_t mc_dims_product(int64_t start, const int32_t *dims, int32_t from, int32_t end, bool *overflow);
+
 /* *out = ceil(count * bits / 8) without overflowing the intermediate product. */
-static inline mc_status_t mc_bits_to_bytes(int64_t count, int64_t bits, int64_t *out)
-{
-    /* count * bits / 8 == (count / 8) * bits + (count % 8) * bits / 8 */
-    int64_t whole = 0;
-    int64_t rest = 0;
-    mc_status_t rc = mc_checked_mul(count / 8, bits, &whole);
-    if (rc != MC_OK) {
-        return rc;
-    }
-    rc = mc_checked_mul(count % 8, bits, &rest);
-    if (rc != MC_OK) {
-        return rc;
-    }
-    return mc_checked_add(whole, (rest + 7) / 8, out);
-}
+mc_status_t mc_bits_to_bytes(int64_t count, int64_t bits, int64_t *out);
 
 /* Storage widths are 1..64 bits: int4 to float64, and anything wider is a mistake. */
 static inline mc_status_t mc_check_bits(int64_t bits)

@@ -132,6 +132,7 @@ mc_status_t mc_graph_validate_scratch_bytes(int64_t n_tensors, int64_t *scratch_
 int32_t mc_tensor_bytes(const mc_tensor_t *t, int64_t *bytes)
 {
     int32_t d;
+    bool overflow = false;
     *bytes = mc_dtype_bytes(t->dtype);
     for (d = 0; d < t->rank; d++) {
         if (t->dims[d] < 0) {
@@ -143,11 +144,10 @@ int32_t mc_tensor_bytes(const mc_tensor_t *t, int64_t *bytes)
         *bytes = t->dtype;
         return MC_PROBLEM_BAD_DTYPE;
     }
-    for (d = 0; d < t->rank; d++) {
-        if (mc_checked_mul(*bytes, t->dims[d], bytes) != MC_OK) {
-            *bytes = -1;
-            return MC_PROBLEM_SIZE_OVERFLOW;
-        }
+    *bytes = mc_dims_product(*bytes, t->dims, 0, t->rank, &overflow);
+    if (overflow) {
+        *bytes = -1;
+        return MC_PROBLEM_SIZE_OVERFLOW;
     }
     return MC_PROBLEM_NONE;
 }

@@ -34,18 +34,13 @@ static mc_status_t elements(int64_t h, int64_t w, int64_t c, int64_t *out)
     return mc_checked_mul(hw, c, out);
 }
 
-/* *out = a * b + c: rows x cols weights plus their biases, fixed + per example x batch.
+/* a * b + c: rows x cols weights plus their biases, fixed + per example x batch.
  * Every operand is >= 0, so whether a sum overflows does not depend on its order. */
-static mc_status_t mul_add(int64_t a, int64_t b, int64_t c, int64_t *out)
-{
-    int64_t ab = 0;
-    MC_TRY(mc_checked_mul(a, b, &ab));
-    return mc_checked_add(ab, c, out);
-}
+#define MUL_ADD(a, b, c, overflow) mc_add_or_flag(mc_mul_or_flag((a), (b), (overflow)), (c), (overflow))
 
-static mc_status_t add_to(int64_t *sum, int64_t v)
+static void add_to(int64_t *sum, int64_t v, bool *overflow)
 {
-    return mc_checked_add(*sum, v, sum);
+    *sum = mc_add_or_flag(*sum, v, overflow);
 }
 
 #define KIND(k) (1u << (k))
@@ -54,11 +49,14 @@ static mc_status_t add_to(int64_t *sum, int64_t v)
     (KIND(MC_LAYER_DENSE) | KIND(MC_LAYER_OUTPUT) | KIND(MC_LAYER_CONV2D) |                   \
      KIND(MC_LAYER_DEPTHWISE_CONV2D) | KIND(MC_LAYER_POOL2D) | KIND(MC_LAYER_AUTOENCODER))
 
+/* The steps of a layer's formulas set `overflow` rather than return; it is tested
+ * before any other error can be returned, so an overflow is reported as it happens. */
 static mc_status_t report(const mc_layer_t *l, mc_layer_report_t *r)
 {
     int64_t in = 0, out = 0, t = 0, window = 0, units = l->out_c;
     int64_t *train = &r->training_per_example, *infer = &r->inference_per_example;
     mc_layer_kind_t kind = l->kind;
+    bool overflow = false;
 
     MC_TRY(elements(l->in_h, l->in_w, l->in_c, &in));
     MC_TRY(elements(l->out_h, l->out_w, l->out_c, &out));
@@ -68,7 +66,7 @@ static mc_status_t report(const mc_layer_t *l, mc_layer_report_t *r)
     switch (kind) {
     case MC_LAYER_DENSE:
     case MC_LAYER_OUTPUT:
-        MC_TRY(mul_add(in, out, l->bias ? out : 0, &r->parameters));
+        r->parameters = MUL_ADD(in, out, l->bias ? out : 0, &overflow);
         *train = out;
         break;
     case MC_LAYER_ACTIVATION:
@@ -78,12 +76,11 @@ static mc_status_t report(const mc_layer_t *l, mc_layer_report_t *r)
     case MC_LAYER_RESHAPE:
         break;
     case MC_LAYER_BATCHNORM:
-        MC_TRY(mc_checked_mul(l->in_c, 2, &t)); /* 2n */
+        t = mc_mul_or_flag(l->in_c, 2, &overflow); /* 2n */
         r->parameters = t;
         r->non_trainable = t;
         r->training_fixed = t;
-        MC_TRY(add_to(&t, out));                /* + output */
-        MC_TRY(mul_add(in, 2, t, train));       /* + 2 x input */
+        *train = MUL_ADD(in, 2, mc_add_or_flag(t, out, &overflow), &overflow); /* + output + 2 x input */
         break;
     case MC_LAYER_CONV2D:
     case MC_LAYER_DEPTHWISE_CONV2D:
@@ -98,22 +95,25 @@ static mc_status_t report(const mc_layer_t *l, mc_layer_report_t *r)
         if (l->kernel_h == 0 || l->kernel_w == 0) {
             return MC_E_RANGE;
         }
-        MC_TRY(mc_checked_mul(l->kernel_h, l->kernel_w, &window));
+        window = mc_mul_or_flag(l->kernel_h, l->kernel_w, &overflow);
         if (kind != MC_LAYER_POOL2D) {
-            MC_TRY(mc_checked_mul(window, l->in_c, &t));
+            t = mc_mul_or_flag(window, l->in_c, &overflow);
             if (kind == MC_LAYER_DEPTHWISE_CONV2D) {
+                if (overflow) {
+                    return MC_E_OVERFLOW;
+                }
                 /* Each input channel has its own multiplier = C_out / C_in filters. */
                 if (l->in_c == 0 || l->out_c % l->in_c != 0) {
                     return MC_E_RANGE;
                 }
                 t = window;
             }
-            MC_TRY(mul_add(t, l->out_c, l->bias ? l->out_c : 0, &r->parameters));
+            r->parameters = MUL_ADD(t, l->out_c, l->bias ? l->out_c : 0, &overflow);
         }
         /* the im2col patch matrix of the window over the output grid */
         MC_TRY(elements(l->out_h, l->out_w, kind == MC_LAYER_POOL2D ? l->out_c : l->in_c, &t));
-        MC_TRY(mc_checked_mul(t, window, infer));
-        MC_TRY(mc_checked_mul(*infer, kind == MC_LAYER_POOL2D ? 1 : 2, train));
+        *infer = mc_mul_or_flag(t, window, &overflow);
+        *train = mc_mul_or_flag(*infer, kind == MC_LAYER_POOL2D ? 1 : 2, &overflow);
         break;
     case MC_LAYER_GLOBAL_POOL:
         *infer = l->pnorm ? in : 0;
@@ -121,19 +121,19 @@ static mc_status_t report(const mc_layer_t *l, mc_layer_report_t *r)
         break;
     case MC_LAYER_EMBEDDING:
         /* in_c is the vocabulary size; one row of out_c values per token. */
-        MC_TRY(mul_add(l->in_c, l->out_c, l->bias ? l->out_c : 0, &r->parameters));
+        r->parameters = MUL_ADD(l->in_c, l->out_c, l->bias ? l->out_c : 0, &overflow);
         *train = out;
         break;
     case MC_LAYER_AUTOENCODER:
         /* Encoder weights, hidden bias and the decoder's visible bias. */
-        MC_TRY(mc_checked_add(l->bias ? out : 0, l->bias ? in : 0, &t));
-        MC_TRY(mul_add(in, out, t, &r->parameters));
-        MC_TRY(mc_checked_add(in, out, train));
+        r->parameters = MUL_ADD(in, out, mc_add_or_flag(l->bias ? out : 0, l->bias ? in : 0, &overflow),
+                                &overflow);
+        *train = mc_add_or_flag(in, out, &overflow);
         break;
     case MC_LAYER_L2_DISTANCE:
     case MC_LAYER_L2_NORMALIZE:
         *infer = kind == MC_LAYER_L2_NORMALIZE ? 1 : 0;
-        MC_TRY(mul_add(in, 2, 3, train));
+        *train = MUL_ADD(in, 2, 3, &overflow);
         break;
     case MC_LAYER_ADD:
     case MC_LAYER_CONCAT:
@@ -141,21 +141,25 @@ static mc_status_t report(const mc_layer_t *l, mc_layer_report_t *r)
             return MC_E_RANGE;
         }
         if (kind == MC_LAYER_ADD) {
-            MC_TRY(mc_checked_mul(in, l->inputs, &r->input_elements));
+            r->input_elements = mc_mul_or_flag(in, l->inputs, &overflow);
         }
         break;
     case MC_LAYER_LSTM:
-        MC_TRY(mul_add(units, units, units, &t));        /* recurrent weights, bias */
-        MC_TRY(mul_add(l->in_c, units, t, &t));          /* + input weights */
-        MC_TRY(mc_checked_mul(t, 4, &r->parameters));    /* four gates */
-        MC_TRY(mc_checked_mul(units, 5, infer));         /* the gates and the cell */
-        MC_TRY(mc_checked_mul(*infer, l->in_h, train));  /* every step of the sequence */
+        /* recurrent weights and bias, plus input weights, for four gates */
+        r->parameters = mc_mul_or_flag(MUL_ADD(l->in_c, units, MUL_ADD(units, units, units, &overflow),
+                                               &overflow),
+                                       4, &overflow);
+        *infer = mc_mul_or_flag(units, 5, &overflow);        /* the gates and the cell */
+        *train = mc_mul_or_flag(*infer, l->in_h, &overflow); /* every step of the sequence */
         break;
     default:
         return MC_E_RANGE;
     }
     if (l->dropout && (KIND(kind) & DROPOUT_KINDS) != 0) {
-        MC_TRY(add_to(train, in));
+        add_to(train, in, &overflow);
+    }
+    if (overflow) {
+        return MC_E_OVERFLOW;
     }
     if (l->state_per_param < 0) {
         return MC_E_NEGATIVE;
@@ -180,7 +184,8 @@ mc_status_t mc_network_report(const mc_layer_t *layers, int64_t n_layers, int64_
 {
     mc_network_report_t r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     bool training = mode == MC_MODE_TRAINING;
-    int64_t i, live_peak = 0, kept = 0;
+    int64_t i, live_peak = 0, kept;
+    bool overflow = false;
 
     if (layers == NULL || out == NULL) {
         return MC_E_NULL;
@@ -193,25 +198,26 @@ mc_status_t mc_network_report(const mc_layer_t *layers, int64_t n_layers, int64_
     }
     MC_TRY(mc_check_bits(bits_per_value));
 
-    /* Every figure is >= 0: a sum overflows or not whatever its order. */
+    /* Every figure is >= 0: a sum overflows or not whatever its order.  A layer's sums
+     * set `overflow`, tested before the next layer can fail otherwise. */
     for (i = 0; i < n_layers; i++) {
         mc_layer_report_t l = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-        int64_t act_in = 0, act_out = 0, work = 0, live = 0;
+        int64_t act_in, act_out, work, live;
         MC_TRY(report(&layers[i], &l));
-        MC_TRY(mc_checked_mul(batch, l.input_elements, &act_in));
-        MC_TRY(mc_checked_mul(batch, l.output_elements, &act_out));
+        act_in = mc_mul_or_flag(batch, l.input_elements, &overflow);
+        act_out = mc_mul_or_flag(batch, l.output_elements, &overflow);
 
-        MC_TRY(add_to(&r.parameters, l.parameters));
-        MC_TRY(add_to(&r.parameters, l.non_trainable));
-        MC_TRY(add_to(&r.activations, act_out));
+        add_to(&r.parameters, l.parameters, &overflow);
+        add_to(&r.parameters, l.non_trainable, &overflow);
+        add_to(&r.activations, act_out, &overflow);
         if (training) {
-            MC_TRY(add_to(&r.parameter_gradients, l.parameters));
-            MC_TRY(add_to(&r.activation_gradients, act_in));
-            MC_TRY(add_to(&r.updater_state, l.updater_state));
+            add_to(&r.parameter_gradients, l.parameters, &overflow);
+            add_to(&r.activation_gradients, act_in, &overflow);
+            add_to(&r.updater_state, l.updater_state, &overflow);
         }
-        MC_TRY(mul_add(training ? l.training_per_example : l.inference_per_example, batch,
-                       training ? l.training_fixed : l.inference_fixed, &work));
-        MC_TRY(add_to(&r.cache, training ? l.cache_training : l.cache_inference));
+        work = MUL_ADD(training ? l.training_per_example : l.inference_per_example, batch,
+                       training ? l.training_fixed : l.inference_fixed, &overflow);
+        add_to(&r.cache, training ? l.cache_training : l.cache_inference, &overflow);
         if (i == 0 || work > r.working_memory) {
             r.working_memory = work;
             r.working_layer = i;
@@ -219,27 +225,31 @@ mc_status_t mc_network_report(const mc_layer_t *layers, int64_t n_layers, int64_
         /* While layer i runs its input and output are live with its scratch; in
          * training these are the gradient pair flowing back, next to every forward
          * output, which backward keeps (added after the loop). */
-        MC_TRY(mc_checked_add(act_in, act_out, &live));
-        MC_TRY(add_to(&live, work));
+        live = mc_add_or_flag(mc_add_or_flag(act_in, act_out, &overflow), work, &overflow);
         if (live > live_peak) {
             live_peak = live;
         }
+        if (overflow) {
+            return MC_E_OVERFLOW;
+        }
     }
     if (training) {
-        MC_TRY(add_to(&live_peak, r.activations));
+        add_to(&live_peak, r.activations, &overflow);
     }
 
     /* what both totals hold: parameters, their gradients, the updater and the cache */
-    MC_TRY(mc_checked_add(r.parameters, r.parameter_gradients, &kept));
-    MC_TRY(add_to(&kept, r.updater_state));
-    MC_TRY(add_to(&kept, r.cache));
-    MC_TRY(mc_checked_add(kept, r.activations, &r.total));
-    MC_TRY(add_to(&r.total, r.activation_gradients));
-    MC_TRY(add_to(&r.total, r.working_memory));
+    kept = mc_add_or_flag(mc_add_or_flag(mc_add_or_flag(r.parameters, r.parameter_gradients, &overflow),
+                                         r.updater_state, &overflow),
+                          r.cache, &overflow);
+    r.total = mc_add_or_flag(
+        mc_add_or_flag(mc_add_or_flag(kept, r.activations, &overflow), r.activation_gradients, &overflow),
+        r.working_memory, &overflow);
+    r.lifetime_total = mc_add_or_flag(kept, live_peak, &overflow);
+    if (overflow) {
+        return MC_E_OVERFLOW;
+    }
     MC_TRY(mc_bits_to_bytes(r.total, bits_per_value, &r.total_bytes));
-
     r.lifetime_activations = live_peak;
-    MC_TRY(mc_checked_add(kept, live_peak, &r.lifetime_total));
     MC_TRY(mc_bits_to_bytes(r.lifetime_total, bits_per_value, &r.lifetime_total_bytes));
     *out = r;
     return MC_OK;

@@ -42,15 +42,9 @@ static bool moves_data(int32_t kind)
     return false;
 }
 
-static mc_status_t elements(const mc_tensor_t *t, int64_t *out)
+static int64_t elements(const mc_tensor_t *t, bool *overflow)
 {
-    int64_t n = 1;
-    int32_t d;
-    for (d = 0; d < t->rank; d++) {
-        MC_TRY(mc_checked_mul(n, t->dims[d], &n));
-    }
-    *out = n;
-    return MC_OK;
+    return mc_dims_product(1, t->dims, 0, t->rank, overflow);
 }
 
 static const mc_tensor_t *input(const mc_graph_t *g, const mc_op_t *op, int32_t i)
@@ -60,19 +54,9 @@ static const mc_tensor_t *input(const mc_graph_t *g, const mc_op_t *op, int32_t 
 }
 
 /* Product of a filter's dims[from..to] (inclusive), 0 when it has fewer. */
-static mc_status_t dims_product(const mc_tensor_t *t, int32_t from, int32_t to, int64_t *out)
+static int64_t dims_product(const mc_tensor_t *t, int32_t from, int32_t to, bool *overflow)
 {
-    int64_t n = 1;
-    int32_t d;
-    if (t == NULL || t->rank <= to) {
-        *out = 0;
-        return MC_OK;
-    }
-    for (d = from; d <= to; d++) {
-        MC_TRY(mc_checked_mul(n, t->dims[d], &n));
-    }
-    *out = n;
-    return MC_OK;
+    return t == NULL || t->rank <= to ? 0 : mc_dims_product(1, t->dims, from, to + 1, overflow);
 }
 
 mc_status_t mc_op_counts(const mc_graph_t *g, int64_t *macs, int64_t *other_ops, int64_t *failed_op)
@@ -96,56 +80,53 @@ mc_status_t mc_op_counts(const mc_graph_t *g, int64_t *macs, int64_t *other_ops,
     return MC_OK;
 }
 
+/* Every count is a product of sizes: its steps set `overflow`, tested once at the end. */
 mc_status_t mc_op_counts_of(const mc_graph_t *g, int64_t k, int64_t *macs, int64_t *other_ops)
 {
     const mc_op_t *op;
     const mc_tensor_t *out, *filter, *first;
     int64_t n_out = 0, per = 0, m = 0, other = 0;
+    bool overflow = false;
 
     op = &g->ops[k];
     out = op->n_outputs > 0 ? &g->tensors[g->op_tensors[op->first_output]] : NULL;
     if (out != NULL) {
-        MC_TRY(elements(out, &n_out));
+        n_out = elements(out, &overflow);
     }
     filter = input(g, op, 1);
     first = input(g, op, 0);
     switch (op->kind) {
     case CONV_2D: /* output x kh x kw x input channels per group */
-        MC_TRY(dims_product(filter, 1, 3, &per));
-        MC_TRY(mc_checked_mul(n_out, per, &m));
+        m = mc_mul_or_flag(n_out, dims_product(filter, 1, 3, &overflow), &overflow);
         break;
     case DEPTHWISE_CONV_2D: /* output x kh x kw */
-        MC_TRY(dims_product(filter, 1, 2, &per));
-        MC_TRY(mc_checked_mul(n_out, per, &m));
+        m = mc_mul_or_flag(n_out, dims_product(filter, 1, 2, &overflow), &overflow);
         break;
     case FULLY_CONNECTED: /* output x input features */
         per = filter != NULL && filter->rank > 0 ? filter->dims[filter->rank - 1] : 0;
-        MC_TRY(mc_checked_mul(n_out, per, &m));
+        m = mc_mul_or_flag(n_out, per, &overflow);
         break;
     case BATCH_MATMUL: /* output x the reduced dimension of the first operand */
         if (first != NULL && first->rank >= 2) {
             per = first->dims[first->rank - (op->options[MATMUL_ADJ_X] ? 2 : 1)];
         }
-        MC_TRY(mc_checked_mul(n_out, per, &m));
+        m = mc_mul_or_flag(n_out, per, &overflow);
         break;
     case TRANSPOSE_CONV: { /* each input element scattered through kh x kw x output channels */
         const mc_tensor_t *data = input(g, op, 2);
-        int64_t n_in = 0, o = 0;
-        if (data != NULL) {
-            MC_TRY(elements(data, &n_in));
-        }
-        MC_TRY(dims_product(filter, 1, 2, &per));
-        o = filter != NULL && filter->rank > 0 ? filter->dims[0] : 0;
-        MC_TRY(mc_checked_mul(per, o, &per));
-        MC_TRY(mc_checked_mul(n_in, per, &m));
+        int64_t n_in = data != NULL ? elements(data, &overflow) : 0;
+        per = dims_product(filter, 1, 2, &overflow);
+        per = mc_mul_or_flag(per, filter != NULL && filter->rank > 0 ? filter->dims[0] : 0, &overflow);
+        m = mc_mul_or_flag(n_in, per, &overflow);
         break;
     }
     case AVERAGE_POOL_2D:
     case MAX_POOL_2D:
     case L2_POOL_2D: /* output x window */
-        MC_TRY(mc_checked_mul((int64_t)op->options[POOL_FILTER_H] > 0 ? op->options[POOL_FILTER_H] : 1,
-                              (int64_t)op->options[POOL_FILTER_W] > 0 ? op->options[POOL_FILTER_W] : 1, &per));
-        MC_TRY(mc_checked_mul(n_out, per, &other));
+        per = mc_mul_or_flag((int64_t)op->options[POOL_FILTER_H] > 0 ? op->options[POOL_FILTER_H] : 1,
+                             (int64_t)op->options[POOL_FILTER_W] > 0 ? op->options[POOL_FILTER_W] : 1,
+                             &overflow);
+        other = mc_mul_or_flag(n_out, per, &overflow);
         break;
     case MEAN:
     case SUM:
@@ -155,13 +136,16 @@ mc_status_t mc_op_counts_of(const mc_graph_t *g, int64_t k, int64_t *macs, int64
     case ARG_MAX:
     case ARG_MIN: /* every input element visited once */
         if (first != NULL) {
-            MC_TRY(elements(first, &other));
+            other = elements(first, &overflow);
         }
         break;
     default:
         /* element-wise and everything else: one per output element; data movement: none */
         other = moves_data(op->kind) ? 0 : n_out;
         break;
+    }
+    if (overflow) {
+        return MC_E_OVERFLOW;
     }
     *macs = m;
     *other_ops = other;

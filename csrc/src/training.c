@@ -5,11 +5,12 @@
 #include "memcore.h"
 
 /* parameters = g·h + h + (L−1)·(h·h + h) + h + 1, and 2·(g + L·h + 1), the values
- * one example keeps (forward values for backward, plus their gradients). */
+ * one example keeps (forward values for backward, plus their gradients).  Every step
+ * sets *overflow instead of returning: the callers test it once. */
 static mc_status_t mlp_shape(int64_t g, int64_t h, int64_t layers, int64_t *parameters,
-                             int64_t *values_per_example)
+                             int64_t *values_per_example, bool *overflow)
 {
-    int64_t gh = 0, hh = 0, hidden_block = 0, deep = 0, p = 0, lh = 0, per = 0;
+    int64_t deep;
 
     if (g < 0 || h < 0 || layers < 0) {
         return MC_E_NEGATIVE;
@@ -17,32 +18,23 @@ static mc_status_t mlp_shape(int64_t g, int64_t h, int64_t layers, int64_t *para
     if (g == 0 || h == 0 || layers == 0) {
         return MC_E_RANGE;
     }
-    MC_TRY(mc_checked_mul(g, h, &gh));
-    MC_TRY(mc_checked_mul(h, h, &hh));
-    MC_TRY(mc_checked_add(hh, h, &hidden_block));
-    MC_TRY(mc_checked_mul(layers - 1, hidden_block, &deep));
-    MC_TRY(mc_checked_add(gh, h, &p));
-    MC_TRY(mc_checked_add(p, deep, &p));
-    MC_TRY(mc_checked_add(p, h, &p));
-    MC_TRY(mc_checked_add(p, 1, &p));
-    MC_TRY(mc_checked_mul(layers, h, &lh));
-    MC_TRY(mc_checked_add(g, lh, &per));
-    MC_TRY(mc_checked_add(per, 1, &per));
-    MC_TRY(mc_checked_mul(per, 2, &per));
-    *parameters = p;
-    *values_per_example = per;
+    deep = mc_mul_or_flag(layers - 1, mc_add_or_flag(mc_mul_or_flag(h, h, overflow), h, overflow), overflow);
+    *parameters = mc_add_or_flag(mc_add_or_flag(mc_add_or_flag(mc_add_or_flag(mc_mul_or_flag(g, h, overflow),
+                                                                              h, overflow),
+                                                               deep, overflow),
+                                                h, overflow),
+                                 1, overflow);
+    *values_per_example = mc_mul_or_flag(
+        mc_add_or_flag(mc_add_or_flag(g, mc_mul_or_flag(layers, h, overflow), overflow), 1, overflow), 2,
+        overflow);
     return MC_OK;
 }
 
 /* Parameters, gradients and optimizer state: the part that does not grow with batch. */
-static mc_status_t mlp_fixed(int64_t parameters, int64_t state_per_param, int64_t *state,
-                             int64_t *fixed)
+static int64_t mlp_fixed(int64_t parameters, int64_t state_per_param, int64_t *state, bool *overflow)
 {
-    int64_t f = 0;
-    MC_TRY(mc_checked_mul(parameters, state_per_param, state));
-    MC_TRY(mc_checked_add(parameters, parameters, &f));
-    MC_TRY(mc_checked_add(f, *state, fixed));
-    return MC_OK;
+    *state = mc_mul_or_flag(parameters, state_per_param, overflow);
+    return mc_add_or_flag(mc_add_or_flag(parameters, parameters, overflow), *state, overflow);
 }
 
 mc_status_t mc_mlp_training(int64_t inputs, int64_t hidden, int64_t layers, int64_t batch,
@@ -51,6 +43,7 @@ mc_status_t mc_mlp_training(int64_t inputs, int64_t hidden, int64_t layers, int6
 {
     mc_mlp_training_t r;
     int64_t per = 0, fixed = 0;
+    bool overflow = false;
 
     if (out == NULL) {
         return MC_E_NULL;
@@ -59,11 +52,14 @@ mc_status_t mc_mlp_training(int64_t inputs, int64_t hidden, int64_t layers, int6
         return MC_E_NEGATIVE;
     }
     MC_TRY(mc_check_bits(bits_per_value));
-    MC_TRY(mlp_shape(inputs, hidden, layers, &r.parameters, &per));
+    MC_TRY(mlp_shape(inputs, hidden, layers, &r.parameters, &per, &overflow));
     r.gradients = r.parameters;
-    MC_TRY(mlp_fixed(r.parameters, state_per_param, &r.optimizer_state, &fixed));
-    MC_TRY(mc_checked_mul(batch, per, &r.activations));
-    MC_TRY(mc_checked_add(fixed, r.activations, &r.total));
+    fixed = mlp_fixed(r.parameters, state_per_param, &r.optimizer_state, &overflow);
+    r.activations = mc_mul_or_flag(batch, per, &overflow);
+    r.total = mc_add_or_flag(fixed, r.activations, &overflow);
+    if (overflow) {
+        return MC_E_OVERFLOW;
+    }
     MC_TRY(mc_bits_to_bytes(r.total, bits_per_value, &r.total_bytes));
     r.activation_share = r.total > 0 ? (double)r.activations / (double)r.total : 0;
     *out = r;
@@ -75,6 +71,7 @@ mc_status_t mc_mlp_max_batch(int64_t inputs, int64_t hidden, int64_t layers, int
                              int64_t *max_batch)
 {
     int64_t parameters = 0, per = 0, state = 0, fixed = 0, budget_values = budget;
+    bool overflow = false;
 
     if (max_batch == NULL) {
         return MC_E_NULL;
@@ -85,13 +82,15 @@ mc_status_t mc_mlp_max_batch(int64_t inputs, int64_t hidden, int64_t layers, int
     if (bits_per_value != 0) {
         MC_TRY(mc_check_bits(bits_per_value));
     }
-    MC_TRY(mlp_shape(inputs, hidden, layers, &parameters, &per));
-    MC_TRY(mlp_fixed(parameters, state_per_param, &state, &fixed));
+    MC_TRY(mlp_shape(inputs, hidden, layers, &parameters, &per, &overflow));
+    fixed = mlp_fixed(parameters, state_per_param, &state, &overflow);
     if (bits_per_value > 0) {
         /* Whole values only: floor(budget_bytes * 8 / bits), computed without overflow. */
-        int64_t whole = 0;
-        MC_TRY(mc_checked_mul(budget / bits_per_value, 8, &whole));
-        budget_values = whole + (budget % bits_per_value) * 8 / bits_per_value;
+        budget_values = mc_mul_or_flag(budget / bits_per_value, 8, &overflow) +
+                        (budget % bits_per_value) * 8 / bits_per_value;
+    }
+    if (overflow) {
+        return MC_E_OVERFLOW;
     }
     *max_batch = fixed > budget_values ? -1 : (budget_values - fixed) / per;
     return MC_OK;
