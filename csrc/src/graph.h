@@ -8,15 +8,7 @@
 #define MEMCORE_GRAPH_H
 
 #include "memcore.h"
-
-/* For a static helper gcc would otherwise inline at every call site (-Os misjudges
- * functions that store many 64-bit fields), or whose locals must not add up in its
- * caller's frame.  Plain C99 compilers just get an ordinary function. */
-#if defined(__GNUC__)
-#define OUT_OF_LINE __attribute__((noinline))
-#else
-#define OUT_OF_LINE
-#endif
+#include "out_of_line.h"
 
 mc_status_t mc_graph_structure(const mc_graph_t *graph, mc_problem_t *problem);
 

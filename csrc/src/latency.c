@@ -3,8 +3,10 @@
 
 #include "floats.h"
 #include "memcore.h"
+#include "out_of_line.h"
 
-static void assemble(double fetch_seconds, double compute_seconds, double setup_seconds, mc_latency_t *out);
+OUT_OF_LINE static mc_status_t assemble(double fetch_seconds, double compute_seconds,
+                                        double setup_seconds, mc_latency_t *out);
 
 mc_status_t mc_latency(int64_t bytes_moved, int64_t operations,
                        double bandwidth_bytes_per_second, double operations_per_second,
@@ -27,9 +29,8 @@ mc_status_t mc_latency(int64_t bytes_moved, int64_t operations,
         return MC_E_NEGATIVE;
     }
     /* A tiny rate can make a part overflow to infinity: that is the honest answer. */
-    assemble((double)bytes_moved / bandwidth_bytes_per_second, (double)operations / operations_per_second,
-             overhead_seconds, out);
-    return MC_OK;
+    return assemble((double)bytes_moved / bandwidth_bytes_per_second,
+                    (double)operations / operations_per_second, overhead_seconds, out);
 }
 
 mc_status_t mc_latency_of_parts(double fetch_seconds, double compute_seconds, double setup_seconds,
@@ -44,12 +45,13 @@ mc_status_t mc_latency_of_parts(double fetch_seconds, double compute_seconds, do
     if (fetch_seconds < 0 || compute_seconds < 0 || setup_seconds < 0) {
         return MC_E_NEGATIVE;
     }
-    assemble(fetch_seconds, compute_seconds, setup_seconds, out);
-    return MC_OK;
+    return assemble(fetch_seconds, compute_seconds, setup_seconds, out);
 }
 
-/* The parts, their total, the dominant one and what doubling each rate saves. */
-static void assemble(double fetch_seconds, double compute_seconds, double setup_seconds, mc_latency_t *out)
+/* The parts, their total, the dominant one and what doubling each rate saves (out of
+ * line: inlined into both entry points, it was there twice). */
+static mc_status_t assemble(double fetch_seconds, double compute_seconds, double setup_seconds,
+                            mc_latency_t *out)
 {
     mc_latency_t r;
     double largest;
@@ -79,4 +81,5 @@ static void assemble(double fetch_seconds, double compute_seconds, double setup_
         r.saving_if_bandwidth_doubled = 0;
     }
     *out = r;
+    return MC_OK;
 }

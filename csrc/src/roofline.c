@@ -4,8 +4,10 @@
 
 #include "floats.h"
 #include "memcore.h"
+#include "out_of_line.h"
 
-static double intensity(int64_t weight_bytes, int64_t act_bytes, int64_t ops, int64_t batch)
+/* Out of line: the bisection and the entry point both call it. */
+OUT_OF_LINE static double intensity(int64_t weight_bytes, int64_t act_bytes, int64_t ops, int64_t batch)
 {
     double bytes = (double)weight_bytes + (double)act_bytes * (double)batch;
     double work = (double)ops * (double)batch;

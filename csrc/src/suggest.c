@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "memcore.h"
+#include "out_of_line.h"
 
 bool mc_board_may_help(const mc_check_t *now, const mc_board_t *board, int32_t region)
 {
@@ -34,8 +35,9 @@ bool mc_board_may_help(const mc_check_t *now, const mc_board_t *board, int32_t r
     }
 }
 
-/* Does candidate c do better than now on resource k? */
-static bool better(const mc_resource_check_t *now, const mc_resource_check_t *c)
+/* Does candidate c do better than now on resource k?  (Out of line: both passes over
+ * the candidates ask it.) */
+OUT_OF_LINE static bool better(const mc_resource_check_t *now, const mc_resource_check_t *c)
 {
     return !now->checked || !c->checked || c->usage < now->usage;
 }
