@@ -30,6 +30,11 @@ single="-Werror -fsingle-precision-constant -Wdouble-promotion -Wfloat-conversio
 # what the qemu-m3 build's generated headers were made with
 config="-DMICROPY_FLOAT_IMPL=MICROPY_FLOAT_IMPL_FLOAT -DMICROPY_VFS_LFS2=1 -DNDEBUG"
 
+# The C library's headers: picolibc's, through its specs file (as step 20 and
+# bench/footprint.py use it); without it arm-none-eabi-gcc only finds newlib's, which CI
+# does not install.
+arm_specs="-specs=$(dpkg -L picolibc-arm-none-eabi | grep '/picolibc.specs$')"
+
 check() { # name compiler cpu-flags
   local name=$1 cc=$2 cpu=$3
   cmake -S tests/usermod_cmake -B "$work/$name" -DCMAKE_C_COMPILER="$cc" -DMICROPY_DIR="$mpy" \
@@ -46,7 +51,7 @@ check() { # name compiler cpu-flags
   echo "$name: $(wc -l <"$work/$name/usermod_sources.txt") sources compile -Werror-clean with ESP-IDF's flags; text $text bytes"
 }
 check xtensa-lx106 xtensa-lx106-elf-gcc "-mlongcalls -mtext-section-literals"
-check cortex-m4f arm-none-eabi-gcc "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
+check cortex-m4f arm-none-eabi-gcc "$arm_specs -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 
 # The CMake listing is exactly the module and the core, as the make file's is; no board support.
 module=$(dirname "$usermod")/memcore
@@ -60,7 +65,7 @@ echo "micropython.cmake lists modmemcore.c and the $(ls "$core"/*.c | wc -l) cor
 for src in csrc/src/*.c; do
   for variant in plain single; do
     extra=""; [ $variant = single ] && extra="-fsingle-precision-constant"
-    arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -Os -std=c99 -Wall -Wextra -Werror -pedantic $extra \
+    arm-none-eabi-gcc "$arm_specs" -mcpu=cortex-m3 -mthumb -Os -std=c99 -Wall -Wextra -Werror -pedantic $extra \
       -Icsrc/include -c "$src" -o "$work/$(basename "$src" .c).$variant.o"
   done
   cmp -s "$work/$(basename "$src" .c).plain.o" "$work/$(basename "$src" .c).single.o" ||
