@@ -321,3 +321,33 @@ def test_huge_batch_that_still_fits():
     b = _call("budget", batch=2**40, activation_bytes_per_example=8, limit_bytes=I64)
     assert b.activation_bytes == 2**43 and b.fits
     assert _call("mlp_training", batch=2**40).activations > 2**40
+
+
+# --- a board's rates by name ----------------------------------------------------------
+
+def test_every_rate_name_sets_its_own_rate_and_near_misses_are_refused():
+    """The sixteen rates are named <opclass>_<numeric>_<kernels>_ops_per_second from the
+    C core's own names; each sets its cell of ops_per_second and no other."""
+    from memcore._lowlevel import board, ffi, lib
+    text = lambda p: ffi.string(p).decode()  # noqa: E731
+    cells = [(c, n, k) for c in range(lib.MC_OPCLASS_COUNT) for n in range(lib.MC_NUMERIC_COUNT)
+             for k in range(2)]
+    names = {cell: "%s_%s_%s_ops_per_second" % (text(lib.mc_opclass_name(cell[0])),
+                                                 text(lib.mc_numeric_name(cell[1])),
+                                                 text(lib.mc_kernels_name(cell[2]))) for cell in cells}
+    assert names[(0, 0, 1)] == "conv_int8_optimised_ops_per_second"
+    assert names[(1, 1, 0)] == "depthwise_float32_reference_ops_per_second"
+    assert lib.mc_opclass_name(lib.MC_OPCLASS_COUNT) == ffi.NULL and lib.mc_opclass_name(-1) == ffi.NULL
+    values = {names[cell]: 1000.0 + i for i, cell in enumerate(cells)}
+    b = board(values)
+    for i, (c, n, k) in enumerate(cells):
+        assert b.ops_per_second[c][n][k] == 1000.0 + i
+    for bad in ("conv_int8_optimised_ops_per_secondx", "conv_int8_optimised", "conv__int8_optimised_ops_per_second",
+                "CONV_int8_optimised_ops_per_second", "conv_int16_optimised_ops_per_second",
+                "conv_int8_optimized_ops_per_second", "convolution_int8_optimised_ops_per_second",
+                "conv_int8_optimised_ops_per_second_", "_int8_optimised_ops_per_second", "ops_per_second",
+                "conv", "", "other_float32_reference"):
+        with pytest.raises(MemcoreError, match="not a value it takes"):
+            board({bad: 1.0})
+    with pytest.raises(MemcoreError, match="not a value it takes"):
+        board({"conv_int8_optimised_ops_per_second": "fast"})

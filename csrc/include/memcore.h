@@ -1071,8 +1071,10 @@ mc_status_t mc_check_field(const mc_check_t *check, int32_t index, mc_field_t *o
  * host's device profile export and the board's JSON use ("ram_bytes",
  * "conv_int8_optimised_ops_per_second", "weights_region", ...): *_init gives the
  * defaults, *_set one field (a name-kind field takes the value's text), and the names
- * are listed by *_field_name.  An unknown name, a wrong kind or an unknown text is
- * MC_E_RANGE.
+ * are listed by *_field_name, except the board's rates: one per operator class,
+ * numeric type and kernel library, each named "<opclass>_<numeric>_<kernels>_ops_per_second"
+ * from mc_opclass_name, mc_numeric_name and mc_kernels_name.  An unknown name, a wrong
+ * kind or an unknown text is MC_E_RANGE.
  */
 void mc_board_init(mc_board_t *board);
 mc_status_t mc_board_set(mc_board_t *board, const char *name, const mc_field_t *value);
@@ -1085,13 +1087,14 @@ int32_t mc_check_config_field_count(void);
 const char *mc_check_config_field_name(int32_t index);
 
 /* Names of enum values ("esp32", "optimised", "flash", "latency", "misses_budget",
- * "int8"), or NULL for a value out of range. */
+ * "int8", "depthwise"), or NULL for a value out of range. */
 const char *mc_target_name(int32_t target);
 const char *mc_kernels_name(int32_t kernels);
 const char *mc_region_name(int32_t region);
 const char *mc_resource_name(int32_t resource);
 const char *mc_verdict_name(int32_t verdict);
 const char *mc_numeric_name(int32_t numeric);
+const char *mc_opclass_name(int32_t opclass);
 
 /* "memcore.report/1" and "@memcore ": what the board's report line carries. */
 const char *mc_report_schema(void);

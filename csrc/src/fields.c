@@ -117,9 +117,14 @@ const char *mc_target_name(int32_t target)
     return pick("host64\0armhf\0cortex-m\0riscv32\0esp32", MC_TARGET_COUNT, target);
 }
 
+/* Lists that rate_offset also reads word by word end in an empty name. */
+static const char kernels_names[] = "reference\0optimised\0";
+static const char numeric_names[] = "int8\0float32\0";
+static const char opclass_names[] = "conv\0depthwise\0matmul\0other\0";
+
 const char *mc_kernels_name(int32_t kernels)
 {
-    return pick("reference\0optimised", 2, kernels);
+    return pick(kernels_names, 2, kernels);
 }
 
 /* The memory resources are the regions, in the same order. */
@@ -142,7 +147,12 @@ const char *mc_verdict_name(int32_t verdict)
 
 const char *mc_numeric_name(int32_t numeric)
 {
-    return pick("int8\0float32", MC_NUMERIC_COUNT, numeric);
+    return pick(numeric_names, MC_NUMERIC_COUNT, numeric);
+}
+
+const char *mc_opclass_name(int32_t opclass)
+{
+    return pick(opclass_names, MC_OPCLASS_COUNT, opclass);
 }
 
 const char *mc_report_schema(void)
@@ -215,13 +225,7 @@ typedef struct {
     uint8_t bit;      /* IN_BIT: which bit of a uint32_t */
 } input_t;
 
-#define RATE(X, cls, num, lib, name) X(name, ops_per_second[cls][num][lib], IN_DOUBLE, 0)
-#define RATES(X, cls, prefix)                                                                     \
-    RATE(X, cls, MC_NUMERIC_INT8, MC_KERNELS_REFERENCE, prefix "_int8_reference_ops_per_second")     \
-    RATE(X, cls, MC_NUMERIC_INT8, MC_KERNELS_OPTIMISED, prefix "_int8_optimised_ops_per_second")     \
-    RATE(X, cls, MC_NUMERIC_FLOAT32, MC_KERNELS_REFERENCE, prefix "_float32_reference_ops_per_second") \
-    RATE(X, cls, MC_NUMERIC_FLOAT32, MC_KERNELS_OPTIMISED, prefix "_float32_optimised_ops_per_second")
-
+/* The board's rates are not in the table: see rate_offset. */
 #define BOARD_INPUTS(X)                                                                       \
     X("target", target, IN_TARGET, 0)                                                         \
     X("ram_bytes", regions[MC_REGION_RAM].bytes, IN_INT64, 0)                                 \
@@ -232,10 +236,6 @@ typedef struct {
     X("flash_read_bytes_per_second", regions[MC_REGION_FLASH].read_bytes_per_second, IN_DOUBLE, 0) \
     X("ram_bytes_at_boot", ram_bytes_at_boot, IN_INT64, 0)                                    \
     X("model_partition_bytes", model_partition_bytes, IN_INT64, 0)                            \
-    RATES(X, MC_OPCLASS_CONV, "conv")                                                         \
-    RATES(X, MC_OPCLASS_DEPTHWISE, "depthwise")                                               \
-    RATES(X, MC_OPCLASS_MATMUL, "matmul")                                                     \
-    RATES(X, MC_OPCLASS_OTHER, "other")                                                       \
     X("ram_traffic_in_rates", rates_include_region, IN_BIT, MC_REGION_RAM)                    \
     X("psram_traffic_in_rates", rates_include_region, IN_BIT, MC_REGION_PSRAM)                \
     X("flash_traffic_in_rates", rates_include_region, IN_BIT, MC_REGION_FLASH)                \
@@ -279,20 +279,55 @@ static int32_t name_code(const char *(*names)(int32_t), int32_t count, const cha
     return -1;
 }
 
-static mc_status_t set_input(const input_t *inputs, const char *names, int32_t n, void *target, const char *name,
-                             const mc_field_t *v)
+/* The row named `name` among n, or NULL. */
+static const input_t *find(const input_t *inputs, const char *names, int32_t n, const char *name)
 {
-    const input_t *in = NULL;
-    unsigned char *at;
-    int32_t i, code = -1;
-    if (target == NULL || name == NULL || v == NULL) {
-        return MC_E_NULL;
-    }
-    for (i = 0; i < n && in == NULL; i++, names += strlen(names) + 1) {
+    int32_t i;
+    for (i = 0; i < n; i++, names += strlen(names) + 1) {
         if (strcmp(names, name) == 0) {
-            in = &inputs[i];
+            return &inputs[i];
         }
     }
+    return NULL;
+}
+
+/* The code of the name among `names` (NUL-separated, ending in an empty one) that starts
+ * `text` followed by '_', and the text after that '_'; NULL when none does. */
+static const char *word(const char *text, const char *names, int32_t *code)
+{
+    int32_t i;
+    for (i = 0; *names != '\0'; i++, names += strlen(names) + 1) {
+        size_t n = strlen(names);
+        if (strncmp(text, names, n) == 0 && text[n] == '_') {
+            *code = i;
+            return text + n + 1;
+        }
+    }
+    return NULL;
+}
+
+/* A board's rates, one per operator class, numeric type and kernel library, are named
+ * "<opclass>_<numeric>_<kernels>_ops_per_second" ("conv_int8_optimised_ops_per_second"):
+ * read by their parts rather than kept as sixteen names (600 bytes on a board). */
+static bool rate_offset(const char *name, uint16_t *offset)
+{
+    int32_t cls = 0, numeric = 0, kernels = 0;
+    const char *rest = word(name, opclass_names, &cls);
+    rest = rest != NULL ? word(rest, numeric_names, &numeric) : NULL;
+    rest = rest != NULL ? word(rest, kernels_names, &kernels) : NULL;
+    if (rest == NULL || strcmp(rest, "ops_per_second") != 0) {
+        return false;
+    }
+    *offset = (uint16_t)(offsetof(mc_board_t, ops_per_second) +
+                         sizeof(double) * (size_t)((cls * MC_NUMERIC_COUNT + numeric) * 2 + kernels));
+    return true;
+}
+
+/* Stores v into the field `in` (NULL: no such field) of target. */
+static mc_status_t set_input(const input_t *in, void *target, const mc_field_t *v)
+{
+    unsigned char *at;
+    int32_t code = -1;
     if (in == NULL) {
         return MC_E_RANGE;
     }
@@ -349,7 +384,16 @@ void mc_board_init(mc_board_t *board)
 
 mc_status_t mc_board_set(mc_board_t *board, const char *name, const mc_field_t *value)
 {
-    return set_input(board_inputs, board_names, mc_board_field_count(), board, name, value);
+    input_t rate = {0, IN_DOUBLE, 0};
+    const input_t *in;
+    if (board == NULL || name == NULL || value == NULL) {
+        return MC_E_NULL;
+    }
+    in = find(board_inputs, board_names, mc_board_field_count(), name);
+    if (in == NULL && rate_offset(name, &rate.offset)) {
+        in = &rate;
+    }
+    return set_input(in, board, value);
 }
 
 int32_t mc_board_field_count(void)
@@ -376,7 +420,10 @@ void mc_check_config_init(mc_check_config_t *config)
 
 mc_status_t mc_check_config_set(mc_check_config_t *config, const char *name, const mc_field_t *value)
 {
-    return set_input(config_inputs, config_names, mc_check_config_field_count(), config, name, value);
+    if (config == NULL || name == NULL || value == NULL) {
+        return MC_E_NULL;
+    }
+    return set_input(find(config_inputs, config_names, mc_check_config_field_count(), name), config, value);
 }
 
 int32_t mc_check_config_field_count(void)
