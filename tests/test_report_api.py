@@ -60,3 +60,21 @@ def test_check_layers_prints_the_per_operator_table_with_the_peak():
     assert "15.6 KiB" in peaks[0] and "100 %" in peaks[0]
     _, plain, _ = memcore_cli("check", model("kws_dscnn_int8.tflite"))
     assert "◀ peak" not in plain
+
+
+def test_every_target_has_its_words_and_they_agree_with_the_cores_facts():
+    """The C core keeps each target's facts; the host package the words describing them.
+    Every target the core names has both, and a derived target's note names what the
+    core says it is derived from."""
+    from memcore.targets import TARGET_NAMES
+    assert sorted(TARGET_NAMES.values()) == ["armhf", "cortex-m", "esp32", "host64", "riscv32"]
+    for name in TARGET_NAMES.values():
+        t = memcore.target_info(name)
+        assert t.description and t.note and t.tflm_version
+        if t.measured:
+            assert t.derived_from is None and "derived" not in t.note
+        else:
+            assert t.note.startswith("derived from %s" % t.derived_from)
+    assert memcore.target_info("cortex-m").optimised_kernels.startswith("CMSIS-NN")
+    assert memcore.target_info("esp32").optimised_kernels.startswith("ESP-NN")
+    assert memcore.target_info("esp32").pointer_bytes == 4 and not memcore.target_info("esp32").compression

@@ -604,10 +604,10 @@ typedef enum {
 } mc_kernels_t;
 
 /* What memcore knows about a target's TFLM build, for reports: which TFLM the tables
- * hold and, for a target that cannot be measured here, what they are derived from and
- * why.  The target's name is mc_target_name(target). */
+ * hold and, for a target that cannot be measured here, what they are derived from.  The
+ * target's name is mc_target_name(target); the words that describe it and say how it was
+ * measured, or why it is derived, are the host package's (memcore.target_info). */
 typedef struct {
-    const char *description;       /* the ABI and the TFLM build, in words */
     const char *tflm_version;      /* the TFLM source the tables hold (a commit or a wheel) */
     const char *optimised_kernels; /* what MC_KERNELS_OPTIMISED selects ("CMSIS-NN ..."), or "" */
     int32_t pointer_bytes;         /* sizeof(void *) and sizeof(size_t) */
@@ -616,7 +616,6 @@ typedef struct {
     bool compression;              /* TFLM built with USE_TFLM_COMPRESSION */
     bool measured;                 /* tables measured with TFLM built for this target */
     int32_t derived_from;          /* mc_target_t the tables are taken from; -1 if measured */
-    const char *note;              /* how it was measured, or what it is derived from and why */
 } mc_target_info_t;
 
 /* [in] target  [out] out */

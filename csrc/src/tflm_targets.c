@@ -27,8 +27,11 @@
 #include "memcore.h"
 #include "tflm_internal.h"
 
+/* The facts a report states about each target's tables, in numbers and short names.
+ * The prose that explains them (what each target is, how it was measured or why its
+ * tables are derived) is the host's to print and lives in python/memcore/tflm.py: a
+ * board never reports it, and it would take some 900 bytes of a board's flash. */
 typedef struct {
-    const char *description;
     const char *tflm_version;
     const char *optimised_kernels;
     uint8_t enum_bytes;
@@ -36,27 +39,14 @@ typedef struct {
     bool compression;
     bool measured;
     int8_t derived_from;
-    const char *note;
 } target_facts_t;
 
 static const target_facts_t facts[MC_TARGET_COUNT] = {
-    {"64-bit Linux (LP64): the PyPI tflite-micro interpreter",
-     "PyPI tflite-micro 0.dev20261023182759", "", 4, 8, true, true, -1,
-     "measured with the interpreter's RecordingMicroAllocator"},
-    {"32-bit Arm Linux (ILP32, 4-byte enums)", "tflite-micro 90b983c2", "", 4, 8, true,
-     true, -1, "TFLM built with arm-linux-gnueabihf-g++, compression on, run under qemu-arm"},
-    {"Arm Cortex-M, arm-none-eabi (1-byte enums)", "tflite-micro 90b983c2",
-     "CMSIS-NN (DSP cores)", 1, 8, true, true, -1,
-     "reference kernels: TFLM built with arm-none-eabi-g++, compression on, run on an "
-     "emulated Cortex-M3; CMSIS-NN's sizes are from its sources, not measured"},
-    {"RV32 ILP32", "tflite-micro 90b983c2", "", 4, 8, true, false, MC_TARGET_ARMHF,
-     "derived from armhf: RV32 ILP32 lays structs out as armhf does (4-byte pointers and "
-     "enums, 8-aligned 8-byte types)"},
-    {"Xtensa ESP32, esp-tflite-micro", "tflite-micro 90b983c2 (esp-tflite-micro)",
-     "ESP-NN (plain ESP32)", 4, 8, false, false, MC_TARGET_ARMHF,
-     "derived from armhf without compression: esp-tflite-micro builds TFLM without "
-     "USE_TFLM_COMPRESSION or -fshort-enums, and Xtensa GCC has 4-byte enums and "
-     "8-aligned 8-byte types; Xtensa is not built here"},
+    {"PyPI tflite-micro 0.dev20261023182759", "", 4, 8, true, true, -1},
+    {"tflite-micro 90b983c2", "", 4, 8, true, true, -1},
+    {"tflite-micro 90b983c2", "CMSIS-NN (DSP cores)", 1, 8, true, true, -1},
+    {"tflite-micro 90b983c2", "", 4, 8, true, false, MC_TARGET_ARMHF},
+    {"tflite-micro 90b983c2 (esp-tflite-micro)", "ESP-NN (plain ESP32)", 4, 8, false, false, MC_TARGET_ARMHF},
 };
 
 static const mc_target_abi_t abis[MC_TARGET_COUNT] = {
@@ -98,7 +88,6 @@ mc_status_t mc_target_info(mc_target_t target, mc_target_info_t *out)
         return MC_E_RANGE;
     }
     f = &facts[target];
-    out->description = f->description;
     out->tflm_version = f->tflm_version;
     out->optimised_kernels = f->optimised_kernels;
     out->pointer_bytes = abis[target].pointer_bytes;
@@ -107,6 +96,5 @@ mc_status_t mc_target_info(mc_target_t target, mc_target_info_t *out)
     out->compression = f->compression;
     out->measured = f->measured;
     out->derived_from = f->derived_from;
-    out->note = f->note;
     return MC_OK;
 }

@@ -30,9 +30,30 @@ VARIABLES = "TfLiteTensor variable buffer data"
 _TARGET_OF_POINTER_BYTES = {8: "host64", 4: "esp32"}
 
 
+# Each target in words, and how its tables were measured or why they are derived: the
+# host's to print (the C core keeps the facts, the board never reports these).
+_TARGET_WORDS = {
+    "host64": ("64-bit Linux (LP64): the PyPI tflite-micro interpreter",
+               "measured with the interpreter's RecordingMicroAllocator"),
+    "armhf": ("32-bit Arm Linux (ILP32, 4-byte enums)",
+              "TFLM built with arm-linux-gnueabihf-g++, compression on, run under qemu-arm"),
+    "cortex-m": ("Arm Cortex-M, arm-none-eabi (1-byte enums)",
+                 "reference kernels: TFLM built with arm-none-eabi-g++, compression on, run on an "
+                 "emulated Cortex-M3; CMSIS-NN's sizes are from its sources, not measured"),
+    "riscv32": ("RV32 ILP32",
+                "derived from armhf: RV32 ILP32 lays structs out as armhf does (4-byte pointers and "
+                "enums, 8-aligned 8-byte types)"),
+    "esp32": ("Xtensa ESP32, esp-tflite-micro",
+              "derived from armhf without compression: esp-tflite-micro builds TFLM without "
+              "USE_TFLM_COMPRESSION or -fshort-enums, and Xtensa GCC has 4-byte enums and "
+              "8-aligned 8-byte types; Xtensa is not built here"),
+}
+
+
 @dataclass(frozen=True)
 class Target:
-    """A target's TFLM build as the C core's tables know it (mc_target_info)."""
+    """A target's TFLM build as the C core's tables know it (mc_target_info), with the
+    words that describe it."""
     name: str
     description: str
     tflm_version: str
@@ -50,12 +71,13 @@ def target_info(name: str) -> Target:
     out = ffi.new("mc_target_info_t *")
     ll._check(lib.mc_target_info(target_code(name), out), "target_info(%r)" % name)
     text = lambda p: ffi.string(p).decode()  # noqa: E731
-    return Target(name=name, description=text(out.description), tflm_version=text(out.tflm_version),
+    description, note = _TARGET_WORDS[name]
+    return Target(name=name, description=description, tflm_version=text(out.tflm_version),
                   optimised_kernels=text(out.optimised_kernels), pointer_bytes=out.pointer_bytes,
                   enum_bytes=out.enum_bytes, int64_alignment=out.int64_alignment,
                   compression=bool(out.compression), measured=bool(out.measured),
                   derived_from=TARGET_NAMES[out.derived_from] if out.derived_from >= 0 else None,
-                  note=text(out.note))
+                  note=note)
 
 
 def unknown_ops(model: Model, target: str = "host64", kernels: str = "reference") -> Tuple[str, ...]:
