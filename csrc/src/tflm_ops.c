@@ -435,7 +435,9 @@ enum {
     SC_LOG_SOFTMAX, SC_SOFTMAX, SC_BATCH_MATMUL, SC_MEAN_SUM, SC_REDUCE_MIN_MAX,
     SC_REDUCE_ALL, SC_MIRROR_PAD, SC_SVDF, SC_TRANSPOSE_CONV, SC_LSTM, SC_TANH,
     SC_CMSIS_CONV, SC_CMSIS_DEPTHWISE, SC_CMSIS_FULLY_CONNECTED, SC_CMSIS_AVGPOOL,
-    SC_ESP_SOFTMAX, SC_RESHAPE, SC_EXPAND_DIMS, SC_COUNT
+    SC_ESP_SOFTMAX, SC_RESHAPE, SC_EXPAND_DIMS,
+    SC_NOT_MODELLED, /* registered, not modelled (below): no script */
+    SC_COUNT
 };
 
 static const uint8_t *const scripts[SC_COUNT] = {
@@ -445,79 +447,75 @@ static const uint8_t *const scripts[SC_COUNT] = {
     p_log_softmax, p_softmax, p_batch_matmul, p_mean_sum, p_reduce_min_max,
     p_reduce_all, p_mirror_pad, p_svdf, p_transpose_conv, p_lstm, p_tanh,
     p_cmsis_conv, p_cmsis_depthwise, p_cmsis_fully_connected, p_cmsis_avgpool,
-    p_esp_softmax, p_reshape, p_expand_dims,
+    p_esp_softmax, p_reshape, p_expand_dims, p_none,
 };
 
 /* ---- the rows ---------------------------------------------------------------------- */
 
+/* Registered, but not modelled: control flow needs subgraphs, resource variables need
+ * MicroResourceVariables, which memcore does not plan (they count as unknown); and a
+ * few vendor kernels whose allocations are not in the table.  Their rows' Prepare is
+ * SC_NOT_MODELLED. */
 typedef struct {
     uint8_t code;      /* BuiltinOperator */
     uint8_t options;   /* MC_S_O_* its parser allocates; 0: none */
     uint8_t opdata;    /* MC_S_K_* its Init allocates; 0: none */
     uint8_t prepare;   /* SC_* */
-    uint8_t flags;     /* F_* */
-    uint8_t vendor[2]; /* its CMSIS-NN and ESP-NN kernel (V_*); 0: the reference kernel */
 } op_row_t;
 
-/* A vendor library's kernel for one operator kind: its OpData and Prepare. */
+/* A vendor library's kernel for one operator kind: its OpData and Prepare.  Only the
+ * dozen kinds vendors replace have one, so they are a list of their own rather than
+ * a column of every row. */
 typedef struct {
-    uint8_t opdata;
-    uint8_t prepare;
-    uint8_t flags;     /* F_NOT_MODELLED: the vendor kernel's allocations are not in the table */
+    uint8_t code;      /* BuiltinOperator */
+    uint8_t vendor;    /* MC_VENDOR_* */
+    uint8_t opdata;    /* MC_S_V_* */
+    uint8_t prepare;   /* SC_* */
 } vendor_row_t;
 
-enum {
-    V_NONE = 0, V_CMSIS_CONV, V_CMSIS_DEPTHWISE, V_CMSIS_FULLY_CONNECTED, V_CMSIS_AVGPOOL,
-    V_CMSIS_MAXPOOL, V_CMSIS_ADD, V_CMSIS_MUL, V_CMSIS_SOFTMAX, V_CMSIS_NOT_MODELLED,
-    V_ESP_CONV, V_ESP_DEPTHWISE, V_ESP_SOFTMAX, V_COUNT
+#define ROW(code, options, opdata, prepare) {code, MC_S_##options, MC_S_##opdata, SC_##prepare}
+#define CMSIS(code, opdata, prepare) {code, MC_VENDOR_CMSIS_NN, MC_S_##opdata, SC_##prepare}
+#define ESP(code, opdata, prepare) {code, MC_VENDOR_ESP_NN, MC_S_##opdata, SC_##prepare}
+
+static const vendor_row_t vendors[] = {
+    CMSIS(0, V_CMSIS_ADD, IN01_OUT0),                      /* ADD */
+    CMSIS(1, V_CMSIS_POOL, CMSIS_AVGPOOL),                 /* AVERAGE_POOL_2D */
+    CMSIS(126, NONE, NOT_MODELLED),                        /* BATCH_MATMUL */
+    CMSIS(3, V_CMSIS_CONV, CMSIS_CONV),                    /* CONV_2D */
+    CMSIS(4, V_CMSIS_CONV, CMSIS_DEPTHWISE),               /* DEPTHWISE_CONV_2D */
+    CMSIS(9, V_CMSIS_FULLY_CONNECTED, CMSIS_FULLY_CONNECTED), /* FULLY_CONNECTED */
+    CMSIS(17, V_CMSIS_POOL, IN0_OUT0),                     /* MAX_POOL_2D */
+    CMSIS(18, V_CMSIS_MUL, IN01_OUT0),                     /* MUL */
+    CMSIS(25, V_CMSIS_SOFTMAX, SOFTMAX),                   /* SOFTMAX */
+    CMSIS(27, NONE, NOT_MODELLED),                         /* SVDF */
+    CMSIS(67, NONE, NOT_MODELLED),                         /* TRANSPOSE_CONV */
+    CMSIS(44, NONE, NOT_MODELLED),                         /* UNIDIRECTIONAL_SEQUENCE_LSTM */
+    ESP(3, V_ESP_CONV, CONV),                              /* CONV_2D */
+    ESP(4, V_ESP_CONV, DEPTHWISE),                         /* DEPTHWISE_CONV_2D */
+    ESP(25, V_ESP_SOFTMAX, ESP_SOFTMAX),                   /* SOFTMAX */
 };
-
-/* Registered, but not modelled: control flow needs subgraphs, resource variables need
- * MicroResourceVariables, which memcore does not plan (they count as unknown). */
-#define F_NOT_MODELLED 1u
-
-#define ROW(code, options, opdata, prepare) {code, MC_S_##options, MC_S_##opdata, SC_##prepare, 0, {0, 0}}
-#define VROW(code, options, opdata, prepare, cmsis, esp) \
-    {code, MC_S_##options, MC_S_##opdata, SC_##prepare, 0, {V_##cmsis, V_##esp}}
-
-static const vendor_row_t vendors[V_COUNT] = {
-    {0, 0, 0},
-    {MC_S_V_CMSIS_CONV, SC_CMSIS_CONV, 0},
-    {MC_S_V_CMSIS_CONV, SC_CMSIS_DEPTHWISE, 0},
-    {MC_S_V_CMSIS_FULLY_CONNECTED, SC_CMSIS_FULLY_CONNECTED, 0},
-    {MC_S_V_CMSIS_POOL, SC_CMSIS_AVGPOOL, 0},
-    {MC_S_V_CMSIS_POOL, SC_IN0_OUT0, 0},
-    {MC_S_V_CMSIS_ADD, SC_IN01_OUT0, 0},
-    {MC_S_V_CMSIS_MUL, SC_IN01_OUT0, 0},
-    {MC_S_V_CMSIS_SOFTMAX, SC_SOFTMAX, 0},
-    {0, 0, F_NOT_MODELLED},       /* CMSIS-NN's TRANSPOSE_CONV, BATCH_MATMUL, SVDF, LSTM */
-    {MC_S_V_ESP_CONV, SC_CONV, 0},
-    {MC_S_V_ESP_CONV, SC_DEPTHWISE, 0},
-    {MC_S_V_ESP_SOFTMAX, SC_ESP_SOFTMAX, 0},
-};
-#define NONE_ NONE
 
 static const op_row_t ops[] = {
     ROW(101, NONE, K_ABS_RSQRT, IN0_OUT0),          /* ABS */
-    VROW(0, O_ADD, K_ADD, IN01_OUT0, CMSIS_ADD, NONE), /* ADD */
+    ROW(0, O_ADD, K_ADD, IN01_OUT0), /* ADD */
     ROW(106, NONE, NONE, ADD_N),                    /* ADD_N */
     ROW(56, O_ARG_MAX, NONE, NONE),                 /* ARG_MAX */
     ROW(79, O_ARG_MIN, NONE, NONE),                 /* ARG_MIN */
-    {144, MC_S_NONE, MC_S_K_ASSIGN_VARIABLE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* ASSIGN_VARIABLE */
-    VROW(1, O_POOL, K_POOL, IN0_OUT0, CMSIS_AVGPOOL, NONE), /* AVERAGE_POOL_2D */
-    VROW(126, O_BATCH_MAT_MUL, K_BATCH_MATMUL, BATCH_MATMUL, CMSIS_NOT_MODELLED, NONE), /* BATCH_MATMUL */
+    ROW(144, NONE, K_ASSIGN_VARIABLE, NOT_MODELLED), /* ASSIGN_VARIABLE */
+    ROW(1, O_POOL, K_POOL, IN0_OUT0), /* AVERAGE_POOL_2D */
+    ROW(126, O_BATCH_MAT_MUL, K_BATCH_MATMUL, BATCH_MATMUL), /* BATCH_MATMUL */
     ROW(37, NONE, NONE, IN0_OUT0),                  /* BATCH_TO_SPACE_ND */
     ROW(145, NONE, NONE, IN01_OUT0),                /* BROADCAST_ARGS */
     ROW(130, NONE, NONE, IN01_OUT0),                /* BROADCAST_TO */
-    {129, MC_S_O_CALL_ONCE, MC_S_K_CALL_ONCE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* CALL_ONCE */
+    ROW(129, O_CALL_ONCE, K_CALL_ONCE, NOT_MODELLED), /* CALL_ONCE */
     ROW(53, O_CAST, NONE, IN0_OUT0),                /* CAST */
     ROW(104, NONE, NONE, IN0_OUT0),                 /* CEIL */
     ROW(2, O_CONCATENATION, K_CONCATENATION, CONCATENATION), /* CONCATENATION */
-    VROW(3, O_CONV, K_CONV, CONV, CMSIS_CONV, ESP_CONV), /* CONV_2D */
+    ROW(3, O_CONV, K_CONV, CONV), /* CONV_2D */
     ROW(108, NONE, NONE, IN0_OUT0),                 /* COS */
     ROW(128, O_CUMSUM, NONE, CUMSUM),               /* CUMSUM */
     ROW(5, O_DEPTH_TO_SPACE, NONE, IN0_OUT0_DIMS),  /* DEPTH_TO_SPACE */
-    VROW(4, O_DEPTHWISE_CONV, K_CONV, DEPTHWISE, CMSIS_DEPTHWISE, ESP_DEPTHWISE), /* DEPTHWISE_CONV_2D */
+    ROW(4, O_DEPTHWISE_CONV, K_CONV, DEPTHWISE), /* DEPTHWISE_CONV_2D */
     ROW(6, NONE, K_DEQUANTIZE, IN0_OUT0),           /* DEQUANTIZE */
     ROW(42, O_DIV, K_DIV, IN01_OUT0),               /* DIV */
     ROW(151, NONE, NONE, IN012_OUT0),               /* DYNAMIC_UPDATE_SLICE */
@@ -530,13 +528,13 @@ static const op_row_t ops[] = {
     ROW(8, NONE, NONE, NONE),                       /* FLOOR */
     ROW(90, NONE, NONE, IN01_OUT0),                 /* FLOOR_DIV */
     ROW(95, NONE, NONE, IN01_OUT0),                 /* FLOOR_MOD */
-    VROW(9, O_FULLY_CONNECTED, K_FULLY_CONNECTED, FULLY_CONNECTED, CMSIS_FULLY_CONNECTED, NONE), /* FULLY_CONNECTED */
+    ROW(9, O_FULLY_CONNECTED, K_FULLY_CONNECTED, FULLY_CONNECTED), /* FULLY_CONNECTED */
     ROW(36, O_GATHER, NONE, IN01_OUT0_DIMS),        /* GATHER */
     ROW(107, NONE, NONE, IN01_OUT0_DIMS),           /* GATHER_ND */
     ROW(61, NONE, K_COMPARISONS, IN01),             /* GREATER */
     ROW(62, NONE, K_COMPARISONS, IN01),             /* GREATER_EQUAL */
     ROW(117, NONE, K_HARD_SWISH, IN0_OUT0),         /* HARD_SWISH */
-    {118, MC_S_O_IF, MC_S_K_IF, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* IF */
+    ROW(118, O_IF, K_IF, NOT_MODELLED), /* IF */
     ROW(11, O_L2_NORM, K_L2NORM, IN0_OUT0),         /* L2_NORMALIZATION */
     ROW(12, O_POOL, NONE, OUT0_IN0_DIMS),           /* L2_POOL_2D */
     ROW(98, O_LEAKY_RELU, K_LEAKY_RELU, IN0_OUT0),  /* LEAKY_RELU */
@@ -549,11 +547,11 @@ static const op_row_t ops[] = {
     ROW(14, NONE, K_LOGISTIC, IN0_OUT0),            /* LOGISTIC */
     ROW(50, NONE, NONE, LOG_SOFTMAX),               /* LOG_SOFTMAX */
     ROW(55, NONE, NONE, NONE),                      /* MAXIMUM */
-    VROW(17, O_POOL, K_POOL, IN0_OUT0, CMSIS_MAXPOOL, NONE), /* MAX_POOL_2D */
+    ROW(17, O_POOL, K_POOL, IN0_OUT0), /* MAX_POOL_2D */
     ROW(40, O_REDUCER, K_REDUCE, MEAN_SUM),         /* MEAN */
     ROW(57, NONE, NONE, NONE),                      /* MINIMUM */
     ROW(100, O_MIRROR_PADDING, K_MIRROR_PAD, MIRROR_PAD), /* MIRROR_PAD */
-    VROW(18, O_MUL, K_MUL, IN01_OUT0, CMSIS_MUL, NONE), /* MUL */
+    ROW(18, O_MUL, K_MUL, IN01_OUT0), /* MUL */
     ROW(59, NONE, NONE, NONE),                      /* NEG */
     ROW(72, NONE, K_COMPARISONS, IN01),             /* NOT_EQUAL */
     ROW(83, O_PACK, NONE, NONE),                    /* PACK */
@@ -561,7 +559,7 @@ static const op_row_t ops[] = {
     ROW(60, NONE, K_PAD, IN012_OUT0),               /* PADV2 */
     ROW(54, NONE, K_PRELU, IN01_OUT0),              /* PRELU */
     ROW(114, NONE, K_QUANTIZE, IN0_OUT0),           /* QUANTIZE */
-    {143, MC_S_NONE, MC_S_NONE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* READ_VARIABLE */
+    ROW(143, NONE, NONE, NOT_MODELLED), /* READ_VARIABLE */
     ROW(140, O_REDUCER, K_REDUCE, REDUCE_ALL),      /* REDUCE_ALL */
     ROW(82, O_REDUCER, K_REDUCE, REDUCE_MIN_MAX),   /* REDUCE_MAX */
     ROW(89, O_REDUCER, K_REDUCE, REDUCE_MIN_MAX),   /* REDUCE_MIN */
@@ -577,7 +575,7 @@ static const op_row_t ops[] = {
     ROW(77, O_SHAPE, NONE, NONE),                   /* SHAPE */
     ROW(66, NONE, NONE, IN0_OUT0),                  /* SIN */
     ROW(65, NONE, NONE, IN012_OUT0),                /* SLICE */
-    VROW(25, O_SOFTMAX, K_SOFTMAX, SOFTMAX, CMSIS_SOFTMAX, ESP_SOFTMAX), /* SOFTMAX */
+    ROW(25, O_SOFTMAX, K_SOFTMAX, SOFTMAX), /* SOFTMAX */
     ROW(38, NONE, K_SPACE_TO_BATCH, IN0_OUT0),      /* SPACE_TO_BATCH_ND */
     ROW(26, O_SPACE_TO_DEPTH, NONE, IN0_OUT0_DIMS), /* SPACE_TO_DEPTH */
     ROW(49, O_SPLIT, NONE, IN0),                    /* SPLIT (the axis tensor) */
@@ -589,14 +587,14 @@ static const op_row_t ops[] = {
     ROW(45, O_STRIDED_SLICE, K_STRIDED_SLICE, IN0123_OUT0), /* STRIDED_SLICE */
     ROW(41, O_SUB, K_SUB, IN01_OUT0),               /* SUB */
     ROW(74, O_REDUCER, K_REDUCE, MEAN_SUM),         /* SUM */
-    VROW(27, O_SVDF, K_SVDF, SVDF, CMSIS_NOT_MODELLED, NONE), /* SVDF */
+    ROW(27, O_SVDF, K_SVDF, SVDF), /* SVDF */
     ROW(28, NONE, K_TANH, TANH),                    /* TANH */
     ROW(39, NONE, NONE, IN01_OUT0),                 /* TRANSPOSE */
-    VROW(67, O_TRANSPOSE_CONV, K_TRANSPOSE_CONV, TRANSPOSE_CONV, CMSIS_NOT_MODELLED, NONE), /* TRANSPOSE_CONV */
-    VROW(44, O_UNIDIRECTIONAL_SEQUENCE_LSTM, K_LSTM, LSTM, CMSIS_NOT_MODELLED, NONE), /* UNIDIRECTIONAL_SEQUENCE_LSTM */
+    ROW(67, O_TRANSPOSE_CONV, K_TRANSPOSE_CONV, TRANSPOSE_CONV), /* TRANSPOSE_CONV */
+    ROW(44, O_UNIDIRECTIONAL_SEQUENCE_LSTM, K_LSTM, LSTM), /* UNIDIRECTIONAL_SEQUENCE_LSTM */
     ROW(88, O_UNPACK, NONE, NONE),                  /* UNPACK */
-    {142, MC_S_O_VAR_HANDLE, MC_S_K_VAR_HANDLE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* VAR_HANDLE */
-    {119, MC_S_O_WHILE, MC_S_K_WHILE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* WHILE */
+    ROW(142, O_VAR_HANDLE, K_VAR_HANDLE, NOT_MODELLED), /* VAR_HANDLE */
+    ROW(119, O_WHILE, K_WHILE, NOT_MODELLED), /* WHILE */
     ROW(93, NONE, NONE, IN0_OUT0),                  /* ZEROS_LIKE */
 };
 
@@ -639,11 +637,13 @@ static int64_t struct_align(int32_t id, mc_target_t target)
 /* The vendor kernel the replay uses for a row, or NULL for the reference kernel. */
 static const vendor_row_t *vendor_of(const op_row_t *row, int32_t vendor)
 {
-    if (row == NULL || vendor <= MC_VENDOR_NONE || vendor > MC_VENDOR_ESP_NN ||
-        row->vendor[vendor - 1] == V_NONE) {
-        return NULL;
+    int32_t i;
+    for (i = 0; row != NULL && i < (int32_t)(sizeof vendors / sizeof vendors[0]); i++) {
+        if (vendors[i].code == row->code && vendors[i].vendor == vendor) {
+            return &vendors[i];
+        }
     }
-    return &vendors[row->vendor[vendor - 1]];
+    return NULL;
 }
 
 bool mc__op_registered(int32_t code)
@@ -655,8 +655,8 @@ bool mc__op_modelled(int32_t code, int32_t vendor)
 {
     const op_row_t *row = find_row(code);
     const vendor_row_t *v = vendor_of(row, vendor);
-    return row != NULL && (row->flags & F_NOT_MODELLED) == 0 &&
-           (v == NULL || (v->flags & F_NOT_MODELLED) == 0);
+    return row != NULL && row->prepare != SC_NOT_MODELLED &&
+           (v == NULL || v->prepare != SC_NOT_MODELLED);
 }
 
 mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kernels,
