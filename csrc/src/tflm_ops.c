@@ -725,15 +725,13 @@ static int32_t dtype(const mc_tensor_t *t)
     return t == NULL ? -1 : t->dtype;
 }
 
-static mc_status_t elements(const mc_tensor_t *t, int64_t *n)
+/* k x the tensor's elements (its elements first, then k: the order decides which
+ * products overflow), or -2 on overflow. */
+static int64_t elements_times(const mc_tensor_t *t, int64_t k)
 {
-    int32_t i;
-    int64_t e = 1;
-    for (i = 0; i < t->rank; i++) {
-        MC_TRY(mc_checked_mul(e, t->dims[i], &e));
-    }
-    *n = e;
-    return MC_OK;
+    bool overflow = false;
+    int64_t n = mc_mul_or_flag(mc_dims_product(1, t->dims, 0, t->rank, &overflow), k, &overflow);
+    return overflow ? -2 : n;
 }
 
 static int32_t dim(const mc_tensor_t *t, int32_t i)
@@ -876,7 +874,6 @@ static int64_t dims_copy_bytes(const mc_tensor_t *t)
 static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *i1 = in(s, op, 1), *o0 = out(s, op, 0);
-    int64_t n = 0;
     switch (r) {
     case R_CHANNELS_F0:
         return i1 == NULL || i1->rank < 1 ? -3 : 4 * (int64_t)i1->dims[0];
@@ -929,7 +926,7 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         if (dtype(i1) != MC_DTYPE_INT4) {
             return -1;
         }
-        return elements(i1, &n) == MC_OK ? n : -2;
+        return elements_times(i1, 1);
     case R_TCONV_ACC: {
         int32_t t = dtype(in(s, op, 2));
         if (t != MC_DTYPE_INT8 && t != MC_DTYPE_INT16) {
@@ -938,14 +935,14 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         if (o0 == NULL) {
             return -3;
         }
-        return elements(o0, &n) == MC_OK ? product(n, t == MC_DTYPE_INT8 ? 4 : 8, 1) : -2;
+        return elements_times(o0, t == MC_DTYPE_INT8 ? 4 : 8);
     }
     case R_TCONV_BIAS64: {
         const mc_tensor_t *bias = in(s, op, 3);
         if (dtype(in(s, op, 2)) != MC_DTYPE_INT16 || dtype(bias) != MC_DTYPE_INT16) {
             return -1;
         }
-        return elements(bias, &n) == MC_OK ? product(n, 8, 1) : -2;
+        return elements_times(bias, 8);
     }
     case R_REDUCE_ACC:
         if (!quantized_type(dtype(i0))) {
@@ -954,14 +951,14 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         if (o0 == NULL) {
             return -3;
         }
-        return elements(o0, &n) == MC_OK ? product(n, 4, 1) : -2;
+        return elements_times(o0, 4);
     case R_RANK_IN0:
         return i0 == NULL ? -3 : 4 * (int64_t)i0->rank;
     case R_ELEMENTS_IN1:
         if (i1 == NULL) {
             return -3;
         }
-        return elements(i1, &n) == MC_OK ? product(n, 4, 1) : -2;
+        return elements_times(i1, 4);
     case R_ADD_N_POINTERS:
         if (dtype(o0) != MC_DTYPE_FLOAT32 && dtype(o0) != MC_DTYPE_INT8) {
             return -1;
@@ -1060,10 +1057,10 @@ static void run_script(mc_sim_t *s, const mc_op_t *op, const uint8_t *x)
         } else if (c == X_P || c == X_S) {
             apply(s, op, *x++, c == X_S);
         } else if (c == X_SAME_ELEMENTS) {
-            int64_t a = 0, b = 0;
             const mc_tensor_t *i0 = in(&s->ctx, op, 0), *o0 = out(&s->ctx, op, 0);
-            if (i0 == NULL || o0 == NULL || elements(i0, &a) != MC_OK || elements(o0, &b) != MC_OK ||
-                a != b) {
+            int64_t n;
+            if (i0 == NULL || o0 == NULL || (n = elements_times(i0, 1)) < 0 ||
+                n != elements_times(o0, 1)) {
                 s->status = MC_E_UNSUPPORTED;
                 s->refused = s->op;
             }
@@ -1137,7 +1134,8 @@ void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase)
         if (i >= op->n_inputs + op->n_outputs) {
             continue;
         }
-        if (elements(&s->ctx.graph->tensors[t], &n) != MC_OK || mc_checked_add(sum, n, &sum) != MC_OK) {
+        n = elements_times(&s->ctx.graph->tensors[t], 1);
+        if (n < 0 || mc_checked_add(sum, n, &sum) != MC_OK) {
             s->status = MC_E_OVERFLOW;
             return;
         }
