@@ -1034,25 +1034,28 @@ static void apply(mc_sim_t *s, const mc_op_t *op, int32_t r, bool scratch)
     }
 }
 
+/* The temporary TfLiteTensor of entry i (>= 0) of an operator's tensor list (first, n),
+ * when the entry is there. */
+static void temp_of(mc_sim_t *s, int64_t first, int32_t n, int32_t i)
+{
+    int32_t t = i < n ? s->ctx.graph->op_tensors[first + i] : -1;
+    if (t >= 0) {
+        mc__sim_temp_tensor(s, t);
+    }
+}
+
 static void run_script(mc_sim_t *s, const mc_op_t *op, const uint8_t *x)
 {
     int32_t i;
     while (*x != X_END && s->status == MC_OK) {
         uint8_t c = *x++;
-        if (c < X_OUT) {
-            const mc_tensor_t *t = in(&s->ctx, op, c - X_IN);
-            if (t != NULL) {
-                mc__sim_temp_tensor(s, s->ctx.graph->op_tensors[op->first_input + (c - X_IN)]);
-            }
-        } else if (c < X_ALL_IN) {
-            if (out(&s->ctx, op, c - X_OUT) != NULL) {
-                mc__sim_temp_tensor(s, s->ctx.graph->op_tensors[op->first_output + (c - X_OUT)]);
-            }
+        if (c < X_ALL_IN) {
+            bool output = c >= X_OUT;
+            temp_of(s, output ? op->first_output : op->first_input,
+                    output ? op->n_outputs : op->n_inputs, c - (output ? X_OUT : X_IN));
         } else if (c == X_ALL_IN || c == X_REST_IN) {
-            for (i = c == X_ALL_IN ? 0 : 1; i < op->n_inputs; i++) {
-                if (in(&s->ctx, op, i) != NULL) {
-                    mc__sim_temp_tensor(s, s->ctx.graph->op_tensors[op->first_input + i]);
-                }
+            for (i = c - X_ALL_IN; i < op->n_inputs; i++) {
+                temp_of(s, op->first_input, op->n_inputs, i);
             }
         } else if (c == X_P || c == X_S) {
             apply(s, op, *x++, c == X_S);
@@ -1105,43 +1108,41 @@ void mc__op_prepare(mc_sim_t *s, const mc_op_t *op)
  * struct, 1 Init, 2 Prepare. */
 void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase)
 {
-    int32_t i, id;
+    int32_t i, pass;
     int64_t best = 0, sum = 0, n = 0;
+    bool overflow = false;
     if (phase == 0 || phase == 1) {
         for (i = 0; i < N_OPS; i++) {
-            id = phase == 0 ? ops[i].options : ops[i].opdata;
-            if (struct_bytes(id, s->ctx.target) > best) {
-                best = struct_bytes(id, s->ctx.target);
-            }
+            n = struct_bytes(phase == 0 ? ops[i].options : ops[i].opdata, s->ctx.target);
+            best = n > best ? n : best;
         }
-        if (phase == 0) {
-            mc__sim_persistent(s, best, 8, MC_TFLM_UNRECORDED);
-        } else {
-            mc__sim_persistent(s, best, 16, MC_TFLM_PERSISTENT_BUFFERS);
-        }
+        mc__sim_persistent(s, best, phase == 0 ? 8 : 16,
+                           phase == 0 ? MC_TFLM_UNRECORDED : MC_TFLM_PERSISTENT_BUFFERS);
         return;
     }
     /* Every input and output as a temporary, twice (CONV_2D takes some three times,
-     * but never more than seven temporaries for four tensors). */
-    for (i = 0; i < 2 * (op->n_inputs + op->n_outputs) && s->status == MC_OK; i++) {
-        int32_t j = i % (op->n_inputs + op->n_outputs);
-        int32_t t = s->ctx.graph->op_tensors[(j < op->n_inputs ? op->first_input + j
-                                                            : op->first_output + (j - op->n_inputs))];
-        if (t < 0) {
-            continue;
-        }
-        mc__sim_temp_tensor(s, t);
-        if (i >= op->n_inputs + op->n_outputs) {
-            continue;
-        }
-        n = elements_times(&s->ctx.graph->tensors[t], 1);
-        if (n < 0 || mc_checked_add(sum, n, &sum) != MC_OK) {
-            s->status = MC_E_OVERFLOW;
-            return;
+     * but never more than seven temporaries for four tensors); their elements counted
+     * on the first pass. */
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < op->n_inputs + op->n_outputs && s->status == MC_OK; i++) {
+            int32_t t = s->ctx.graph->op_tensors[(i < op->n_inputs ? op->first_input + i
+                                                                : op->first_output + (i - op->n_inputs))];
+            if (t < 0) {
+                continue;
+            }
+            mc__sim_temp_tensor(s, t);
+            if (pass > 0) {
+                continue;
+            }
+            n = elements_times(&s->ctx.graph->tensors[t], 1);
+            if (n < 0 || mc_checked_add(sum, n, &sum) != MC_OK) {
+                s->status = MC_E_OVERFLOW;
+                return;
+            }
         }
     }
-    n = product(sum, 8, 1);
-    if (n < 0 || mc_checked_add(n, 8192, &n) != MC_OK) {
+    n = mc_add_or_flag(mc_mul_or_flag(sum, 8, &overflow), 8192, &overflow);
+    if (overflow) {
         s->status = MC_E_OVERFLOW;
         return;
     }
