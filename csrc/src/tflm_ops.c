@@ -629,11 +629,6 @@ static int64_t struct_bytes(int32_t id, mc_target_t target)
     return MC_SZ_BYTES(struct_size(id, target));
 }
 
-static int64_t struct_align(int32_t id, mc_target_t target)
-{
-    return MC_SZ_ALIGN(struct_size(id, target));
-}
-
 /* The vendor kernel the replay uses for a row, or NULL for the reference kernel. */
 static const vendor_row_t *vendor_of(const op_row_t *row, int32_t vendor)
 {
@@ -651,18 +646,22 @@ bool mc__op_registered(int32_t code)
     return find_row(code) != NULL;
 }
 
+/* A row TFLM registers and whose kernel (the vendor's, when v) the table models. */
+static bool modelled(const op_row_t *row, const vendor_row_t *v)
+{
+    return row != NULL && row->prepare != SC_NOT_MODELLED &&
+           (v == NULL || v->prepare != SC_NOT_MODELLED);
+}
+
 bool mc__op_modelled(int32_t code, int32_t vendor)
 {
     const op_row_t *row = find_row(code);
-    const vendor_row_t *v = vendor_of(row, vendor);
-    return row != NULL && row->prepare != SC_NOT_MODELLED &&
-           (v == NULL || v->prepare != SC_NOT_MODELLED);
+    return modelled(row, vendor_of(row, vendor));
 }
 
 mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kernels,
                             mc_tflm_op_info_t *out)
 {
-    mc_tflm_op_info_t r;
     const op_row_t *row;
     if (out == NULL) {
         return MC_E_NULL;
@@ -672,24 +671,22 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
         return MC_E_RANGE;
     }
     row = find_row(code);
-    memset(&r, 0, sizeof r);
-    r.code = code;
-    r.name = mc_op_name(code);
-    r.registered = row != NULL;
-    r.options_alignment = 1;
+    memset(out, 0, sizeof *out);
+    out->code = code;
+    out->name = mc_op_name(code);
+    out->registered = row != NULL;
+    out->options_alignment = 1;
     if (row != NULL) {
         const vendor_row_t *v = vendor_of(row, kernels == MC_KERNELS_OPTIMISED
                                                    ? mc__target_abi(target)->vendor
                                                    : MC_VENDOR_NONE);
-        r.vendor_kernel = v != NULL;
-        r.modelled = mc__op_modelled(code, kernels == MC_KERNELS_OPTIMISED
-                                               ? mc__target_abi(target)->vendor
-                                               : MC_VENDOR_NONE);
-        r.options_bytes = (int32_t)struct_bytes(row->options, target);
-        r.options_alignment = (int32_t)struct_align(row->options, target);
-        r.opdata_bytes = (int32_t)struct_bytes(v != NULL ? v->opdata : row->opdata, target);
+        out->vendor_kernel = v != NULL;
+        out->modelled = modelled(row, v);
+        mc_size_t options = struct_size(row->options, target);
+        out->options_bytes = (int32_t)MC_SZ_BYTES(options);
+        out->options_alignment = (int32_t)MC_SZ_ALIGN(options);
+        out->opdata_bytes = (int32_t)struct_bytes(v != NULL ? v->opdata : row->opdata, target);
     }
-    *out = r;
     return MC_OK;
 }
 
@@ -1080,8 +1077,8 @@ void mc__op_parse(mc_sim_t *s, const mc_op_t *op)
 {
     const op_row_t *row = find_row(op->kind);
     if (row != NULL && row->options != MC_S_NONE) {
-        mc__sim_persistent(s, struct_bytes(row->options, s->ctx.target),
-                           struct_align(row->options, s->ctx.target), MC_TFLM_UNRECORDED);
+        mc_size_t options = struct_size(row->options, s->ctx.target);
+        mc__sim_persistent(s, MC_SZ_BYTES(options), MC_SZ_ALIGN(options), MC_TFLM_UNRECORDED);
     }
 }
 
