@@ -348,7 +348,8 @@ enum {
     R_CMSIS_FC_1X1,      /* int8 per-tensor FC with a 3-D/4-D output: per-channel copies */
     R_CMSIS_AVGPOOL,     /* arm_avgpool_s8/s16_get_buffer_size: 4 x channels */
     /* ESP-NN, the plain ESP32's "generic optimised" functions */
-    R_ESP_SOFTMAX        /* esp_nn_get_softmax_scratch_size_opt: 4 x input dims[1] */
+    R_ESP_SOFTMAX,       /* esp_nn_get_softmax_scratch_size_opt: 4 x input dims[1] */
+    R_COUNT
 };
 
 #define IN(i) (X_IN + (i))
@@ -809,9 +810,6 @@ static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
     const mc_tensor_t *bias = in(s, op, 2);
     int64_t pad_h, pad_w, cols;
     int32_t in_c, fh, fw;
-    if (dtype(i0) != MC_DTYPE_INT8 && dtype(i0) != MC_DTYPE_INT16) {
-        return -1;
-    }
     if (i0 == NULL || f == NULL || i0->rank != 4 || f->rank != 4) {
         return -3;
     }
@@ -842,7 +840,7 @@ static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1), *o0 = out(s, op, 0);
     int64_t pad_h, pad_w;
-    if (dtype(i0) != MC_DTYPE_INT8 || dtype(f) != MC_DTYPE_INT8) {
+    if (dtype(f) != MC_DTYPE_INT8) {
         return -1;
     }
     if (i0 == NULL || f == NULL || o0 == NULL || i0->rank != 4 || f->rank != 4 || o0->rank != 4) {
@@ -866,11 +864,53 @@ static int64_t dims_copy_bytes(const mc_tensor_t *t)
     return t == NULL ? -1 : 4 + 4 * (int64_t)t->rank; /* TfLiteIntArrayGetSizeInBytes */
 }
 
+/* Most rules allocate only for some element types of one tensor (an int8 input, a
+ * quantized output, ...): that test, made before the rule's own, is a row here rather
+ * than code in each rule.  A rule whose tensor is absent or of another type allocates
+ * nothing (-1). */
+enum { T_FLOAT32 = 1, T_INT8 = 2, T_INT16 = 4, T_INT4 = 8, T_QUANT = T_INT8 | T_INT16 };
+enum { G_NONE = 0, G_IN0, G_IN1, G_IN2, G_OUT0 };
+
+typedef struct {
+    uint8_t tensor;   /* G_* */
+    uint8_t types;    /* T_* it must be one of */
+} rule_guard_t;
+
+static const rule_guard_t guards[R_COUNT] = {
+    [R_ADD_N_OPDATA] = {G_OUT0, T_INT8},
+    [R_CUMSUM_OPDATA] = {G_OUT0, T_INT8},
+    [R_LOG_SOFTMAX_OPDATA] = {G_IN0, T_INT8},
+    [R_SOFTMAX_LUT] = {G_IN0, T_INT16},
+    [R_BMM_QUANT] = {G_IN0, T_QUANT},
+    [R_FILTER_INT4] = {G_IN1, T_INT4},
+    [R_TCONV_ACC] = {G_IN2, T_QUANT},
+    [R_TCONV_BIAS64] = {G_IN2, T_INT16},
+    [R_REDUCE_ACC] = {G_IN0, T_QUANT},
+    [R_ADD_N_POINTERS] = {G_OUT0, T_FLOAT32 | T_INT8},
+    [R_SVDF_UNITS] = {G_IN0, T_INT8},
+    [R_CMSIS_CONV] = {G_IN0, T_QUANT},
+    [R_CMSIS_DEPTHWISE] = {G_IN0, T_INT8},
+    [R_CMSIS_AVGPOOL] = {G_IN0, T_QUANT},
+    [R_ESP_SOFTMAX] = {G_IN0, T_INT8},
+};
+
+static bool guard_holds(const mc_ctx_t *s, const mc_op_t *op, rule_guard_t g)
+{
+    const mc_tensor_t *t = g.tensor == G_OUT0 ? out(s, op, 0) : in(s, op, g.tensor - G_IN0);
+    int32_t type = dtype(t);
+    uint32_t bit = type == MC_DTYPE_FLOAT32 ? T_FLOAT32 : type == MC_DTYPE_INT8 ? T_INT8
+                 : type == MC_DTYPE_INT16 ? T_INT16 : type == MC_DTYPE_INT4 ? T_INT4 : 0;
+    return g.tensor == G_NONE || (bit & g.types) != 0;
+}
+
 /* The bytes of rule r for this operator: >= 0, -1 for no allocation, -2 for an
  * overflow, -3 for a tensor the rule needs that is missing. */
 static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *i1 = in(s, op, 1), *o0 = out(s, op, 0);
+    if (!guard_holds(s, op, guards[r])) {
+        return -1;
+    }
     switch (r) {
     case R_CHANNELS_F0:
         return i1 == NULL || i1->rank < 1 ? -3 : 4 * (int64_t)i1->dims[0];
@@ -884,17 +924,17 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
     case R_DIMS_OUT0:
         return o0 == NULL ? -3 : dims_copy_bytes(o0);
     case R_ADD_N_OPDATA:
-        return dtype(o0) == MC_DTYPE_INT8 ? struct_bytes(MC_S_K_ADD_N, s->target) : -1;
+        return struct_bytes(MC_S_K_ADD_N, s->target);
     case R_CUMSUM_OPDATA:
-        return dtype(o0) == MC_DTYPE_INT8 ? struct_bytes(MC_S_K_CUMSUM, s->target) : -1;
+        return struct_bytes(MC_S_K_CUMSUM, s->target);
     case R_LOG_SOFTMAX_OPDATA:
-        return dtype(i0) == MC_DTYPE_INT8 ? struct_bytes(MC_S_K_LOG_SOFTMAX, s->target) : -1;
+        return struct_bytes(MC_S_K_LOG_SOFTMAX, s->target);
     case R_EMBEDDING_OPDATA:
         return struct_bytes(MC_S_K_EMBEDDING_LOOKUP, s->target);
     case R_SOFTMAX_LUT:
-        return dtype(i0) == MC_DTYPE_INT16 ? 2 * 513 : -1;
+        return 2 * 513;
     case R_BMM_QUANT:
-        return quantized_type(dtype(i0)) ? 28 : -1; /* QuantizationOpDataBatchMatmul: 7 int32 */
+        return 28; /* QuantizationOpDataBatchMatmul: 7 int32 */
     case R_BMM_LHS_TENSOR:
     case R_BMM_RHS_TENSOR:
         if ((r == R_BMM_LHS_TENSOR) != (op->options[r == R_BMM_LHS_TENSOR ? 0 : 1] != 0)) {
@@ -920,31 +960,20 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         }
         return r == R_BMM_RHS_DIMS ? dims_copy_bytes(i1) : i1->bytes;
     case R_FILTER_INT4:
-        if (dtype(i1) != MC_DTYPE_INT4) {
-            return -1;
-        }
         return elements_times(i1, 1);
-    case R_TCONV_ACC: {
-        int32_t t = dtype(in(s, op, 2));
-        if (t != MC_DTYPE_INT8 && t != MC_DTYPE_INT16) {
-            return -1;
-        }
+    case R_TCONV_ACC:
         if (o0 == NULL) {
             return -3;
         }
-        return elements_times(o0, t == MC_DTYPE_INT8 ? 4 : 8);
-    }
+        return elements_times(o0, dtype(in(s, op, 2)) == MC_DTYPE_INT8 ? 4 : 8);
     case R_TCONV_BIAS64: {
         const mc_tensor_t *bias = in(s, op, 3);
-        if (dtype(in(s, op, 2)) != MC_DTYPE_INT16 || dtype(bias) != MC_DTYPE_INT16) {
+        if (dtype(bias) != MC_DTYPE_INT16) {
             return -1;
         }
         return elements_times(bias, 8);
     }
     case R_REDUCE_ACC:
-        if (!quantized_type(dtype(i0))) {
-            return -1;
-        }
         if (o0 == NULL) {
             return -3;
         }
@@ -957,16 +986,10 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         }
         return elements_times(i1, 4);
     case R_ADD_N_POINTERS:
-        if (dtype(o0) != MC_DTYPE_FLOAT32 && dtype(o0) != MC_DTYPE_INT8) {
-            return -1;
-        }
         return (int64_t)s->abi->pointer_bytes * op->n_inputs;
     case R_SVDF_FILTERS:
         return product(dim(i0, 0), dim(i1, 0), 4);
     case R_SVDF_UNITS:
-        if (dtype(i0) != MC_DTYPE_INT8) {
-            return -1;
-        }
         return op->options[0] <= 0 ? -3 : product(dim(i0, 0), dim(i1, 0) / op->options[0], 4);
     case R_LSTM_STATE: {
         const mc_tensor_t *hidden = in(s, op, 18), *cell = in(s, op, 19);
@@ -995,12 +1018,9 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         }
         return product(o0->dims[o0->rank - 1], 8, 1);
     case R_CMSIS_AVGPOOL:
-        if (!quantized_type(dtype(i0))) {
-            return -1;
-        }
         return i0 == NULL || i0->rank != 4 ? -3 : 4 * (int64_t)i0->dims[3];
     case R_ESP_SOFTMAX:
-        if (dtype(i0) != MC_DTYPE_INT8 || dtype(o0) != MC_DTYPE_INT8) {
+        if (dtype(o0) != MC_DTYPE_INT8) {
             return -1;
         }
         return 4 * (int64_t)dim(i0, 1);
