@@ -29,6 +29,7 @@
 
 #include "checked.h"
 #include "memcore.h"
+#include "out_of_line.h"
 #include "tflm_internal.h"
 
 /* ---- struct sizes per target ----------------------------------------------------
@@ -788,17 +789,17 @@ static int64_t product(int64_t x, int64_t y, int64_t z)
     return r;
 }
 
-/* TFLM's ComputePaddingHeightWidth for one dimension: the padding before the data
- * (SAME = 0 in TFLite's Padding enum pads, VALID does not). */
-static int64_t padding(int32_t same, int64_t in_size, int64_t filter, int64_t stride,
-                       int64_t dilation)
+/* TFLM's ComputePaddingHeightWidth for one dimension without dilation (the only case
+ * the rules ask about): the padding before the data (SAME = 0 in TFLite's Padding enum
+ * pads, VALID does not).  Out of line: its 64-bit divisions are library calls. */
+OUT_OF_LINE static int64_t padding(int32_t same, int64_t in_size, int64_t filter, int64_t stride)
 {
-    int64_t effective = (filter - 1) * dilation + 1, out_size, total;
-    if (stride <= 0 || dilation <= 0 || filter <= 0) {
+    int64_t out_size, total;
+    if (stride <= 0 || filter <= 0) {
         return 0;
     }
-    out_size = same == 0 ? (in_size + stride - 1) / stride : (in_size - effective + stride) / stride;
-    total = (out_size - 1) * stride + effective - in_size;
+    out_size = same == 0 ? (in_size + stride - 1) / stride : (in_size - filter + stride) / stride;
+    total = (out_size - 1) * stride + filter - in_size;
     return total > 0 ? total / 2 : 0;
 }
 
@@ -808,7 +809,7 @@ static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1);
     const mc_tensor_t *bias = in(s, op, 2);
-    int64_t pad_h, pad_w, cols;
+    int64_t cols;
     int32_t in_c, fh, fw;
     if (i0 == NULL || f == NULL || i0->rank != 4 || f->rank != 4) {
         return -3;
@@ -824,11 +825,11 @@ static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
         }
         return product(4 * (int64_t)in_c * fh, fw, 1);
     }
-    /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h */
-    pad_h = padding(op->options[0], i0->dims[1], fh, op->options[2], op->options[5]);
-    pad_w = padding(op->options[0], i0->dims[2], fw, op->options[1], op->options[4]);
-    if (pad_w == 0 && pad_h == 0 && fw == 1 && fh == 1 && op->options[4] == 1 &&
-        op->options[5] == 1 && in_c == f->dims[3]) {
+    /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h.
+     * CMSIS-NN's 1x1 kernel also wants no padding, but a 1x1 filter without dilation
+     * never pads: SAME's output is VALID's, ceil(in / stride), and its last window ends
+     * inside the input. */
+    if (fw == 1 && fh == 1 && op->options[4] == 1 && op->options[5] == 1 && in_c == f->dims[3]) {
         return -1; /* 1x1: arm_convolve_1x1_s8_fast needs no buffer outside Arm Compiler */
     }
     cols = (int64_t)fw * fh * in_c;
@@ -851,8 +852,8 @@ static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
     if (i0->dims[3] != o0->dims[3] || i0->dims[0] != 1 || op->options[5] != 1 || op->options[6] != 1) {
         return -1;
     }
-    pad_h = padding(op->options[0], i0->dims[1], f->dims[1], op->options[2], op->options[6]);
-    pad_w = padding(op->options[0], i0->dims[2], f->dims[2], op->options[1], op->options[5]);
+    pad_h = padding(op->options[0], i0->dims[1], f->dims[1], op->options[2]);
+    pad_w = padding(op->options[0], i0->dims[2], f->dims[2], op->options[1]);
     if (f->dims[1] == 3 && f->dims[2] == 3 && pad_h <= 1 && pad_w <= 1) {
         return -1; /* the 3x3 kernel works without a buffer */
     }
