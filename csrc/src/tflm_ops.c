@@ -29,7 +29,6 @@
 
 #include "checked.h"
 #include "memcore.h"
-#include "out_of_line.h"
 #include "tflm_internal.h"
 
 /* ---- struct sizes per target ----------------------------------------------------
@@ -789,20 +788,6 @@ static int64_t product(int64_t x, int64_t y, int64_t z)
     return r;
 }
 
-/* TFLM's ComputePaddingHeightWidth for one dimension without dilation (the only case
- * the rules ask about): the padding before the data (SAME = 0 in TFLite's Padding enum
- * pads, VALID does not).  Out of line: its 64-bit divisions are library calls. */
-OUT_OF_LINE static int64_t padding(int32_t same, int64_t in_size, int64_t filter, int64_t stride)
-{
-    int64_t out_size, total;
-    if (stride <= 0 || filter <= 0) {
-        return 0;
-    }
-    out_size = same == 0 ? (in_size + stride - 1) / stride : (in_size - filter + stride) / stride;
-    total = (out_size - 1) * stride + filter - in_size;
-    return total > 0 ? total / 2 : 0;
-}
-
 /* CMSIS-NN's convolution buffers (Cortex-M with DSP, GCC: the 1x1 fast kernel needs
  * none, the 1xN and generic kernels 2 x im2col columns of int16). */
 static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
@@ -840,7 +825,6 @@ static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
 static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1), *o0 = out(s, op, 0);
-    int64_t pad_h, pad_w;
     if (dtype(f) != MC_DTYPE_INT8) {
         return -1;
     }
@@ -852,10 +836,11 @@ static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
     if (i0->dims[3] != o0->dims[3] || i0->dims[0] != 1 || op->options[5] != 1 || op->options[6] != 1) {
         return -1;
     }
-    pad_h = padding(op->options[0], i0->dims[1], f->dims[1], op->options[2]);
-    pad_w = padding(op->options[0], i0->dims[2], f->dims[2], op->options[1]);
-    if (f->dims[1] == 3 && f->dims[2] == 3 && pad_h <= 1 && pad_w <= 1) {
-        return -1; /* the 3x3 kernel works without a buffer */
+    /* The 3x3 kernel works without a buffer; CMSIS-NN takes it when TFLM's padding is
+     * at most 1 on each side, which a 3x3 filter without dilation always has: SAME pads
+     * (ceil(in / stride) - 1) x stride + 3 - in <= 2 in all, VALID nothing. */
+    if (f->dims[1] == 3 && f->dims[2] == 3) {
+        return -1;
     }
     return product(i0->dims[3], (int64_t)f->dims[1] * f->dims[2], 2);
 }
