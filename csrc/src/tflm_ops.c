@@ -10,7 +10,7 @@
  *     buffers (per-channel multipliers, dims copies, lookup tables, ...) and scratch
  *     buffers requested in the head (RequestScratchBufferInArena), each size a rule of
  *     the operator's tensors and options.
- * Sizes are per target (the structs[] columns), because they depend on the ABI
+ * Sizes are per target (the structs[] columns, with struct_diffs[]), because they depend on the ABI
  * (pointer size, alignment of 8-byte members, enum size), on the TFLM version and on
  * whether TFLM was built with compression.  A vendor kernel library (CMSIS-NN on
  * Cortex-M, ESP-NN on ESP32) replaces a few kernels: their rows carry a second OpData
@@ -21,7 +21,8 @@
  * (ESP-NN: esp-tflite-micro 99f49e14 with esp-nn d45b843c built for armhf).
  *
  * A new operator kind: one row in ops[] (and a script when no existing one fits).
- * A new target: one column in structs[] and a row in tflm_targets.c.
+ * A new target: a column (its sizes that differ from armhf's, in struct_diffs[]) and a
+ * row in tflm_targets.c.
  */
 #include <stddef.h>
 #include <string.h>
@@ -34,10 +35,12 @@
  * K_*: kernel data (OpData), O_*: builtin options (TfLite*Params), V_*: vendor kernels'
  * data.  Columns: host64 (the PyPI wheel), armhf and cortex-m (TFLM 90b983c2 with
  * compression), and 32-bit 4-byte-enum ABI without compression (esp32).  riscv32 reads
- * the armhf column: its tables are derived from armhf (tflm_targets.c). */
+ * the armhf column: its tables are derived from armhf (tflm_targets.c).  Most structs
+ * are the same on every target, so structs[] holds armhf's column and struct_diffs[]
+ * the other columns' sizes where they differ (a third of the flash of a full table). */
 
-#define N_COLUMNS 4
-static const uint8_t column_of[MC_TARGET_COUNT] = {0, 1, 2, 1, 3};
+enum { C_HOST64, C_ARMHF, C_CORTEX_M, C_ESP32 };
+static const uint8_t column_of[MC_TARGET_COUNT] = {C_HOST64, C_ARMHF, C_CORTEX_M, C_ARMHF, C_ESP32};
 
 enum {
     MC_S_NONE = 0,
@@ -135,102 +138,157 @@ enum {
     MC_S_COUNT
 };
 
-static const mc_size_t structs[MC_S_COUNT][N_COLUMNS] = {
-    /* MC_S_NONE */ {0, 0, 0, 0},
-    /* K_RELU                 */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* activations.cc ReluOpData */
-    /* K_RELU6                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* activations.cc Relu6OpData */
-    /* K_ADD                  */ {MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4)},  /* add.cc OpDataAdd */
-    /* K_ADD_N                */ {MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4)},  /* add_n.cc OpData */
-    /* K_ASSIGN_VARIABLE      */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(0, 1)},  /* assign_variable.cc OpData */
-    /* K_BATCH_MATMUL         */ {MC_SZ(32, 8), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* batch_matmul.cc OpDataBatchMatmul */
-    /* K_EVAL_TENSOR          */ {MC_SZ(24, 8), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(12, 4)},  /* core.cc TfLiteEvalTensor */
-    /* K_CALL_ONCE            */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* call_once.cc OpData */
-    /* K_COMPARISONS          */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4)},  /* comparisons.cc OpData */
-    /* K_CONCATENATION        */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(24, 4)},  /* concatenation.cc OpData */
-    /* K_CONV                 */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(56, 4)},  /* conv.cc OpDataConv */
-    /* K_CUMSUM               */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* cumsum.cc OpData */
-    /* K_DEQUANTIZE           */ {MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8)},  /* dequantize.cc DequantizeOpData */
-    /* K_DIV                  */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* div.cc OpDataDiv */
-    /* K_ABS_RSQRT            */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* elementwise.cc OpDataAbsRsqrt */
-    /* K_ELU                  */ {MC_SZ(256, 1), MC_SZ(256, 1), MC_SZ(256, 1), MC_SZ(256, 1)},  /* elu.cc OpData */
-    /* K_EMBEDDING_LOOKUP     */ {MC_SZ(16, 8), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* embedding_lookup.cc OpData */
-    /* K_FULLY_CONNECTED      */ {MC_SZ(72, 8), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(48, 4)},  /* fully_connected.cc OpDataFullyConnected */
-    /* K_HARD_SWISH           */ {MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4)},  /* hard_swish.cc HardSwishParams */
-    /* K_IF                   */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* if.cc OpData */
-    /* K_L2NORM               */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* l2norm.cc L2NormalizationParams */
-    /* K_LEAKY_RELU           */ {MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4)},  /* leaky_relu.cc LeakyReluOpData */
-    /* K_LOG_SOFTMAX          */ {MC_SZ(40, 8), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* log_softmax.cc LogSoftmaxOpData */
-    /* K_LOGISTIC             */ {MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* logistic.cc OpDataLogistic */
-    /* K_MIRROR_PAD           */ {MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(20, 4)},  /* mirror_pad.cc OpDataMirrorPad */
-    /* K_MUL                  */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* mul.cc OpDataMul */
-    /* K_PAD                  */ {MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(56, 4), MC_SZ(56, 4)},  /* pad.cc OpData */
-    /* K_POOL                 */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(32, 4)},  /* pooling.cc OpDataPooling */
-    /* K_PRELU                */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* prelu.cc PreluParams */
-    /* K_QUANTIZE             */ {MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8), MC_SZ(32, 8)},  /* quantize.cc OpDataQuantizeReference */
-    /* K_REDUCE               */ {MC_SZ(44, 4), MC_SZ(44, 4), MC_SZ(44, 4), MC_SZ(44, 4)},  /* reduce.cc OpDataReduce */
-    /* K_SELECT               */ {MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1)},  /* select.cc OpData */
-    /* K_SOFTMAX              */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(56, 8), MC_SZ(56, 8)},  /* softmax.cc SoftmaxParams */
-    /* K_SPACE_TO_BATCH       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* space_to_batch_nd.cc SpaceToBatchParams */
-    /* K_SQUARED_DIFFERENCE   */ {MC_SZ(112, 8), MC_SZ(112, 8), MC_SZ(112, 8), MC_SZ(112, 8)},  /* squared_difference.cc OpData */
-    /* K_STRIDED_SLICE        */ {MC_SZ(84, 4), MC_SZ(84, 4), MC_SZ(84, 4), MC_SZ(84, 4)},  /* strided_slice.cc StridedSliceParams */
-    /* K_SUB                  */ {MC_SZ(52, 4), MC_SZ(52, 4), MC_SZ(52, 4), MC_SZ(52, 4)},  /* sub.cc OpDataSub */
-    /* K_SVDF                 */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* svdf.cc OpDataSvdf */
-    /* K_TANH                 */ {MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* tanh.cc OpData */
-    /* K_TRANSPOSE_CONV       */ {MC_SZ(88, 8), MC_SZ(80, 4), MC_SZ(80, 4), MC_SZ(72, 4)},  /* transpose_conv.cc OpData */
-    /* K_LSTM                 */ {MC_SZ(688, 8), MC_SZ(688, 8), MC_SZ(688, 8), MC_SZ(688, 8)},  /* unidirectional_sequence_lstm.cc OpDataLSTM */
-    /* K_VAR_HANDLE           */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* var_handle.cc OpData */
-    /* K_WHILE                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* while.cc OpData */
-    /* O_ADD                  */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(2, 1), MC_SZ(8, 4)},  /* core.cc TfLiteAddParams */
-    /* O_ARG_MAX              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteArgMaxParams */
-    /* O_ARG_MIN              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteArgMinParams */
-    /* O_BATCH_MAT_MUL        */ {MC_SZ(3, 1), MC_SZ(3, 1), MC_SZ(3, 1), MC_SZ(3, 1)},  /* core.cc TfLiteBatchMatMulParams */
-    /* O_CALL_ONCE            */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteCallOnceParams */
-    /* O_CAST                 */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(2, 1), MC_SZ(8, 4)},  /* core.cc TfLiteCastParams */
-    /* O_CONCATENATION        */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteConcatenationParams */
-    /* O_CONV                 */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* core.cc TfLiteConvParams */
-    /* O_CUMSUM               */ {MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1)},  /* core.cc TfLiteCumsumParams */
-    /* O_DEPTH_TO_SPACE       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteDepthToSpaceParams */
-    /* O_DEPTHWISE_CONV       */ {MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4), MC_SZ(28, 4)},  /* core.cc TfLiteDepthwiseConvParams */
-    /* O_DIV                  */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteDivParams */
-    /* O_FULLY_CONNECTED      */ {MC_SZ(32, 8), MC_SZ(16, 4), MC_SZ(5, 1), MC_SZ(16, 4)},  /* core.cc TfLiteFullyConnectedParams */
-    /* O_GATHER               */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteGatherParams */
-    /* O_IF                   */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteIfParams */
-    /* O_L2_NORM              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteL2NormParams */
-    /* O_LEAKY_RELU           */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteLeakyReluParams */
-    /* O_MIRROR_PADDING       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteMirrorPaddingParams */
-    /* O_MUL                  */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteMulParams */
-    /* O_PACK                 */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLitePackParams */
-    /* O_POOL                 */ {MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4), MC_SZ(40, 4)},  /* core.cc TfLitePoolParams */
-    /* O_REDUCER              */ {MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1), MC_SZ(1, 1)},  /* core.cc TfLiteReducerParams */
-    /* O_RESHAPE              */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* core.cc TfLiteReshapeParams */
-    /* O_RESIZE_BILINEAR      */ {MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1)},  /* core.cc TfLiteResizeBilinearParams */
-    /* O_RESIZE_NEAREST_NEIGHBOR */ {MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1), MC_SZ(2, 1)},  /* core.cc TfLiteResizeNearestNeighborParams */
-    /* O_SHAPE                */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(1, 1), MC_SZ(4, 4)},  /* core.cc TfLiteShapeParams */
-    /* O_SOFTMAX              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSoftmaxParams */
-    /* O_SPACE_TO_DEPTH       */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSpaceToDepthParams */
-    /* O_SPLIT                */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSplitParams */
-    /* O_SPLIT_V              */ {MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4), MC_SZ(4, 4)},  /* core.cc TfLiteSplitVParams */
-    /* O_SQUEEZE              */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* core.cc TfLiteSqueezeParams */
-    /* O_STRIDED_SLICE        */ {MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4), MC_SZ(24, 4)},  /* core.cc TfLiteStridedSliceParams */
-    /* O_SUB                  */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(2, 1), MC_SZ(8, 4)},  /* core.cc TfLiteSubParams */
-    /* O_SVDF                 */ {MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(8, 4), MC_SZ(12, 4)},  /* core.cc TfLiteSVDFParams */
-    /* O_TRANSPOSE_CONV       */ {MC_SZ(20, 4), MC_SZ(20, 4), MC_SZ(16, 4), MC_SZ(20, 4)},  /* core.cc TfLiteTransposeConvParams */
-    /* O_UNIDIRECTIONAL_SEQUENCE_LSTM */ {MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4), MC_SZ(16, 4)},  /* core.cc TfLiteUnidirectionalSequenceLSTMParams */
-    /* O_UNPACK               */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteUnpackParams */
-    /* O_VAR_HANDLE           */ {MC_SZ(16, 8), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteVarHandleParams */
-    /* O_WHILE                */ {MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(8, 4)},  /* core.cc TfLiteWhileParams */
+static const mc_size_t structs[MC_S_COUNT] = {
+    /* MC_S_NONE */ 0,
+    /* K_RELU                   */ MC_SZ(28, 4),  /* activations.cc ReluOpData */
+    /* K_RELU6                  */ MC_SZ(8, 4),  /* activations.cc Relu6OpData */
+    /* K_ADD                    */ MC_SZ(60, 4),  /* add.cc OpDataAdd */
+    /* K_ADD_N                  */ MC_SZ(40, 4),  /* add_n.cc OpData */
+    /* K_ASSIGN_VARIABLE        */ MC_SZ(4, 4),  /* assign_variable.cc OpData */
+    /* K_BATCH_MATMUL           */ MC_SZ(16, 4),  /* batch_matmul.cc OpDataBatchMatmul */
+    /* K_EVAL_TENSOR            */ MC_SZ(12, 4),  /* core.cc TfLiteEvalTensor */
+    /* K_CALL_ONCE              */ MC_SZ(8, 4),  /* call_once.cc OpData */
+    /* K_COMPARISONS            */ MC_SZ(32, 4),  /* comparisons.cc OpData */
+    /* K_CONCATENATION          */ MC_SZ(64, 4),  /* concatenation.cc OpData */
+    /* K_CONV                   */ MC_SZ(64, 4),  /* conv.cc OpDataConv */
+    /* K_CUMSUM                 */ MC_SZ(36, 4),  /* cumsum.cc OpData */
+    /* K_DEQUANTIZE             */ MC_SZ(32, 8),  /* dequantize.cc DequantizeOpData */
+    /* K_DIV                    */ MC_SZ(28, 4),  /* div.cc OpDataDiv */
+    /* K_ABS_RSQRT              */ MC_SZ(28, 4),  /* elementwise.cc OpDataAbsRsqrt */
+    /* K_ELU                    */ MC_SZ(256, 1),  /* elu.cc OpData */
+    /* K_EMBEDDING_LOOKUP       */ MC_SZ(8, 4),  /* embedding_lookup.cc OpData */
+    /* K_FULLY_CONNECTED        */ MC_SZ(56, 4),  /* fully_connected.cc OpDataFullyConnected */
+    /* K_HARD_SWISH             */ MC_SZ(20, 4),  /* hard_swish.cc HardSwishParams */
+    /* K_IF                     */ MC_SZ(8, 4),  /* if.cc OpData */
+    /* K_L2NORM                 */ MC_SZ(4, 4),  /* l2norm.cc L2NormalizationParams */
+    /* K_LEAKY_RELU             */ MC_SZ(24, 4),  /* leaky_relu.cc LeakyReluOpData */
+    /* K_LOG_SOFTMAX            */ MC_SZ(28, 4),  /* log_softmax.cc LogSoftmaxOpData */
+    /* K_LOGISTIC               */ MC_SZ(16, 4),  /* logistic.cc OpDataLogistic */
+    /* K_MIRROR_PAD             */ MC_SZ(20, 4),  /* mirror_pad.cc OpDataMirrorPad */
+    /* K_MUL                    */ MC_SZ(36, 4),  /* mul.cc OpDataMul */
+    /* K_PAD                    */ MC_SZ(56, 4),  /* pad.cc OpData */
+    /* K_POOL                   */ MC_SZ(32, 4),  /* pooling.cc OpDataPooling */
+    /* K_PRELU                  */ MC_SZ(28, 4),  /* prelu.cc PreluParams */
+    /* K_QUANTIZE               */ MC_SZ(32, 8),  /* quantize.cc OpDataQuantizeReference */
+    /* K_REDUCE                 */ MC_SZ(44, 4),  /* reduce.cc OpDataReduce */
+    /* K_SELECT                 */ MC_SZ(1, 1),  /* select.cc OpData */
+    /* K_SOFTMAX                */ MC_SZ(56, 8),  /* softmax.cc SoftmaxParams */
+    /* K_SPACE_TO_BATCH         */ MC_SZ(4, 4),  /* space_to_batch_nd.cc SpaceToBatchParams */
+    /* K_SQUARED_DIFFERENCE     */ MC_SZ(112, 8),  /* squared_difference.cc OpData */
+    /* K_STRIDED_SLICE          */ MC_SZ(84, 4),  /* strided_slice.cc StridedSliceParams */
+    /* K_SUB                    */ MC_SZ(52, 4),  /* sub.cc OpDataSub */
+    /* K_SVDF                   */ MC_SZ(36, 4),  /* svdf.cc OpDataSvdf */
+    /* K_TANH                   */ MC_SZ(16, 4),  /* tanh.cc OpData */
+    /* K_TRANSPOSE_CONV         */ MC_SZ(80, 4),  /* transpose_conv.cc OpData */
+    /* K_LSTM                   */ MC_SZ(688, 8),  /* unidirectional_sequence_lstm.cc OpDataLSTM */
+    /* K_VAR_HANDLE             */ MC_SZ(4, 4),  /* var_handle.cc OpData */
+    /* K_WHILE                  */ MC_SZ(8, 4),  /* while.cc OpData */
+    /* O_ADD                    */ MC_SZ(8, 4),  /* core.cc TfLiteAddParams */
+    /* O_ARG_MAX                */ MC_SZ(4, 4),  /* core.cc TfLiteArgMaxParams */
+    /* O_ARG_MIN                */ MC_SZ(4, 4),  /* core.cc TfLiteArgMinParams */
+    /* O_BATCH_MAT_MUL          */ MC_SZ(3, 1),  /* core.cc TfLiteBatchMatMulParams */
+    /* O_CALL_ONCE              */ MC_SZ(4, 4),  /* core.cc TfLiteCallOnceParams */
+    /* O_CAST                   */ MC_SZ(8, 4),  /* core.cc TfLiteCastParams */
+    /* O_CONCATENATION          */ MC_SZ(8, 4),  /* core.cc TfLiteConcatenationParams */
+    /* O_CONV                   */ MC_SZ(28, 4),  /* core.cc TfLiteConvParams */
+    /* O_CUMSUM                 */ MC_SZ(2, 1),  /* core.cc TfLiteCumsumParams */
+    /* O_DEPTH_TO_SPACE         */ MC_SZ(4, 4),  /* core.cc TfLiteDepthToSpaceParams */
+    /* O_DEPTHWISE_CONV         */ MC_SZ(28, 4),  /* core.cc TfLiteDepthwiseConvParams */
+    /* O_DIV                    */ MC_SZ(4, 4),  /* core.cc TfLiteDivParams */
+    /* O_FULLY_CONNECTED        */ MC_SZ(16, 4),  /* core.cc TfLiteFullyConnectedParams */
+    /* O_GATHER                 */ MC_SZ(8, 4),  /* core.cc TfLiteGatherParams */
+    /* O_IF                     */ MC_SZ(8, 4),  /* core.cc TfLiteIfParams */
+    /* O_L2_NORM                */ MC_SZ(4, 4),  /* core.cc TfLiteL2NormParams */
+    /* O_LEAKY_RELU             */ MC_SZ(4, 4),  /* core.cc TfLiteLeakyReluParams */
+    /* O_MIRROR_PADDING         */ MC_SZ(4, 4),  /* core.cc TfLiteMirrorPaddingParams */
+    /* O_MUL                    */ MC_SZ(4, 4),  /* core.cc TfLiteMulParams */
+    /* O_PACK                   */ MC_SZ(8, 4),  /* core.cc TfLitePackParams */
+    /* O_POOL                   */ MC_SZ(40, 4),  /* core.cc TfLitePoolParams */
+    /* O_REDUCER                */ MC_SZ(1, 1),  /* core.cc TfLiteReducerParams */
+    /* O_RESHAPE                */ MC_SZ(36, 4),  /* core.cc TfLiteReshapeParams */
+    /* O_RESIZE_BILINEAR        */ MC_SZ(2, 1),  /* core.cc TfLiteResizeBilinearParams */
+    /* O_RESIZE_NEAREST_NEIGHBOR */ MC_SZ(2, 1),  /* core.cc TfLiteResizeNearestNeighborParams */
+    /* O_SHAPE                  */ MC_SZ(4, 4),  /* core.cc TfLiteShapeParams */
+    /* O_SOFTMAX                */ MC_SZ(4, 4),  /* core.cc TfLiteSoftmaxParams */
+    /* O_SPACE_TO_DEPTH         */ MC_SZ(4, 4),  /* core.cc TfLiteSpaceToDepthParams */
+    /* O_SPLIT                  */ MC_SZ(4, 4),  /* core.cc TfLiteSplitParams */
+    /* O_SPLIT_V                */ MC_SZ(4, 4),  /* core.cc TfLiteSplitVParams */
+    /* O_SQUEEZE                */ MC_SZ(36, 4),  /* core.cc TfLiteSqueezeParams */
+    /* O_STRIDED_SLICE          */ MC_SZ(24, 4),  /* core.cc TfLiteStridedSliceParams */
+    /* O_SUB                    */ MC_SZ(8, 4),  /* core.cc TfLiteSubParams */
+    /* O_SVDF                   */ MC_SZ(12, 4),  /* core.cc TfLiteSVDFParams */
+    /* O_TRANSPOSE_CONV         */ MC_SZ(20, 4),  /* core.cc TfLiteTransposeConvParams */
+    /* O_UNIDIRECTIONAL_SEQUENCE_LSTM */ MC_SZ(16, 4),  /* core.cc TfLiteUnidirectionalSequenceLSTMParams */
+    /* O_UNPACK                 */ MC_SZ(8, 4),  /* core.cc TfLiteUnpackParams */
+    /* O_VAR_HANDLE             */ MC_SZ(8, 4),  /* core.cc TfLiteVarHandleParams */
+    /* O_WHILE                  */ MC_SZ(8, 4),  /* core.cc TfLiteWhileParams */
     /* CMSIS-NN glue (kernels/cmsis_nn/), cortex-m column measured */
-    /* V_CMSIS_CONV           */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(68, 4), MC_SZ(56, 4)},  /* OpData {OpDataConv; int buffer_idx} */
-    /* V_CMSIS_FULLY_CONNECTED*/ {MC_SZ(72, 8), MC_SZ(56, 4), MC_SZ(80, 4), MC_SZ(48, 4)},  /* OpData {OpDataFullyConnected; ...} */
-    /* V_CMSIS_POOL           */ {MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(36, 4), MC_SZ(32, 4)},  /* OpData {OpDataPooling; int buffer_idx} */
-    /* V_CMSIS_ADD            */ {MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4), MC_SZ(60, 4)},  /* OpData */
-    /* V_CMSIS_MUL            */ {MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4), MC_SZ(36, 4)},  /* OpData */
-    /* V_CMSIS_SOFTMAX        */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(64, 8), MC_SZ(56, 8)},  /* CMSISNNSoftmaxParams {SoftmaxParams; int32 num_rows, row_size} */
+    /* V_CMSIS_CONV             */ MC_SZ(64, 4),  /* OpData {OpDataConv; int buffer_idx} */
+    /* V_CMSIS_FULLY_CONNECTED  */ MC_SZ(56, 4),  /* OpData {OpDataFullyConnected; ...} */
+    /* V_CMSIS_POOL             */ MC_SZ(32, 4),  /* OpData {OpDataPooling; int buffer_idx} */
+    /* V_CMSIS_ADD              */ MC_SZ(60, 4),  /* OpData */
+    /* V_CMSIS_MUL              */ MC_SZ(36, 4),  /* OpData */
+    /* V_CMSIS_SOFTMAX          */ MC_SZ(56, 8),  /* CMSISNNSoftmaxParams {SoftmaxParams; int32 num_rows, row_size} */
     /* ESP-NN glue (esp-tflite-micro kernels/esp_nn/); esp32 column: armhf's layout without
      * compression, measured so (tests/corpus/truth/esp32-esp-nn.json) */
-    /* V_ESP_CONV             */ {MC_SZ(80, 8), MC_SZ(64, 4), MC_SZ(64, 4), MC_SZ(60, 4)},  /* NodeData {OpDataConv; int buffer_idx} */
-    /* V_ESP_SOFTMAX          */ {MC_SZ(80, 8), MC_SZ(56, 8), MC_SZ(56, 8), MC_SZ(64, 8)},  /* NodeData {SoftmaxParams; int buffer_idx} */
+    /* V_ESP_CONV               */ MC_SZ(64, 4),  /* NodeData {OpDataConv; int buffer_idx} */
+    /* V_ESP_SOFTMAX            */ MC_SZ(56, 8),  /* NodeData {SoftmaxParams; int buffer_idx} */
 };
+
+/* Where another column differs from armhf's (42 of the 4 x 91 sizes): the
+ * pointers of host64, the 1-byte enums of cortex-m, the missing compression members of
+ * esp32.  Looked up before the armhf size. */
+typedef struct {
+    uint8_t id;          /* MC_S_* */
+    uint8_t column;      /* C_* */
+    mc_size_t size;
+} struct_diff_t;
+
+static const struct_diff_t struct_diffs[] = {
+    {MC_S_K_ASSIGN_VARIABLE, C_ESP32, MC_SZ(0, 1)},
+    {MC_S_K_BATCH_MATMUL, C_HOST64, MC_SZ(32, 8)},
+    {MC_S_K_EVAL_TENSOR, C_HOST64, MC_SZ(24, 8)},
+    {MC_S_K_CONCATENATION, C_HOST64, MC_SZ(80, 8)},
+    {MC_S_K_CONCATENATION, C_ESP32, MC_SZ(24, 4)},
+    {MC_S_K_CONV, C_HOST64, MC_SZ(80, 8)},
+    {MC_S_K_CONV, C_ESP32, MC_SZ(56, 4)},
+    {MC_S_K_EMBEDDING_LOOKUP, C_HOST64, MC_SZ(16, 8)},
+    {MC_S_K_FULLY_CONNECTED, C_HOST64, MC_SZ(72, 8)},
+    {MC_S_K_FULLY_CONNECTED, C_ESP32, MC_SZ(48, 4)},
+    {MC_S_K_LOG_SOFTMAX, C_HOST64, MC_SZ(40, 8)},
+    {MC_S_K_SOFTMAX, C_HOST64, MC_SZ(80, 8)},
+    {MC_S_K_TRANSPOSE_CONV, C_HOST64, MC_SZ(88, 8)},
+    {MC_S_K_TRANSPOSE_CONV, C_ESP32, MC_SZ(72, 4)},
+    {MC_S_O_ADD, C_CORTEX_M, MC_SZ(2, 1)},
+    {MC_S_O_ARG_MAX, C_CORTEX_M, MC_SZ(1, 1)},
+    {MC_S_O_ARG_MIN, C_CORTEX_M, MC_SZ(1, 1)},
+    {MC_S_O_CAST, C_CORTEX_M, MC_SZ(2, 1)},
+    {MC_S_O_DIV, C_CORTEX_M, MC_SZ(1, 1)},
+    {MC_S_O_FULLY_CONNECTED, C_HOST64, MC_SZ(32, 8)},
+    {MC_S_O_FULLY_CONNECTED, C_CORTEX_M, MC_SZ(5, 1)},
+    {MC_S_O_L2_NORM, C_CORTEX_M, MC_SZ(1, 1)},
+    {MC_S_O_MIRROR_PADDING, C_CORTEX_M, MC_SZ(1, 1)},
+    {MC_S_O_MUL, C_CORTEX_M, MC_SZ(1, 1)},
+    {MC_S_O_SHAPE, C_CORTEX_M, MC_SZ(1, 1)},
+    {MC_S_O_SUB, C_CORTEX_M, MC_SZ(2, 1)},
+    {MC_S_O_SVDF, C_CORTEX_M, MC_SZ(8, 4)},
+    {MC_S_O_TRANSPOSE_CONV, C_CORTEX_M, MC_SZ(16, 4)},
+    {MC_S_O_VAR_HANDLE, C_HOST64, MC_SZ(16, 8)},
+    {MC_S_V_CMSIS_CONV, C_HOST64, MC_SZ(80, 8)},
+    {MC_S_V_CMSIS_CONV, C_CORTEX_M, MC_SZ(68, 4)},
+    {MC_S_V_CMSIS_CONV, C_ESP32, MC_SZ(56, 4)},
+    {MC_S_V_CMSIS_FULLY_CONNECTED, C_HOST64, MC_SZ(72, 8)},
+    {MC_S_V_CMSIS_FULLY_CONNECTED, C_CORTEX_M, MC_SZ(80, 4)},
+    {MC_S_V_CMSIS_FULLY_CONNECTED, C_ESP32, MC_SZ(48, 4)},
+    {MC_S_V_CMSIS_POOL, C_CORTEX_M, MC_SZ(36, 4)},
+    {MC_S_V_CMSIS_SOFTMAX, C_HOST64, MC_SZ(80, 8)},
+    {MC_S_V_CMSIS_SOFTMAX, C_CORTEX_M, MC_SZ(64, 8)},
+    {MC_S_V_ESP_CONV, C_HOST64, MC_SZ(80, 8)},
+    {MC_S_V_ESP_CONV, C_ESP32, MC_SZ(60, 4)},
+    {MC_S_V_ESP_SOFTMAX, C_HOST64, MC_SZ(80, 8)},
+    {MC_S_V_ESP_SOFTMAX, C_ESP32, MC_SZ(64, 8)},
+};
+
 
 /* ---- Prepare scripts ------------------------------------------------------------- */
 
@@ -290,7 +348,8 @@ enum {
     R_CMSIS_FC_1X1,      /* int8 per-tensor FC with a 3-D/4-D output: per-channel copies */
     R_CMSIS_AVGPOOL,     /* arm_avgpool_s8/s16_get_buffer_size: 4 x channels */
     /* ESP-NN, the plain ESP32's "generic optimised" functions */
-    R_ESP_SOFTMAX        /* esp_nn_get_softmax_scratch_size_opt: 4 x input dims[1] */
+    R_ESP_SOFTMAX,       /* esp_nn_get_softmax_scratch_size_opt: 4 x input dims[1] */
+    R_COUNT
 };
 
 #define IN(i) (X_IN + (i))
@@ -377,7 +436,9 @@ enum {
     SC_LOG_SOFTMAX, SC_SOFTMAX, SC_BATCH_MATMUL, SC_MEAN_SUM, SC_REDUCE_MIN_MAX,
     SC_REDUCE_ALL, SC_MIRROR_PAD, SC_SVDF, SC_TRANSPOSE_CONV, SC_LSTM, SC_TANH,
     SC_CMSIS_CONV, SC_CMSIS_DEPTHWISE, SC_CMSIS_FULLY_CONNECTED, SC_CMSIS_AVGPOOL,
-    SC_ESP_SOFTMAX, SC_RESHAPE, SC_EXPAND_DIMS, SC_COUNT
+    SC_ESP_SOFTMAX, SC_RESHAPE, SC_EXPAND_DIMS,
+    SC_NOT_MODELLED, /* registered, not modelled (below): no script */
+    SC_COUNT
 };
 
 static const uint8_t *const scripts[SC_COUNT] = {
@@ -387,79 +448,75 @@ static const uint8_t *const scripts[SC_COUNT] = {
     p_log_softmax, p_softmax, p_batch_matmul, p_mean_sum, p_reduce_min_max,
     p_reduce_all, p_mirror_pad, p_svdf, p_transpose_conv, p_lstm, p_tanh,
     p_cmsis_conv, p_cmsis_depthwise, p_cmsis_fully_connected, p_cmsis_avgpool,
-    p_esp_softmax, p_reshape, p_expand_dims,
+    p_esp_softmax, p_reshape, p_expand_dims, p_none,
 };
 
 /* ---- the rows ---------------------------------------------------------------------- */
 
+/* Registered, but not modelled: control flow needs subgraphs, resource variables need
+ * MicroResourceVariables, which memcore does not plan (they count as unknown); and a
+ * few vendor kernels whose allocations are not in the table.  Their rows' Prepare is
+ * SC_NOT_MODELLED. */
 typedef struct {
     uint8_t code;      /* BuiltinOperator */
     uint8_t options;   /* MC_S_O_* its parser allocates; 0: none */
     uint8_t opdata;    /* MC_S_K_* its Init allocates; 0: none */
     uint8_t prepare;   /* SC_* */
-    uint8_t flags;     /* F_* */
-    uint8_t vendor[2]; /* its CMSIS-NN and ESP-NN kernel (V_*); 0: the reference kernel */
 } op_row_t;
 
-/* A vendor library's kernel for one operator kind: its OpData and Prepare. */
+/* A vendor library's kernel for one operator kind: its OpData and Prepare.  Only the
+ * dozen kinds vendors replace have one, so they are a list of their own rather than
+ * a column of every row. */
 typedef struct {
-    uint8_t opdata;
-    uint8_t prepare;
-    uint8_t flags;     /* F_NOT_MODELLED: the vendor kernel's allocations are not in the table */
+    uint8_t code;      /* BuiltinOperator */
+    uint8_t vendor;    /* MC_VENDOR_* */
+    uint8_t opdata;    /* MC_S_V_* */
+    uint8_t prepare;   /* SC_* */
 } vendor_row_t;
 
-enum {
-    V_NONE = 0, V_CMSIS_CONV, V_CMSIS_DEPTHWISE, V_CMSIS_FULLY_CONNECTED, V_CMSIS_AVGPOOL,
-    V_CMSIS_MAXPOOL, V_CMSIS_ADD, V_CMSIS_MUL, V_CMSIS_SOFTMAX, V_CMSIS_NOT_MODELLED,
-    V_ESP_CONV, V_ESP_DEPTHWISE, V_ESP_SOFTMAX, V_COUNT
+#define ROW(code, options, opdata, prepare) {code, MC_S_##options, MC_S_##opdata, SC_##prepare}
+#define CMSIS(code, opdata, prepare) {code, MC_VENDOR_CMSIS_NN, MC_S_##opdata, SC_##prepare}
+#define ESP(code, opdata, prepare) {code, MC_VENDOR_ESP_NN, MC_S_##opdata, SC_##prepare}
+
+static const vendor_row_t vendors[] = {
+    CMSIS(0, V_CMSIS_ADD, IN01_OUT0),                      /* ADD */
+    CMSIS(1, V_CMSIS_POOL, CMSIS_AVGPOOL),                 /* AVERAGE_POOL_2D */
+    CMSIS(126, NONE, NOT_MODELLED),                        /* BATCH_MATMUL */
+    CMSIS(3, V_CMSIS_CONV, CMSIS_CONV),                    /* CONV_2D */
+    CMSIS(4, V_CMSIS_CONV, CMSIS_DEPTHWISE),               /* DEPTHWISE_CONV_2D */
+    CMSIS(9, V_CMSIS_FULLY_CONNECTED, CMSIS_FULLY_CONNECTED), /* FULLY_CONNECTED */
+    CMSIS(17, V_CMSIS_POOL, IN0_OUT0),                     /* MAX_POOL_2D */
+    CMSIS(18, V_CMSIS_MUL, IN01_OUT0),                     /* MUL */
+    CMSIS(25, V_CMSIS_SOFTMAX, SOFTMAX),                   /* SOFTMAX */
+    CMSIS(27, NONE, NOT_MODELLED),                         /* SVDF */
+    CMSIS(67, NONE, NOT_MODELLED),                         /* TRANSPOSE_CONV */
+    CMSIS(44, NONE, NOT_MODELLED),                         /* UNIDIRECTIONAL_SEQUENCE_LSTM */
+    ESP(3, V_ESP_CONV, CONV),                              /* CONV_2D */
+    ESP(4, V_ESP_CONV, DEPTHWISE),                         /* DEPTHWISE_CONV_2D */
+    ESP(25, V_ESP_SOFTMAX, ESP_SOFTMAX),                   /* SOFTMAX */
 };
-
-/* Registered, but not modelled: control flow needs subgraphs, resource variables need
- * MicroResourceVariables, which memcore does not plan (they count as unknown). */
-#define F_NOT_MODELLED 1u
-
-#define ROW(code, options, opdata, prepare) {code, MC_S_##options, MC_S_##opdata, SC_##prepare, 0, {0, 0}}
-#define VROW(code, options, opdata, prepare, cmsis, esp) \
-    {code, MC_S_##options, MC_S_##opdata, SC_##prepare, 0, {V_##cmsis, V_##esp}}
-
-static const vendor_row_t vendors[V_COUNT] = {
-    {0, 0, 0},
-    {MC_S_V_CMSIS_CONV, SC_CMSIS_CONV, 0},
-    {MC_S_V_CMSIS_CONV, SC_CMSIS_DEPTHWISE, 0},
-    {MC_S_V_CMSIS_FULLY_CONNECTED, SC_CMSIS_FULLY_CONNECTED, 0},
-    {MC_S_V_CMSIS_POOL, SC_CMSIS_AVGPOOL, 0},
-    {MC_S_V_CMSIS_POOL, SC_IN0_OUT0, 0},
-    {MC_S_V_CMSIS_ADD, SC_IN01_OUT0, 0},
-    {MC_S_V_CMSIS_MUL, SC_IN01_OUT0, 0},
-    {MC_S_V_CMSIS_SOFTMAX, SC_SOFTMAX, 0},
-    {0, 0, F_NOT_MODELLED},       /* CMSIS-NN's TRANSPOSE_CONV, BATCH_MATMUL, SVDF, LSTM */
-    {MC_S_V_ESP_CONV, SC_CONV, 0},
-    {MC_S_V_ESP_CONV, SC_DEPTHWISE, 0},
-    {MC_S_V_ESP_SOFTMAX, SC_ESP_SOFTMAX, 0},
-};
-#define NONE_ NONE
 
 static const op_row_t ops[] = {
     ROW(101, NONE, K_ABS_RSQRT, IN0_OUT0),          /* ABS */
-    VROW(0, O_ADD, K_ADD, IN01_OUT0, CMSIS_ADD, NONE), /* ADD */
+    ROW(0, O_ADD, K_ADD, IN01_OUT0), /* ADD */
     ROW(106, NONE, NONE, ADD_N),                    /* ADD_N */
     ROW(56, O_ARG_MAX, NONE, NONE),                 /* ARG_MAX */
     ROW(79, O_ARG_MIN, NONE, NONE),                 /* ARG_MIN */
-    {144, MC_S_NONE, MC_S_K_ASSIGN_VARIABLE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* ASSIGN_VARIABLE */
-    VROW(1, O_POOL, K_POOL, IN0_OUT0, CMSIS_AVGPOOL, NONE), /* AVERAGE_POOL_2D */
-    VROW(126, O_BATCH_MAT_MUL, K_BATCH_MATMUL, BATCH_MATMUL, CMSIS_NOT_MODELLED, NONE), /* BATCH_MATMUL */
+    ROW(144, NONE, K_ASSIGN_VARIABLE, NOT_MODELLED), /* ASSIGN_VARIABLE */
+    ROW(1, O_POOL, K_POOL, IN0_OUT0), /* AVERAGE_POOL_2D */
+    ROW(126, O_BATCH_MAT_MUL, K_BATCH_MATMUL, BATCH_MATMUL), /* BATCH_MATMUL */
     ROW(37, NONE, NONE, IN0_OUT0),                  /* BATCH_TO_SPACE_ND */
     ROW(145, NONE, NONE, IN01_OUT0),                /* BROADCAST_ARGS */
     ROW(130, NONE, NONE, IN01_OUT0),                /* BROADCAST_TO */
-    {129, MC_S_O_CALL_ONCE, MC_S_K_CALL_ONCE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* CALL_ONCE */
+    ROW(129, O_CALL_ONCE, K_CALL_ONCE, NOT_MODELLED), /* CALL_ONCE */
     ROW(53, O_CAST, NONE, IN0_OUT0),                /* CAST */
     ROW(104, NONE, NONE, IN0_OUT0),                 /* CEIL */
     ROW(2, O_CONCATENATION, K_CONCATENATION, CONCATENATION), /* CONCATENATION */
-    VROW(3, O_CONV, K_CONV, CONV, CMSIS_CONV, ESP_CONV), /* CONV_2D */
+    ROW(3, O_CONV, K_CONV, CONV), /* CONV_2D */
     ROW(108, NONE, NONE, IN0_OUT0),                 /* COS */
     ROW(128, O_CUMSUM, NONE, CUMSUM),               /* CUMSUM */
     ROW(5, O_DEPTH_TO_SPACE, NONE, IN0_OUT0_DIMS),  /* DEPTH_TO_SPACE */
-    VROW(4, O_DEPTHWISE_CONV, K_CONV, DEPTHWISE, CMSIS_DEPTHWISE, ESP_DEPTHWISE), /* DEPTHWISE_CONV_2D */
+    ROW(4, O_DEPTHWISE_CONV, K_CONV, DEPTHWISE), /* DEPTHWISE_CONV_2D */
     ROW(6, NONE, K_DEQUANTIZE, IN0_OUT0),           /* DEQUANTIZE */
     ROW(42, O_DIV, K_DIV, IN01_OUT0),               /* DIV */
     ROW(151, NONE, NONE, IN012_OUT0),               /* DYNAMIC_UPDATE_SLICE */
@@ -472,13 +529,13 @@ static const op_row_t ops[] = {
     ROW(8, NONE, NONE, NONE),                       /* FLOOR */
     ROW(90, NONE, NONE, IN01_OUT0),                 /* FLOOR_DIV */
     ROW(95, NONE, NONE, IN01_OUT0),                 /* FLOOR_MOD */
-    VROW(9, O_FULLY_CONNECTED, K_FULLY_CONNECTED, FULLY_CONNECTED, CMSIS_FULLY_CONNECTED, NONE), /* FULLY_CONNECTED */
+    ROW(9, O_FULLY_CONNECTED, K_FULLY_CONNECTED, FULLY_CONNECTED), /* FULLY_CONNECTED */
     ROW(36, O_GATHER, NONE, IN01_OUT0_DIMS),        /* GATHER */
     ROW(107, NONE, NONE, IN01_OUT0_DIMS),           /* GATHER_ND */
     ROW(61, NONE, K_COMPARISONS, IN01),             /* GREATER */
     ROW(62, NONE, K_COMPARISONS, IN01),             /* GREATER_EQUAL */
     ROW(117, NONE, K_HARD_SWISH, IN0_OUT0),         /* HARD_SWISH */
-    {118, MC_S_O_IF, MC_S_K_IF, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* IF */
+    ROW(118, O_IF, K_IF, NOT_MODELLED), /* IF */
     ROW(11, O_L2_NORM, K_L2NORM, IN0_OUT0),         /* L2_NORMALIZATION */
     ROW(12, O_POOL, NONE, OUT0_IN0_DIMS),           /* L2_POOL_2D */
     ROW(98, O_LEAKY_RELU, K_LEAKY_RELU, IN0_OUT0),  /* LEAKY_RELU */
@@ -491,11 +548,11 @@ static const op_row_t ops[] = {
     ROW(14, NONE, K_LOGISTIC, IN0_OUT0),            /* LOGISTIC */
     ROW(50, NONE, NONE, LOG_SOFTMAX),               /* LOG_SOFTMAX */
     ROW(55, NONE, NONE, NONE),                      /* MAXIMUM */
-    VROW(17, O_POOL, K_POOL, IN0_OUT0, CMSIS_MAXPOOL, NONE), /* MAX_POOL_2D */
+    ROW(17, O_POOL, K_POOL, IN0_OUT0), /* MAX_POOL_2D */
     ROW(40, O_REDUCER, K_REDUCE, MEAN_SUM),         /* MEAN */
     ROW(57, NONE, NONE, NONE),                      /* MINIMUM */
     ROW(100, O_MIRROR_PADDING, K_MIRROR_PAD, MIRROR_PAD), /* MIRROR_PAD */
-    VROW(18, O_MUL, K_MUL, IN01_OUT0, CMSIS_MUL, NONE), /* MUL */
+    ROW(18, O_MUL, K_MUL, IN01_OUT0), /* MUL */
     ROW(59, NONE, NONE, NONE),                      /* NEG */
     ROW(72, NONE, K_COMPARISONS, IN01),             /* NOT_EQUAL */
     ROW(83, O_PACK, NONE, NONE),                    /* PACK */
@@ -503,7 +560,7 @@ static const op_row_t ops[] = {
     ROW(60, NONE, K_PAD, IN012_OUT0),               /* PADV2 */
     ROW(54, NONE, K_PRELU, IN01_OUT0),              /* PRELU */
     ROW(114, NONE, K_QUANTIZE, IN0_OUT0),           /* QUANTIZE */
-    {143, MC_S_NONE, MC_S_NONE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* READ_VARIABLE */
+    ROW(143, NONE, NONE, NOT_MODELLED), /* READ_VARIABLE */
     ROW(140, O_REDUCER, K_REDUCE, REDUCE_ALL),      /* REDUCE_ALL */
     ROW(82, O_REDUCER, K_REDUCE, REDUCE_MIN_MAX),   /* REDUCE_MAX */
     ROW(89, O_REDUCER, K_REDUCE, REDUCE_MIN_MAX),   /* REDUCE_MIN */
@@ -519,7 +576,7 @@ static const op_row_t ops[] = {
     ROW(77, O_SHAPE, NONE, NONE),                   /* SHAPE */
     ROW(66, NONE, NONE, IN0_OUT0),                  /* SIN */
     ROW(65, NONE, NONE, IN012_OUT0),                /* SLICE */
-    VROW(25, O_SOFTMAX, K_SOFTMAX, SOFTMAX, CMSIS_SOFTMAX, ESP_SOFTMAX), /* SOFTMAX */
+    ROW(25, O_SOFTMAX, K_SOFTMAX, SOFTMAX), /* SOFTMAX */
     ROW(38, NONE, K_SPACE_TO_BATCH, IN0_OUT0),      /* SPACE_TO_BATCH_ND */
     ROW(26, O_SPACE_TO_DEPTH, NONE, IN0_OUT0_DIMS), /* SPACE_TO_DEPTH */
     ROW(49, O_SPLIT, NONE, IN0),                    /* SPLIT (the axis tensor) */
@@ -531,14 +588,14 @@ static const op_row_t ops[] = {
     ROW(45, O_STRIDED_SLICE, K_STRIDED_SLICE, IN0123_OUT0), /* STRIDED_SLICE */
     ROW(41, O_SUB, K_SUB, IN01_OUT0),               /* SUB */
     ROW(74, O_REDUCER, K_REDUCE, MEAN_SUM),         /* SUM */
-    VROW(27, O_SVDF, K_SVDF, SVDF, CMSIS_NOT_MODELLED, NONE), /* SVDF */
+    ROW(27, O_SVDF, K_SVDF, SVDF), /* SVDF */
     ROW(28, NONE, K_TANH, TANH),                    /* TANH */
     ROW(39, NONE, NONE, IN01_OUT0),                 /* TRANSPOSE */
-    VROW(67, O_TRANSPOSE_CONV, K_TRANSPOSE_CONV, TRANSPOSE_CONV, CMSIS_NOT_MODELLED, NONE), /* TRANSPOSE_CONV */
-    VROW(44, O_UNIDIRECTIONAL_SEQUENCE_LSTM, K_LSTM, LSTM, CMSIS_NOT_MODELLED, NONE), /* UNIDIRECTIONAL_SEQUENCE_LSTM */
+    ROW(67, O_TRANSPOSE_CONV, K_TRANSPOSE_CONV, TRANSPOSE_CONV), /* TRANSPOSE_CONV */
+    ROW(44, O_UNIDIRECTIONAL_SEQUENCE_LSTM, K_LSTM, LSTM), /* UNIDIRECTIONAL_SEQUENCE_LSTM */
     ROW(88, O_UNPACK, NONE, NONE),                  /* UNPACK */
-    {142, MC_S_O_VAR_HANDLE, MC_S_K_VAR_HANDLE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* VAR_HANDLE */
-    {119, MC_S_O_WHILE, MC_S_K_WHILE, SC_NONE, F_NOT_MODELLED, {0, 0}}, /* WHILE */
+    ROW(142, O_VAR_HANDLE, K_VAR_HANDLE, NOT_MODELLED), /* VAR_HANDLE */
+    ROW(119, O_WHILE, K_WHILE, NOT_MODELLED), /* WHILE */
     ROW(93, NONE, NONE, IN0_OUT0),                  /* ZEROS_LIKE */
 };
 
@@ -557,24 +614,32 @@ static const op_row_t *find_row(int32_t code)
     return NULL;
 }
 
-static int64_t struct_bytes(int32_t id, mc_target_t target)
+static mc_size_t struct_size(int32_t id, mc_target_t target)
 {
-    return MC_SZ_BYTES(structs[id][column_of[target]]);
+    int32_t i;
+    for (i = 0; i < (int32_t)(sizeof struct_diffs / sizeof struct_diffs[0]); i++) {
+        if (struct_diffs[i].id == id && struct_diffs[i].column == column_of[target]) {
+            return struct_diffs[i].size;
+        }
+    }
+    return structs[id];
 }
 
-static int64_t struct_align(int32_t id, mc_target_t target)
+static int64_t struct_bytes(int32_t id, mc_target_t target)
 {
-    return MC_SZ_ALIGN(structs[id][column_of[target]]);
+    return MC_SZ_BYTES(struct_size(id, target));
 }
 
 /* The vendor kernel the replay uses for a row, or NULL for the reference kernel. */
 static const vendor_row_t *vendor_of(const op_row_t *row, int32_t vendor)
 {
-    if (row == NULL || vendor <= MC_VENDOR_NONE || vendor > MC_VENDOR_ESP_NN ||
-        row->vendor[vendor - 1] == V_NONE) {
-        return NULL;
+    int32_t i;
+    for (i = 0; row != NULL && i < (int32_t)(sizeof vendors / sizeof vendors[0]); i++) {
+        if (vendors[i].code == row->code && vendors[i].vendor == vendor) {
+            return &vendors[i];
+        }
     }
-    return &vendors[row->vendor[vendor - 1]];
+    return NULL;
 }
 
 bool mc__op_registered(int32_t code)
@@ -582,18 +647,22 @@ bool mc__op_registered(int32_t code)
     return find_row(code) != NULL;
 }
 
+/* A row TFLM registers and whose kernel (the vendor's, when v) the table models. */
+static bool modelled(const op_row_t *row, const vendor_row_t *v)
+{
+    return row != NULL && row->prepare != SC_NOT_MODELLED &&
+           (v == NULL || v->prepare != SC_NOT_MODELLED);
+}
+
 bool mc__op_modelled(int32_t code, int32_t vendor)
 {
     const op_row_t *row = find_row(code);
-    const vendor_row_t *v = vendor_of(row, vendor);
-    return row != NULL && (row->flags & F_NOT_MODELLED) == 0 &&
-           (v == NULL || (v->flags & F_NOT_MODELLED) == 0);
+    return modelled(row, vendor_of(row, vendor));
 }
 
 mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kernels,
                             mc_tflm_op_info_t *out)
 {
-    mc_tflm_op_info_t r;
     const op_row_t *row;
     if (out == NULL) {
         return MC_E_NULL;
@@ -603,24 +672,22 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
         return MC_E_RANGE;
     }
     row = find_row(code);
-    memset(&r, 0, sizeof r);
-    r.code = code;
-    r.name = mc_op_name(code);
-    r.registered = row != NULL;
-    r.options_alignment = 1;
+    memset(out, 0, sizeof *out);
+    out->code = code;
+    out->name = mc_op_name(code);
+    out->registered = row != NULL;
+    out->options_alignment = 1;
     if (row != NULL) {
         const vendor_row_t *v = vendor_of(row, kernels == MC_KERNELS_OPTIMISED
                                                    ? mc__target_abi(target)->vendor
                                                    : MC_VENDOR_NONE);
-        r.vendor_kernel = v != NULL;
-        r.modelled = mc__op_modelled(code, kernels == MC_KERNELS_OPTIMISED
-                                               ? mc__target_abi(target)->vendor
-                                               : MC_VENDOR_NONE);
-        r.options_bytes = (int32_t)struct_bytes(row->options, target);
-        r.options_alignment = (int32_t)struct_align(row->options, target);
-        r.opdata_bytes = (int32_t)struct_bytes(v != NULL ? v->opdata : row->opdata, target);
+        out->vendor_kernel = v != NULL;
+        out->modelled = modelled(row, v);
+        mc_size_t options = struct_size(row->options, target);
+        out->options_bytes = (int32_t)MC_SZ_BYTES(options);
+        out->options_alignment = (int32_t)MC_SZ_ALIGN(options);
+        out->opdata_bytes = (int32_t)struct_bytes(v != NULL ? v->opdata : row->opdata, target);
     }
-    *out = r;
     return MC_OK;
 }
 
@@ -656,15 +723,13 @@ static int32_t dtype(const mc_tensor_t *t)
     return t == NULL ? -1 : t->dtype;
 }
 
-static mc_status_t elements(const mc_tensor_t *t, int64_t *n)
+/* k x the tensor's elements (its elements first, then k: the order decides which
+ * products overflow), or -2 on overflow. */
+static int64_t elements_times(const mc_tensor_t *t, int64_t k)
 {
-    int32_t i;
-    int64_t e = 1;
-    for (i = 0; i < t->rank; i++) {
-        MC_TRY(mc_checked_mul(e, t->dims[i], &e));
-    }
-    *n = e;
-    return MC_OK;
+    bool overflow = false;
+    int64_t n = mc_mul_or_flag(mc_dims_product(1, t->dims, 0, t->rank, &overflow), k, &overflow);
+    return overflow ? -2 : n;
 }
 
 static int32_t dim(const mc_tensor_t *t, int32_t i)
@@ -723,31 +788,14 @@ static int64_t product(int64_t x, int64_t y, int64_t z)
     return r;
 }
 
-/* TFLM's ComputePaddingHeightWidth for one dimension: the padding before the data
- * (SAME = 0 in TFLite's Padding enum pads, VALID does not). */
-static int64_t padding(int32_t same, int64_t in_size, int64_t filter, int64_t stride,
-                       int64_t dilation)
-{
-    int64_t effective = (filter - 1) * dilation + 1, out_size, total;
-    if (stride <= 0 || dilation <= 0 || filter <= 0) {
-        return 0;
-    }
-    out_size = same == 0 ? (in_size + stride - 1) / stride : (in_size - effective + stride) / stride;
-    total = (out_size - 1) * stride + effective - in_size;
-    return total > 0 ? total / 2 : 0;
-}
-
 /* CMSIS-NN's convolution buffers (Cortex-M with DSP, GCC: the 1x1 fast kernel needs
  * none, the 1xN and generic kernels 2 x im2col columns of int16). */
 static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1);
     const mc_tensor_t *bias = in(s, op, 2);
-    int64_t pad_h, pad_w, cols;
+    int64_t cols;
     int32_t in_c, fh, fw;
-    if (dtype(i0) != MC_DTYPE_INT8 && dtype(i0) != MC_DTYPE_INT16) {
-        return -1;
-    }
     if (i0 == NULL || f == NULL || i0->rank != 4 || f->rank != 4) {
         return -3;
     }
@@ -762,11 +810,11 @@ static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
         }
         return product(4 * (int64_t)in_c * fh, fw, 1);
     }
-    /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h */
-    pad_h = padding(op->options[0], i0->dims[1], fh, op->options[2], op->options[5]);
-    pad_w = padding(op->options[0], i0->dims[2], fw, op->options[1], op->options[4]);
-    if (pad_w == 0 && pad_h == 0 && fw == 1 && fh == 1 && op->options[4] == 1 &&
-        op->options[5] == 1 && in_c == f->dims[3]) {
+    /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h.
+     * CMSIS-NN's 1x1 kernel also wants no padding, but a 1x1 filter without dilation
+     * never pads: SAME's output is VALID's, ceil(in / stride), and its last window ends
+     * inside the input. */
+    if (fw == 1 && fh == 1 && op->options[4] == 1 && op->options[5] == 1 && in_c == f->dims[3]) {
         return -1; /* 1x1: arm_convolve_1x1_s8_fast needs no buffer outside Arm Compiler */
     }
     cols = (int64_t)fw * fh * in_c;
@@ -777,8 +825,7 @@ static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
 static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1), *o0 = out(s, op, 0);
-    int64_t pad_h, pad_w;
-    if (dtype(i0) != MC_DTYPE_INT8 || dtype(f) != MC_DTYPE_INT8) {
+    if (dtype(f) != MC_DTYPE_INT8) {
         return -1;
     }
     if (i0 == NULL || f == NULL || o0 == NULL || i0->rank != 4 || f->rank != 4 || o0->rank != 4) {
@@ -789,10 +836,11 @@ static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
     if (i0->dims[3] != o0->dims[3] || i0->dims[0] != 1 || op->options[5] != 1 || op->options[6] != 1) {
         return -1;
     }
-    pad_h = padding(op->options[0], i0->dims[1], f->dims[1], op->options[2], op->options[6]);
-    pad_w = padding(op->options[0], i0->dims[2], f->dims[2], op->options[1], op->options[5]);
-    if (f->dims[1] == 3 && f->dims[2] == 3 && pad_h <= 1 && pad_w <= 1) {
-        return -1; /* the 3x3 kernel works without a buffer */
+    /* The 3x3 kernel works without a buffer; CMSIS-NN takes it when TFLM's padding is
+     * at most 1 on each side, which a 3x3 filter without dilation always has: SAME pads
+     * (ceil(in / stride) - 1) x stride + 3 - in <= 2 in all, VALID nothing. */
+    if (f->dims[1] == 3 && f->dims[2] == 3) {
+        return -1;
     }
     return product(i0->dims[3], (int64_t)f->dims[1] * f->dims[2], 2);
 }
@@ -802,12 +850,53 @@ static int64_t dims_copy_bytes(const mc_tensor_t *t)
     return t == NULL ? -1 : 4 + 4 * (int64_t)t->rank; /* TfLiteIntArrayGetSizeInBytes */
 }
 
+/* Most rules allocate only for some element types of one tensor (an int8 input, a
+ * quantized output, ...): that test, made before the rule's own, is a row here rather
+ * than code in each rule.  A rule whose tensor is absent or of another type allocates
+ * nothing (-1). */
+enum { T_FLOAT32 = 1, T_INT8 = 2, T_INT16 = 4, T_INT4 = 8, T_QUANT = T_INT8 | T_INT16 };
+enum { G_NONE = 0, G_IN0, G_IN1, G_IN2, G_OUT0 };
+
+typedef struct {
+    uint8_t tensor;   /* G_* */
+    uint8_t types;    /* T_* it must be one of */
+} rule_guard_t;
+
+static const rule_guard_t guards[R_COUNT] = {
+    [R_ADD_N_OPDATA] = {G_OUT0, T_INT8},
+    [R_CUMSUM_OPDATA] = {G_OUT0, T_INT8},
+    [R_LOG_SOFTMAX_OPDATA] = {G_IN0, T_INT8},
+    [R_SOFTMAX_LUT] = {G_IN0, T_INT16},
+    [R_BMM_QUANT] = {G_IN0, T_QUANT},
+    [R_FILTER_INT4] = {G_IN1, T_INT4},
+    [R_TCONV_ACC] = {G_IN2, T_QUANT},
+    [R_TCONV_BIAS64] = {G_IN2, T_INT16},
+    [R_REDUCE_ACC] = {G_IN0, T_QUANT},
+    [R_ADD_N_POINTERS] = {G_OUT0, T_FLOAT32 | T_INT8},
+    [R_SVDF_UNITS] = {G_IN0, T_INT8},
+    [R_CMSIS_CONV] = {G_IN0, T_QUANT},
+    [R_CMSIS_DEPTHWISE] = {G_IN0, T_INT8},
+    [R_CMSIS_AVGPOOL] = {G_IN0, T_QUANT},
+    [R_ESP_SOFTMAX] = {G_IN0, T_INT8},
+};
+
+static bool guard_holds(const mc_ctx_t *s, const mc_op_t *op, rule_guard_t g)
+{
+    const mc_tensor_t *t = g.tensor == G_OUT0 ? out(s, op, 0) : in(s, op, g.tensor - G_IN0);
+    int32_t type = dtype(t);
+    uint32_t bit = type == MC_DTYPE_FLOAT32 ? T_FLOAT32 : type == MC_DTYPE_INT8 ? T_INT8
+                 : type == MC_DTYPE_INT16 ? T_INT16 : type == MC_DTYPE_INT4 ? T_INT4 : 0;
+    return g.tensor == G_NONE || (bit & g.types) != 0;
+}
+
 /* The bytes of rule r for this operator: >= 0, -1 for no allocation, -2 for an
  * overflow, -3 for a tensor the rule needs that is missing. */
 static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *i1 = in(s, op, 1), *o0 = out(s, op, 0);
-    int64_t n = 0;
+    if (!guard_holds(s, op, guards[r])) {
+        return -1;
+    }
     switch (r) {
     case R_CHANNELS_F0:
         return i1 == NULL || i1->rank < 1 ? -3 : 4 * (int64_t)i1->dims[0];
@@ -821,17 +910,17 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
     case R_DIMS_OUT0:
         return o0 == NULL ? -3 : dims_copy_bytes(o0);
     case R_ADD_N_OPDATA:
-        return dtype(o0) == MC_DTYPE_INT8 ? struct_bytes(MC_S_K_ADD_N, s->target) : -1;
+        return struct_bytes(MC_S_K_ADD_N, s->target);
     case R_CUMSUM_OPDATA:
-        return dtype(o0) == MC_DTYPE_INT8 ? struct_bytes(MC_S_K_CUMSUM, s->target) : -1;
+        return struct_bytes(MC_S_K_CUMSUM, s->target);
     case R_LOG_SOFTMAX_OPDATA:
-        return dtype(i0) == MC_DTYPE_INT8 ? struct_bytes(MC_S_K_LOG_SOFTMAX, s->target) : -1;
+        return struct_bytes(MC_S_K_LOG_SOFTMAX, s->target);
     case R_EMBEDDING_OPDATA:
         return struct_bytes(MC_S_K_EMBEDDING_LOOKUP, s->target);
     case R_SOFTMAX_LUT:
-        return dtype(i0) == MC_DTYPE_INT16 ? 2 * 513 : -1;
+        return 2 * 513;
     case R_BMM_QUANT:
-        return quantized_type(dtype(i0)) ? 28 : -1; /* QuantizationOpDataBatchMatmul: 7 int32 */
+        return 28; /* QuantizationOpDataBatchMatmul: 7 int32 */
     case R_BMM_LHS_TENSOR:
     case R_BMM_RHS_TENSOR:
         if ((r == R_BMM_LHS_TENSOR) != (op->options[r == R_BMM_LHS_TENSOR ? 0 : 1] != 0)) {
@@ -857,53 +946,36 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         }
         return r == R_BMM_RHS_DIMS ? dims_copy_bytes(i1) : i1->bytes;
     case R_FILTER_INT4:
-        if (dtype(i1) != MC_DTYPE_INT4) {
-            return -1;
-        }
-        return elements(i1, &n) == MC_OK ? n : -2;
-    case R_TCONV_ACC: {
-        int32_t t = dtype(in(s, op, 2));
-        if (t != MC_DTYPE_INT8 && t != MC_DTYPE_INT16) {
-            return -1;
-        }
+        return elements_times(i1, 1);
+    case R_TCONV_ACC:
         if (o0 == NULL) {
             return -3;
         }
-        return elements(o0, &n) == MC_OK ? product(n, t == MC_DTYPE_INT8 ? 4 : 8, 1) : -2;
-    }
+        return elements_times(o0, dtype(in(s, op, 2)) == MC_DTYPE_INT8 ? 4 : 8);
     case R_TCONV_BIAS64: {
         const mc_tensor_t *bias = in(s, op, 3);
-        if (dtype(in(s, op, 2)) != MC_DTYPE_INT16 || dtype(bias) != MC_DTYPE_INT16) {
+        if (dtype(bias) != MC_DTYPE_INT16) {
             return -1;
         }
-        return elements(bias, &n) == MC_OK ? product(n, 8, 1) : -2;
+        return elements_times(bias, 8);
     }
     case R_REDUCE_ACC:
-        if (!quantized_type(dtype(i0))) {
-            return -1;
-        }
         if (o0 == NULL) {
             return -3;
         }
-        return elements(o0, &n) == MC_OK ? product(n, 4, 1) : -2;
+        return elements_times(o0, 4);
     case R_RANK_IN0:
         return i0 == NULL ? -3 : 4 * (int64_t)i0->rank;
     case R_ELEMENTS_IN1:
         if (i1 == NULL) {
             return -3;
         }
-        return elements(i1, &n) == MC_OK ? product(n, 4, 1) : -2;
+        return elements_times(i1, 4);
     case R_ADD_N_POINTERS:
-        if (dtype(o0) != MC_DTYPE_FLOAT32 && dtype(o0) != MC_DTYPE_INT8) {
-            return -1;
-        }
         return (int64_t)s->abi->pointer_bytes * op->n_inputs;
     case R_SVDF_FILTERS:
         return product(dim(i0, 0), dim(i1, 0), 4);
     case R_SVDF_UNITS:
-        if (dtype(i0) != MC_DTYPE_INT8) {
-            return -1;
-        }
         return op->options[0] <= 0 ? -3 : product(dim(i0, 0), dim(i1, 0) / op->options[0], 4);
     case R_LSTM_STATE: {
         const mc_tensor_t *hidden = in(s, op, 18), *cell = in(s, op, 19);
@@ -932,12 +1004,9 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         }
         return product(o0->dims[o0->rank - 1], 8, 1);
     case R_CMSIS_AVGPOOL:
-        if (!quantized_type(dtype(i0))) {
-            return -1;
-        }
         return i0 == NULL || i0->rank != 4 ? -3 : 4 * (int64_t)i0->dims[3];
     case R_ESP_SOFTMAX:
-        if (dtype(i0) != MC_DTYPE_INT8 || dtype(o0) != MC_DTYPE_INT8) {
+        if (dtype(o0) != MC_DTYPE_INT8) {
             return -1;
         }
         return 4 * (int64_t)dim(i0, 1);
@@ -968,33 +1037,36 @@ static void apply(mc_sim_t *s, const mc_op_t *op, int32_t r, bool scratch)
     }
 }
 
+/* The temporary TfLiteTensor of entry i (>= 0) of an operator's tensor list (first, n),
+ * when the entry is there. */
+static void temp_of(mc_sim_t *s, int64_t first, int32_t n, int32_t i)
+{
+    int32_t t = i < n ? s->ctx.graph->op_tensors[first + i] : -1;
+    if (t >= 0) {
+        mc__sim_temp_tensor(s, t);
+    }
+}
+
 static void run_script(mc_sim_t *s, const mc_op_t *op, const uint8_t *x)
 {
     int32_t i;
     while (*x != X_END && s->status == MC_OK) {
         uint8_t c = *x++;
-        if (c < X_OUT) {
-            const mc_tensor_t *t = in(&s->ctx, op, c - X_IN);
-            if (t != NULL) {
-                mc__sim_temp_tensor(s, s->ctx.graph->op_tensors[op->first_input + (c - X_IN)]);
-            }
-        } else if (c < X_ALL_IN) {
-            if (out(&s->ctx, op, c - X_OUT) != NULL) {
-                mc__sim_temp_tensor(s, s->ctx.graph->op_tensors[op->first_output + (c - X_OUT)]);
-            }
+        if (c < X_ALL_IN) {
+            bool output = c >= X_OUT;
+            temp_of(s, output ? op->first_output : op->first_input,
+                    output ? op->n_outputs : op->n_inputs, c - (output ? X_OUT : X_IN));
         } else if (c == X_ALL_IN || c == X_REST_IN) {
-            for (i = c == X_ALL_IN ? 0 : 1; i < op->n_inputs; i++) {
-                if (in(&s->ctx, op, i) != NULL) {
-                    mc__sim_temp_tensor(s, s->ctx.graph->op_tensors[op->first_input + i]);
-                }
+            for (i = c - X_ALL_IN; i < op->n_inputs; i++) {
+                temp_of(s, op->first_input, op->n_inputs, i);
             }
         } else if (c == X_P || c == X_S) {
             apply(s, op, *x++, c == X_S);
         } else if (c == X_SAME_ELEMENTS) {
-            int64_t a = 0, b = 0;
             const mc_tensor_t *i0 = in(&s->ctx, op, 0), *o0 = out(&s->ctx, op, 0);
-            if (i0 == NULL || o0 == NULL || elements(i0, &a) != MC_OK || elements(o0, &b) != MC_OK ||
-                a != b) {
+            int64_t n;
+            if (i0 == NULL || o0 == NULL || (n = elements_times(i0, 1)) < 0 ||
+                n != elements_times(o0, 1)) {
                 s->status = MC_E_UNSUPPORTED;
                 s->refused = s->op;
             }
@@ -1011,8 +1083,8 @@ void mc__op_parse(mc_sim_t *s, const mc_op_t *op)
 {
     const op_row_t *row = find_row(op->kind);
     if (row != NULL && row->options != MC_S_NONE) {
-        mc__sim_persistent(s, struct_bytes(row->options, s->ctx.target),
-                           struct_align(row->options, s->ctx.target), MC_TFLM_UNRECORDED);
+        mc_size_t options = struct_size(row->options, s->ctx.target);
+        mc__sim_persistent(s, MC_SZ_BYTES(options), MC_SZ_ALIGN(options), MC_TFLM_UNRECORDED);
     }
 }
 
@@ -1039,42 +1111,41 @@ void mc__op_prepare(mc_sim_t *s, const mc_op_t *op)
  * struct, 1 Init, 2 Prepare. */
 void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase)
 {
-    int32_t i, id;
+    int32_t i, pass;
     int64_t best = 0, sum = 0, n = 0;
+    bool overflow = false;
     if (phase == 0 || phase == 1) {
         for (i = 0; i < N_OPS; i++) {
-            id = phase == 0 ? ops[i].options : ops[i].opdata;
-            if (struct_bytes(id, s->ctx.target) > best) {
-                best = struct_bytes(id, s->ctx.target);
-            }
+            n = struct_bytes(phase == 0 ? ops[i].options : ops[i].opdata, s->ctx.target);
+            best = n > best ? n : best;
         }
-        if (phase == 0) {
-            mc__sim_persistent(s, best, 8, MC_TFLM_UNRECORDED);
-        } else {
-            mc__sim_persistent(s, best, 16, MC_TFLM_PERSISTENT_BUFFERS);
-        }
+        mc__sim_persistent(s, best, phase == 0 ? 8 : 16,
+                           phase == 0 ? MC_TFLM_UNRECORDED : MC_TFLM_PERSISTENT_BUFFERS);
         return;
     }
     /* Every input and output as a temporary, twice (CONV_2D takes some three times,
-     * but never more than seven temporaries for four tensors). */
-    for (i = 0; i < 2 * (op->n_inputs + op->n_outputs) && s->status == MC_OK; i++) {
-        int32_t j = i % (op->n_inputs + op->n_outputs);
-        int32_t t = s->ctx.graph->op_tensors[(j < op->n_inputs ? op->first_input + j
-                                                            : op->first_output + (j - op->n_inputs))];
-        if (t < 0) {
-            continue;
-        }
-        mc__sim_temp_tensor(s, t);
-        if (i >= op->n_inputs + op->n_outputs) {
-            continue;
-        }
-        if (elements(&s->ctx.graph->tensors[t], &n) != MC_OK || mc_checked_add(sum, n, &sum) != MC_OK) {
-            s->status = MC_E_OVERFLOW;
-            return;
+     * but never more than seven temporaries for four tensors); their elements counted
+     * on the first pass. */
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < op->n_inputs + op->n_outputs && s->status == MC_OK; i++) {
+            int32_t t = s->ctx.graph->op_tensors[(i < op->n_inputs ? op->first_input + i
+                                                                : op->first_output + (i - op->n_inputs))];
+            if (t < 0) {
+                continue;
+            }
+            mc__sim_temp_tensor(s, t);
+            if (pass > 0) {
+                continue;
+            }
+            n = elements_times(&s->ctx.graph->tensors[t], 1);
+            if (n < 0 || mc_checked_add(sum, n, &sum) != MC_OK) {
+                s->status = MC_E_OVERFLOW;
+                return;
+            }
         }
     }
-    n = product(sum, 8, 1);
-    if (n < 0 || mc_checked_add(n, 8192, &n) != MC_OK) {
+    n = mc_add_or_flag(mc_mul_or_flag(sum, 8, &overflow), 8192, &overflow);
+    if (overflow) {
         s->status = MC_E_OVERFLOW;
         return;
     }
