@@ -151,52 +151,50 @@ static int32_t to_int32(uint32_t v)
     return v > (uint32_t)INT32_MAX ? -(int32_t)~v - 1 : (int32_t)v;
 }
 
-/* n (<= 8) bytes at `at`, checked against the file's size, into out[0 .. n - 1]; out's
- * 8 bytes are 0 beyond them, and all 8 are 0 once a problem is recorded. */
-OUT_OF_LINE static void get(reader_t *r, int64_t at, int32_t n, uint8_t out[8])
+/* Where the n (<= 8) bytes at `at` can be read: in the file in memory or in the window,
+ * checked against the file's size first; 8 zeros once a problem is recorded. */
+OUT_OF_LINE static const uint8_t *get(reader_t *r, int64_t at, int32_t n)
 {
+    static const uint8_t zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     const mc_source_t *s = r->source;
-    const uint8_t *from;
-    memset(out, 0, 8);
-    if (r->rc != MC_OK) {
-        return;
-    }
-    if (at < 0 || at > s->file_bytes - n) {
+    if (r->rc == MC_OK && (at < 0 || at > s->file_bytes - n)) {
         past_end(r, at);
-        return;
+    }
+    if (r->rc != MC_OK) {
+        return zeros;
     }
     if (s->read == NULL) {
-        from = s->data + at;
-    } else {
-        /* Refill unless [at, at + n) lies in the window (at + n never passes the end of
-         * the file, so only the window's WINDOW_BYTES bound matters); unsigned, so a
-         * position before the window wraps to a large distance. */
-        if ((uint64_t)at - (uint64_t)r->window_at > (uint64_t)(WINDOW_BYTES - n)) {
-            int64_t left = s->file_bytes - at;
-            r->window_at = EMPTY_WINDOW;
-            if (s->read(s->context, at, r->window, left < WINDOW_BYTES ? (int32_t)left : WINDOW_BYTES) !=
-                MC_OK) {
-                fail(r, MC_E_READ, MC_PROBLEM_NONE, at);
-                return;
-            }
-            r->window_at = at;
-        }
-        from = r->window + (at - r->window_at);
+        return s->data + at;
     }
-    memcpy(out, from, (size_t)n);
+    /* Refill unless [at, at + n) lies in the window (at + n never passes the end of the
+     * file, so only the window's WINDOW_BYTES bound matters); unsigned, so a position
+     * before the window wraps to a large distance. */
+    if ((uint64_t)at - (uint64_t)r->window_at > (uint64_t)(WINDOW_BYTES - n)) {
+        int64_t left = s->file_bytes - at;
+        r->window_at = EMPTY_WINDOW;
+        if (s->read(s->context, at, r->window, left < WINDOW_BYTES ? (int32_t)left : WINDOW_BYTES) != MC_OK) {
+            fail(r, MC_E_READ, MC_PROBLEM_NONE, at);
+            return zeros;
+        }
+        r->window_at = at;
+    }
+    return r->window + (at - r->window_at);
 }
 
-static uint32_t le32(const uint8_t *b)
+/* Little-endian unsigned integer of the n (<= 4) bytes at b. */
+OUT_OF_LINE static uint32_t le(const uint8_t *b, int32_t n)
 {
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    uint32_t v = 0;
+    while (n-- > 0) {
+        v = v << 8 | b[n];
+    }
+    return v;
 }
 
-/* Little-endian unsigned integer of n bytes at `at` (n <= 8: its low 4 bytes). */
+/* Little-endian unsigned integer of the n bytes at `at` (n <= 8: its low 4 bytes). */
 OUT_OF_LINE static uint32_t get_u32(reader_t *r, int64_t at, int32_t n)
 {
-    uint8_t b[8];
-    get(r, at, n, b);
-    return le32(b);
+    return le(get(r, at, n), n < 4 ? n : 4);
 }
 
 /* The scalar of `kind` (MC_FIELD_*) at `at`, sign-extended, as int32 (int64 fields keep
@@ -256,11 +254,12 @@ OUT_OF_LINE static int32_t scalar_field(reader_t *r, const table_t *t, int32_t f
 static uint64_t u64_field(reader_t *r, const table_t *t, int32_t field)
 {
     int64_t at = field_at(r, t, field, 8);
-    uint8_t b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    if (at >= 0) {
-        get(r, at, 8, b);
+    const uint8_t *b;
+    if (at < 0) {
+        return 0;
     }
-    return (uint64_t)le32(b + 4) << 32 | le32(b);
+    b = get(r, at, 8);
+    return (uint64_t)le(b + 4, 4) << 32 | le(b, 4);
 }
 
 /* The position the offset at `at` points to, checked to lie inside the file; -1 after
@@ -509,8 +508,9 @@ static void read_options(reader_t *r, const table_t *op, mc_op_t *out)
     }
 }
 
-/* Operator k into *out, its tensor lists copied to op_tensors from *next on. */
-OUT_OF_LINE static void read_op(reader_t *r, int32_t k, mc_op_t *out, int32_t *op_tensors, int32_t **next)
+/* Operator k into *out, its tensor lists copied to op_tensors from next on; returns
+ * where the next operator's go. */
+OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_t *op_tensors, int32_t *next)
 {
     const vector_t *codes = &r->root.vectors[CODES];
     table_t op, code;
@@ -549,11 +549,12 @@ OUT_OF_LINE static void read_op(reader_t *r, int32_t k, mc_op_t *out, int32_t *o
     firsts[1] = &out->first_output;
     firsts[2] = &out->first_intermediate;
     for (l = 0; l < 3; l++) {
-        *firsts[l] = *next - op_tensors;
+        *firsts[l] = next - op_tensors;
         for (i = 0; i < lists[l].length; i++) {
-            *(*next)++ = int_element(r, &lists[l], i);
+            *next++ = int_element(r, &lists[l], i);
         }
     }
+    return next;
 }
 
 static bool offline_plan(reader_t *r)
@@ -677,7 +678,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     }
     next = a.op_tensors;
     for (i = 0; i < (int32_t)n.n_ops && r->rc == MC_OK; i++) {
-        read_op(r, i, &a.ops[i], a.op_tensors, &next);
+        next = read_op(r, i, &a.ops[i], a.op_tensors, next);
     }
     next = a.inputs;
     for (i = INPUTS; i <= OUTPUTS; i++) {
