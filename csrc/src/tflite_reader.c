@@ -55,6 +55,10 @@ static const char OFFLINE_PLAN[] = "OfflineMemoryAllocation";
 #define READER_BYTES ((int64_t)((sizeof(reader_t) + 7) / 8 * 8))
 #define RESERVED_BYTES (READER_BYTES + WINDOW_BYTES)
 
+/* window_at of an empty window: no position a read can ask for lies in
+ * [EMPTY_WINDOW, EMPTY_WINDOW + WINDOW_BYTES), so one range test covers both cases. */
+#define EMPTY_WINDOW (-(int64_t)WINDOW_BYTES)
+
 typedef struct {
     int64_t at;        /* the table's position */
     int64_t vtable;    /* its vtable's position */
@@ -77,13 +81,20 @@ typedef struct {
 } root_t;
 
 /* All the reader's state, in one frame of the public function: the stack stays small
- * on a board however deep the helpers call. */
+ * on a board however deep the helpers call.
+ *
+ * Errors are sticky: the first problem found sets rc and *problem, and from then on
+ * every read gives 0 without touching the file, so the helpers return values instead
+ * of statuses and the walk tests rc only where a loop or a write depends on it.  Every
+ * read before the first problem is the one the file's walk makes anyway, so the
+ * problem reported is the first in walk order, as if the walk had stopped there. */
 typedef struct {
     const mc_source_t *source;
     mc_problem_t *problem; /* never NULL: the public functions give a sink of their own */
     uint8_t *window;   /* WINDOW_BYTES: on the stack while sizing, in the scratch while reading */
-    int64_t window_at; /* file offset of window[0]; -1 when empty */
-    int32_t window_bytes;
+    int64_t window_at; /* file offset of window[0]; EMPTY_WINDOW when empty.  The window holds
+                          WINDOW_BYTES or up to the end of the file, whichever comes first */
+    mc_status_t rc;    /* MC_OK until the first problem */
     root_t root;
 } reader_t;
 
@@ -95,32 +106,42 @@ typedef struct {
     int32_t *inputs;   /* the outputs follow the inputs */
 } arrays_t;
 
-/* The problem's kind and offset; its other fields stay as start() left them (-1)
- * unless the caller set them first. */
-OUT_OF_LINE static mc_status_t fail(reader_t *r, mc_status_t rc, int32_t kind, int64_t at)
+/* Width in bytes of each MC_FIELD_* kind. */
+static const uint8_t widths[8] = {0, 1, 1, 2, 2, 4, 4, 8};
+
+/* Records the first problem: its status, kind and offset; its other fields stay as
+ * start() left them (-1) unless the helpers below set them first.  Later problems are
+ * consequences of reading zeros and are dropped. */
+OUT_OF_LINE static void fail(reader_t *r, mc_status_t rc, int32_t kind, int64_t at)
 {
-    r->problem->kind = kind;
-    r->problem->at = at;
-    return rc;
+    if (r->rc == MC_OK) {
+        r->rc = rc;
+        r->problem->kind = kind;
+        r->problem->at = at;
+    }
 }
 
-static mc_status_t past_end(reader_t *r, int64_t at)
+static void past_end(reader_t *r, int64_t at)
 {
-    return fail(r, MC_E_MODEL, MC_PROBLEM_PAST_END, at);
+    fail(r, MC_E_MODEL, MC_PROBLEM_PAST_END, at);
 }
 
 /* A problem with one offending value: a count, an index or a version. */
-static mc_status_t fail_value(reader_t *r, mc_status_t rc, int32_t kind, int64_t value)
+OUT_OF_LINE static void fail_value(reader_t *r, mc_status_t rc, int32_t kind, int64_t value)
 {
-    r->problem->value = value;
-    return fail(r, rc, kind, -1);
+    if (r->rc == MC_OK) {
+        r->problem->value = value;
+    }
+    fail(r, rc, kind, -1);
 }
 
 /* A problem of tensor i, with the offending value. */
-static mc_status_t tensor_problem(reader_t *r, mc_status_t rc, int32_t kind, int32_t tensor, int64_t value)
+OUT_OF_LINE static void tensor_problem(reader_t *r, mc_status_t rc, int32_t kind, int32_t tensor, int64_t value)
 {
-    r->problem->tensor = tensor;
-    return fail_value(r, rc, kind, value);
+    if (r->rc == MC_OK) {
+        r->problem->tensor = tensor;
+    }
+    fail_value(r, rc, kind, value);
 }
 
 /* The int32 whose two's complement bits v holds, without relying on the
@@ -130,186 +151,168 @@ static int32_t to_int32(uint32_t v)
     return v > (uint32_t)INT32_MAX ? -(int32_t)~v - 1 : (int32_t)v;
 }
 
-/* n (<= 8) bytes at `at`, checked against the file's size. */
-OUT_OF_LINE static mc_status_t get(reader_t *r, int64_t at, int32_t n, uint8_t *out)
+/* Where the n (<= 8) bytes at `at` can be read: in the file in memory or in the window,
+ * checked against the file's size first; 8 zeros once a problem is recorded. */
+OUT_OF_LINE static const uint8_t *get(reader_t *r, int64_t at, int32_t n)
 {
+    static const uint8_t zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     const mc_source_t *s = r->source;
-    if (at < 0 || at > s->file_bytes - n) {
-        return past_end(r, at);
+    if (r->rc == MC_OK && (at < 0 || at > s->file_bytes - n)) {
+        past_end(r, at);
+    }
+    if (r->rc != MC_OK) {
+        return zeros;
     }
     if (s->read == NULL) {
-        memcpy(out, s->data + at, (size_t)n);
-        return MC_OK;
+        return s->data + at;
     }
-    if (r->window_at < 0 || at < r->window_at || at + n > r->window_at + r->window_bytes) {
+    /* Refill unless [at, at + n) lies in the window (at + n never passes the end of the
+     * file, so only the window's WINDOW_BYTES bound matters); unsigned, so a position
+     * before the window wraps to a large distance. */
+    if ((uint64_t)at - (uint64_t)r->window_at > (uint64_t)(WINDOW_BYTES - n)) {
         int64_t left = s->file_bytes - at;
-        int32_t want = left < WINDOW_BYTES ? (int32_t)left : WINDOW_BYTES;
-        r->window_at = -1;
-        if (s->read(s->context, at, r->window, want) != MC_OK) {
-            return fail(r, MC_E_READ, MC_PROBLEM_NONE, at);
+        r->window_at = EMPTY_WINDOW;
+        if (s->read(s->context, at, r->window, left < WINDOW_BYTES ? (int32_t)left : WINDOW_BYTES) != MC_OK) {
+            fail(r, MC_E_READ, MC_PROBLEM_NONE, at);
+            return zeros;
         }
         r->window_at = at;
-        r->window_bytes = want;
     }
-    memcpy(out, r->window + (at - r->window_at), (size_t)n);
-    return MC_OK;
+    return r->window + (at - r->window_at);
 }
 
-/* Little-endian integer of n bytes at `at` (n <= 8, checked against the file): its low
- * 4 bytes in words[0], the next 4 in words[1]. */
-static mc_status_t get_words(reader_t *r, int64_t at, int32_t n, uint32_t words[2])
+/* Little-endian unsigned integer of the n (<= 4) bytes at b. */
+OUT_OF_LINE static uint32_t le(const uint8_t *b, int32_t n)
 {
-    uint8_t b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int32_t i;
-    MC_TRY(get(r, at, n, b));
-    words[0] = words[1] = 0;
-    for (i = 7; i >= 0; i--) {
-        words[i >> 2] = (words[i >> 2] << 8) | b[i];
+    uint32_t v = 0;
+    while (n-- > 0) {
+        v = v << 8 | b[n];
     }
-    return MC_OK;
+    return v;
 }
 
-static mc_status_t get_u32(reader_t *r, int64_t at, int32_t n, uint32_t *value)
+/* Little-endian unsigned integer of the n bytes at `at` (n <= 8: its low 4 bytes). */
+OUT_OF_LINE static uint32_t get_u32(reader_t *r, int64_t at, int32_t n)
 {
-    uint32_t words[2];
-    MC_TRY(get_words(r, at, n, words));
-    *value = words[0];
-    return MC_OK;
+    return le(get(r, at, n), n < 4 ? n : 4);
 }
 
 /* The scalar of `kind` (MC_FIELD_*) at `at`, sign-extended, as int32 (int64 fields keep
  * their low 32 bits, floats their bits). */
-static mc_status_t get_scalar(reader_t *r, int64_t at, int32_t kind, int32_t *value)
+OUT_OF_LINE static int32_t get_scalar(reader_t *r, int64_t at, int32_t kind)
 {
-    static const uint8_t widths[8] = {0, 1, 1, 2, 2, 4, 4, 8};
-    uint32_t v = 0;
-    MC_TRY(get_u32(r, at, widths[kind], &v));
-    *value = kind == MC_FIELD_I8 ? (int32_t)(int8_t)(uint8_t)v
-             : kind == MC_FIELD_I16 ? (int32_t)(int16_t)(uint16_t)v : to_int32(v);
-    return MC_OK;
+    uint32_t v = get_u32(r, at, widths[kind]);
+    return kind == MC_FIELD_I8 ? (int32_t)(int8_t)(uint8_t)v
+           : kind == MC_FIELD_I16 ? (int32_t)(int16_t)(uint16_t)v : to_int32(v);
 }
 
-static mc_status_t table_at(reader_t *r, int64_t at, table_t *t)
+/* The table at `at`.  After a problem its sizes are 0 or whatever was read; either way
+ * every field then reads as absent or 0. */
+static void table_at(reader_t *r, int64_t at, table_t *t)
 {
-    uint32_t soffset = 0, vbytes = 0, obytes = 0;
-    MC_TRY(get_u32(r, at, 4, &soffset));
-    /* vtable = table - soffset, soffset signed 32-bit */
+    uint32_t vbytes, obytes;
     t->at = at;
-    t->vtable = at - to_int32(soffset);
-    MC_TRY(get_u32(r, t->vtable, 2, &vbytes));
-    MC_TRY(get_u32(r, t->vtable + 2, 2, &obytes));
+    /* vtable = table - soffset, soffset signed 32-bit */
+    t->vtable = at - to_int32(get_u32(r, at, 4));
+    vbytes = get_u32(r, t->vtable, 2);
+    obytes = get_u32(r, t->vtable + 2, 2);
     if (vbytes < 4 || (vbytes & 1u) != 0 || obytes < 4) {
-        return fail(r, MC_E_MODEL, MC_PROBLEM_BAD_TABLE, at);
-    }
-    if (t->vtable > r->source->file_bytes - vbytes || at > r->source->file_bytes - obytes) {
-        return past_end(r, at);
+        fail(r, MC_E_MODEL, MC_PROBLEM_BAD_TABLE, at);
+    } else if (t->vtable > r->source->file_bytes - vbytes || at > r->source->file_bytes - obytes) {
+        past_end(r, at);
     }
     t->vtable_bytes = (int32_t)vbytes;
     t->object_bytes = (int32_t)obytes;
-    return MC_OK;
 }
 
 /* Position of field `field` (width bytes) of table t, or -1 when the file omits it. */
-static mc_status_t field_at(reader_t *r, const table_t *t, int32_t field, int32_t width, int64_t *at)
+static int64_t field_at(reader_t *r, const table_t *t, int32_t field, int32_t width)
 {
-    uint32_t offset = 0;
+    uint32_t offset;
     int32_t entry = 4 + 2 * field;
-    *at = -1;
     if (entry + 2 > t->vtable_bytes) {
-        return MC_OK;
+        return -1;
     }
-    MC_TRY(get_u32(r, t->vtable + entry, 2, &offset));
+    offset = get_u32(r, t->vtable + entry, 2);
     if (offset == 0) {
-        return MC_OK;
+        return -1;
     }
     if ((int32_t)offset + width > t->object_bytes) {
-        return fail(r, MC_E_MODEL, MC_PROBLEM_BAD_TABLE, t->at);
+        fail(r, MC_E_MODEL, MC_PROBLEM_BAD_TABLE, t->at);
+        return -1;
     }
-    *at = t->at + offset;
-    return MC_OK;
+    return t->at + offset;
 }
 
-static mc_status_t scalar_field(reader_t *r, const table_t *t, int32_t field, int32_t kind,
-                                int32_t fallback, int32_t *value)
+OUT_OF_LINE static int32_t scalar_field(reader_t *r, const table_t *t, int32_t field, int32_t kind, int32_t fallback)
 {
-    static const uint8_t widths[8] = {0, 1, 1, 2, 2, 4, 4, 8};
-    int64_t at = -1;
-    MC_TRY(field_at(r, t, field, widths[kind], &at));
-    if (at < 0) {
-        *value = fallback;
-        return MC_OK;
-    }
-    return get_scalar(r, at, kind, value);
+    int64_t at = field_at(r, t, field, widths[kind]);
+    return at < 0 ? fallback : get_scalar(r, at, kind);
 }
 
 /* Unsigned 64-bit field (buffer offsets and sizes); 0 when absent. */
-static mc_status_t u64_field(reader_t *r, const table_t *t, int32_t field, uint64_t *value)
+static uint64_t u64_field(reader_t *r, const table_t *t, int32_t field)
 {
-    int64_t at = -1;
-    uint32_t words[2] = {0, 0};
-    MC_TRY(field_at(r, t, field, 8, &at));
-    if (at >= 0) {
-        MC_TRY(get_words(r, at, 8, words));
+    int64_t at = field_at(r, t, field, 8);
+    const uint8_t *b;
+    if (at < 0) {
+        return 0;
     }
-    *value = (uint64_t)words[1] << 32 | words[0];
-    return MC_OK;
+    b = get(r, at, 8);
+    return (uint64_t)le(b + 4, 4) << 32 | le(b, 4);
 }
 
-/* The position the offset at `at` points to, checked to lie inside the file. */
-static mc_status_t follow(reader_t *r, int64_t at, int64_t *target)
+/* The position the offset at `at` points to, checked to lie inside the file; -1 after
+ * a problem.  Unsigned: after a problem `at` may be -1 (an absent vector's element). */
+static int64_t follow(reader_t *r, int64_t at)
 {
-    uint32_t offset = 0;
-    MC_TRY(get_u32(r, at, 4, &offset));
-    if (offset > r->source->file_bytes - at) {
-        return past_end(r, at);
+    uint32_t offset = get_u32(r, at, 4);
+    if (offset > (uint64_t)r->source->file_bytes - (uint64_t)at) {
+        past_end(r, at);
+        return -1;
     }
-    *target = at + offset;
-    return MC_OK;
+    return at + offset;
 }
 
 /* Follows an offset field: the position it points to, or -1 when absent. */
-static mc_status_t ref_field(reader_t *r, const table_t *t, int32_t field, int64_t *target)
+static int64_t ref_field(reader_t *r, const table_t *t, int32_t field)
 {
-    int64_t at = -1;
-    MC_TRY(field_at(r, t, field, 4, &at));
-    *target = -1;
-    return at < 0 ? MC_OK : follow(r, at, target);
+    int64_t at = field_at(r, t, field, 4);
+    return at < 0 ? -1 : follow(r, at);
 }
 
 /* The vector field `field` of t, of elements of element_bytes (1, 4 or 8): its length
- * times that must fit between its start and the end of the file. */
-static mc_status_t vector_field(reader_t *r, const table_t *t, int32_t field, int32_t element_bytes,
-                                vector_t *v)
+ * times that must fit between its start and the end of the file.  Absent (length 0)
+ * when the file omits it or after a problem. */
+OUT_OF_LINE static void vector_field(reader_t *r, const table_t *t, int32_t field, int32_t element_bytes,
+                                     vector_t *v)
 {
-    int64_t at = -1;
-    uint32_t length = 0;
+    int64_t at = ref_field(r, t, field);
+    uint32_t length;
     v->length = 0;
     v->data = -1;
-    MC_TRY(ref_field(r, t, field, &at));
     if (at < 0) {
-        return MC_OK;
+        return;
     }
-    MC_TRY(get_u32(r, at, 4, &length));
+    length = get_u32(r, at, 4);
     /* at + 4 <= file_bytes once the length is read; the product is below 2^35 */
     if ((int64_t)length * element_bytes > r->source->file_bytes - at - 4) {
-        return past_end(r, at);
+        past_end(r, at);
+    } else {
+        v->length = length; /* 0 after a problem */
+        v->data = at + 4;
     }
-    v->length = length;
-    v->data = at + 4;
-    return MC_OK;
 }
 
 /* Element i of a vector of tables. */
-static mc_status_t table_element(reader_t *r, const vector_t *v, uint32_t i, table_t *t)
+OUT_OF_LINE static void table_element(reader_t *r, const vector_t *v, uint32_t i, table_t *t)
 {
-    int64_t at = -1;
-    MC_TRY(follow(r, v->data + 4 * (int64_t)i, &at));
-    return table_at(r, at, t);
+    table_at(r, follow(r, v->data + 4 * (int64_t)i), t);
 }
 
-static mc_status_t int_element(reader_t *r, const vector_t *v, uint32_t i, int32_t *value)
+static int32_t int_element(reader_t *r, const vector_t *v, uint32_t i)
 {
-    return get_scalar(r, v->data + 4 * (int64_t)i, MC_FIELD_I32, value);
+    return get_scalar(r, v->data + 4 * (int64_t)i, MC_FIELD_I32);
 }
 
 static int32_t clamp_length(uint32_t length)
@@ -317,274 +320,259 @@ static int32_t clamp_length(uint32_t length)
     return length > (uint32_t)INT32_MAX ? INT32_MAX : (int32_t)length;
 }
 
-static mc_status_t open_root(reader_t *r)
+static void open_root(reader_t *r)
 {
     /* Where each of root_t's vectors is: in the model (0) or its first subgraph (1). */
     static const uint8_t in_subgraph[ROOT_VECTORS] = {0, 0, 1, 1, 1, 1};
     static const uint8_t fields[ROOT_VECTORS] = {MODEL_OPERATOR_CODES, MODEL_BUFFERS, SUBGRAPH_TENSORS,
                                                  SUBGRAPH_OPERATORS, SUBGRAPH_INPUTS, SUBGRAPH_OUTPUTS};
     root_t *root = &r->root;
-    uint32_t at = 0;
-    int32_t version = 0, i;
-    uint8_t id[4];
+    int32_t version, i;
+    uint32_t too_many;
     vector_t subgraphs;
     table_t subgraph;
     if (r->source->file_bytes < 8) {
-        return fail(r, MC_E_MODEL, MC_PROBLEM_NOT_TFLITE, 0);
+        fail(r, MC_E_MODEL, MC_PROBLEM_NOT_TFLITE, 0);
     }
-    MC_TRY(get(r, 4, 4, id));
-    if (memcmp(id, "TFL3", 4) != 0) {
-        return fail(r, MC_E_MODEL, MC_PROBLEM_NOT_TFLITE, 4);
+    if (get_u32(r, 4, 4) != 0x334c4654u) { /* "TFL3" */
+        fail(r, MC_E_MODEL, MC_PROBLEM_NOT_TFLITE, 4);
     }
-    MC_TRY(get_u32(r, 0, 4, &at));
-    MC_TRY(table_at(r, at, &root->model));
-    MC_TRY(scalar_field(r, &root->model, MODEL_VERSION, MC_FIELD_I32, 0, &version));
+    table_at(r, get_u32(r, 0, 4), &root->model);
+    version = scalar_field(r, &root->model, MODEL_VERSION, MC_FIELD_I32, 0);
     if (version != SCHEMA_VERSION) {
-        return fail_value(r, MC_E_MODEL, MC_PROBLEM_SCHEMA_VERSION, (uint32_t)version);
+        fail_value(r, MC_E_MODEL, MC_PROBLEM_SCHEMA_VERSION, (uint32_t)version);
     }
-    MC_TRY(vector_field(r, &root->model, MODEL_SUBGRAPHS, 4, &subgraphs));
+    vector_field(r, &root->model, MODEL_SUBGRAPHS, 4, &subgraphs);
     if (subgraphs.length == 0) {
-        return fail(r, MC_E_MODEL, MC_PROBLEM_NO_SUBGRAPH, -1);
+        fail(r, MC_E_MODEL, MC_PROBLEM_NO_SUBGRAPH, -1);
     }
     root->n_subgraphs = subgraphs.length;
-    MC_TRY(table_element(r, &subgraphs, 0, &subgraph));
+    table_element(r, &subgraphs, 0, &subgraph);
     for (i = 0; i < ROOT_VECTORS; i++) {
-        MC_TRY(vector_field(r, in_subgraph[i] ? &subgraph : &root->model, fields[i], 4, &root->vectors[i]));
+        vector_field(r, in_subgraph[i] ? &subgraph : &root->model, fields[i], 4, &root->vectors[i]);
     }
-    if (root->vectors[TENSORS].length > MC_MAX_TENSORS || root->vectors[OPERATORS].length > MC_MAX_OPS) {
-        return fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE,
-                          root->vectors[TENSORS].length > MC_MAX_TENSORS ? root->vectors[TENSORS].length
-                                                                        : root->vectors[OPERATORS].length);
+    too_many = root->vectors[TENSORS].length > MC_MAX_TENSORS ? root->vectors[TENSORS].length
+               : root->vectors[OPERATORS].length > MC_MAX_OPS ? root->vectors[OPERATORS].length : 0;
+    if (too_many != 0) {
+        fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, too_many);
     }
-    return MC_OK;
 }
 
 /* An operator's three tensor lists: inputs, outputs, intermediates. */
-static mc_status_t op_lists(reader_t *r, const table_t *op, vector_t lists[3])
+static void op_lists(reader_t *r, const table_t *op, vector_t lists[3])
 {
     static const uint8_t fields[3] = {OP_INPUTS, OP_OUTPUTS, OP_INTERMEDIATES};
     int32_t i;
     for (i = 0; i < 3; i++) {
-        MC_TRY(vector_field(r, op, fields[i], 4, &lists[i]));
+        vector_field(r, op, fields[i], 4, &lists[i]);
     }
-    return MC_OK;
 }
 
 /* Total length of every operator's tensor lists. */
-static mc_status_t count_op_tensors(reader_t *r, int64_t *total)
+static int64_t count_op_tensors(reader_t *r)
 {
     const vector_t *operators = &r->root.vectors[OPERATORS];
+    int64_t total = 0;
     uint32_t k;
-    *total = 0;
-    for (k = 0; k < operators->length; k++) {
+    for (k = 0; k < operators->length && r->rc == MC_OK; k++) {
         table_t op;
         vector_t lists[3];
-        MC_TRY(table_element(r, operators, k, &op));
-        MC_TRY(op_lists(r, &op, lists));
-        *total += (int64_t)lists[0].length + lists[1].length + lists[2].length;
-        if (*total > MC_MAX_OP_TENSORS) {
-            return fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, *total);
+        table_element(r, operators, k, &op);
+        op_lists(r, &op, lists);
+        total += (int64_t)lists[0].length + lists[1].length + lists[2].length;
+        if (total > MC_MAX_OP_TENSORS) {
+            fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, total);
         }
     }
-    return MC_OK;
+    return total;
 }
 
 /* Whether tensor i has data in the file, checking its buffer. */
-OUT_OF_LINE static mc_status_t tensor_buffer(reader_t *r, const table_t *t, int32_t i, bool *constant)
+OUT_OF_LINE static bool tensor_buffer(reader_t *r, const table_t *t, int32_t i)
 {
     const vector_t *buffers = &r->root.vectors[BUFFERS];
-    int32_t index = 0;
-    uint32_t buffer_index;
-    uint64_t offset = 0, size = 0;
+    uint32_t index = (uint32_t)scalar_field(r, t, TENSOR_BUFFER, MC_FIELD_I32, 0);
+    uint64_t offset, size, file_bytes = (uint64_t)r->source->file_bytes;
+    bool ok, past;
     table_t buffer;
     vector_t data;
-    mc_status_t rc;
 
-    *constant = false;
-    MC_TRY(scalar_field(r, t, TENSOR_BUFFER, MC_FIELD_I32, 0, &index));
-    buffer_index = (uint32_t)index;
-    if (buffer_index >= buffers->length) {
+    if (index >= buffers->length) {
         /* Buffer 0 is the schema's "no data" sentinel, even when the vector is absent. */
-        return buffer_index == 0 ? MC_OK
-                                 : tensor_problem(r, MC_E_MODEL, MC_PROBLEM_BAD_BUFFER, i, buffer_index);
+        if (index != 0) {
+            tensor_problem(r, MC_E_MODEL, MC_PROBLEM_BAD_BUFFER, i, index);
+        }
+        return false;
     }
-    MC_TRY(table_element(r, buffers, buffer_index, &buffer));
-    rc = vector_field(r, &buffer, BUFFER_DATA, 1, &data);
-    if (rc == MC_E_MODEL && r->problem->kind == MC_PROBLEM_PAST_END) {
-        return tensor_problem(r, MC_E_MODEL, MC_PROBLEM_BUFFER_PAST_END, i, buffer_index);
+    table_element(r, buffers, index, &buffer);
+    ok = r->rc == MC_OK;
+    vector_field(r, &buffer, BUFFER_DATA, 1, &data);
+    if (ok && r->rc == MC_E_MODEL && r->problem->kind == MC_PROBLEM_PAST_END) {
+        /* The data vector runs past the end: said of the tensor instead. */
+        r->rc = MC_OK;
+        tensor_problem(r, MC_E_MODEL, MC_PROBLEM_BUFFER_PAST_END, i, index);
     }
-    MC_TRY(rc);
-    MC_TRY(u64_field(r, &buffer, BUFFER_OFFSET, &offset));
-    MC_TRY(u64_field(r, &buffer, BUFFER_SIZE, &size));
+    offset = u64_field(r, &buffer, BUFFER_OFFSET);
+    size = u64_field(r, &buffer, BUFFER_SIZE);
     if (offset > 1) {
         /* Data appended after the flatbuffer (files over 2 GB): TFLite reads it, TFLM
          * does not, so the tensor would be planned as an activation. */
-        if (offset > (uint64_t)r->source->file_bytes || size > (uint64_t)r->source->file_bytes - offset) {
-            return tensor_problem(r, MC_E_MODEL, MC_PROBLEM_BUFFER_PAST_END, i, buffer_index);
-        }
-        return tensor_problem(r, MC_E_UNSUPPORTED, MC_PROBLEM_EXTERNAL_DATA, i, buffer_index);
+        past = offset > file_bytes || size > file_bytes - offset;
+        tensor_problem(r, past ? MC_E_MODEL : MC_E_UNSUPPORTED,
+                       past ? MC_PROBLEM_BUFFER_PAST_END : MC_PROBLEM_EXTERNAL_DATA, i, index);
     }
-    *constant = data.length > 0;
-    return MC_OK;
+    return data.length > 0;
 }
 
-OUT_OF_LINE static mc_status_t read_quantization(reader_t *r, int64_t at, mc_tensor_t *out)
+OUT_OF_LINE static void read_quantization(reader_t *r, int64_t at, mc_tensor_t *out)
 {
     table_t q;
     vector_t scale, zero_point;
-    MC_TRY(table_at(r, at, &q));
-    MC_TRY(vector_field(r, &q, QUANT_SCALE, 4, &scale));
-    MC_TRY(vector_field(r, &q, QUANT_ZERO_POINT, 8, &zero_point));
-    MC_TRY(scalar_field(r, &q, QUANT_DIMENSION, MC_FIELD_I32, 0, &out->quant_dimension));
+    table_at(r, at, &q);
+    vector_field(r, &q, QUANT_SCALE, 4, &scale);
+    vector_field(r, &q, QUANT_ZERO_POINT, 8, &zero_point);
+    out->quant_dimension = scalar_field(r, &q, QUANT_DIMENSION, MC_FIELD_I32, 0);
     out->quant_channels = clamp_length(scale.length);
     if (zero_point.length > 0) {
         out->flags |= MC_TENSOR_ZERO_POINT;
     }
-    return MC_OK;
 }
 
-OUT_OF_LINE static mc_status_t read_tensor(reader_t *r, int32_t i, mc_tensor_t *out)
+OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out)
 {
     table_t t;
     vector_t shape, name;
-    int64_t quant = -1, sparsity = -1, bytes = 0;
-    int32_t variable = 0, external = 0, d;
-    bool constant = false;
+    int64_t quant, bytes = 0;
+    int32_t external, d;
+    bool constant;
 
-    MC_TRY(table_element(r, &r->root.vectors[TENSORS], (uint32_t)i, &t));
-    MC_TRY(vector_field(r, &t, TENSOR_SHAPE, 4, &shape));
+    table_element(r, &r->root.vectors[TENSORS], (uint32_t)i, &t);
+    vector_field(r, &t, TENSOR_SHAPE, 4, &shape);
     if (shape.length > MC_MAX_DIMS) {
-        return tensor_problem(r, MC_E_GRAPH, MC_PROBLEM_BAD_RANK, i, shape.length);
+        tensor_problem(r, MC_E_GRAPH, MC_PROBLEM_BAD_RANK, i, shape.length);
+        return;
     }
     memset(out, 0, sizeof *out);
     out->rank = (int32_t)shape.length;
     for (d = 0; d < out->rank; d++) {
-        MC_TRY(int_element(r, &shape, (uint32_t)d, &out->dims[d]));
+        out->dims[d] = int_element(r, &shape, (uint32_t)d);
     }
-    MC_TRY(scalar_field(r, &t, TENSOR_TYPE, MC_FIELD_I8, 0, &out->dtype));
-    MC_TRY(tensor_buffer(r, &t, i, &constant));
-    MC_TRY(vector_field(r, &t, TENSOR_NAME, 1, &name));
+    out->dtype = scalar_field(r, &t, TENSOR_TYPE, MC_FIELD_I8, 0);
+    constant = tensor_buffer(r, &t, i);
+    vector_field(r, &t, TENSOR_NAME, 1, &name);
     out->name_offset = name.data;
     out->name_bytes = clamp_length(name.length);
-    MC_TRY(ref_field(r, &t, TENSOR_QUANTIZATION, &quant));
+    quant = ref_field(r, &t, TENSOR_QUANTIZATION);
     if (quant >= 0) {
-        MC_TRY(read_quantization(r, quant, out));
+        read_quantization(r, quant, out);
     }
-    MC_TRY(scalar_field(r, &t, TENSOR_IS_VARIABLE, MC_FIELD_U8, 0, &variable));
-    MC_TRY(ref_field(r, &t, TENSOR_SPARSITY, &sparsity));
-    if (sparsity >= 0) {
-        return tensor_problem(r, MC_E_UNSUPPORTED, MC_PROBLEM_SPARSE, i, -1);
+    if (scalar_field(r, &t, TENSOR_IS_VARIABLE, MC_FIELD_U8, 0) != 0) {
+        out->flags |= MC_TENSOR_VARIABLE;
     }
-    MC_TRY(scalar_field(r, &t, TENSOR_EXTERNAL_BUFFER, MC_FIELD_I32, 0, &external));
+    if (ref_field(r, &t, TENSOR_SPARSITY) >= 0) {
+        tensor_problem(r, MC_E_UNSUPPORTED, MC_PROBLEM_SPARSE, i, -1);
+    }
+    external = scalar_field(r, &t, TENSOR_EXTERNAL_BUFFER, MC_FIELD_I32, 0);
     if (external != 0) {
-        return tensor_problem(r, MC_E_UNSUPPORTED, MC_PROBLEM_EXTERNAL_DATA, i, (uint32_t)external);
+        tensor_problem(r, MC_E_UNSUPPORTED, MC_PROBLEM_EXTERNAL_DATA, i, (uint32_t)external);
     }
-    out->flags |= (constant ? MC_TENSOR_CONSTANT : 0u) | (variable ? MC_TENSOR_VARIABLE : 0u);
+    if (constant) {
+        out->flags |= MC_TENSOR_CONSTANT;
+    }
     /* TFLM's element count x element size, or -1 when the shape or type cannot give one
      * (mc_graph_validate names the reason). */
     out->bytes = mc_tensor_bytes(out, &bytes) == MC_PROBLEM_NONE ? bytes : -1;
-    return MC_OK;
 }
 
-OUT_OF_LINE static mc_status_t read_options(reader_t *r, const table_t *op, mc_op_t *out)
+static void read_options(reader_t *r, const table_t *op, mc_op_t *out)
 {
     const uint8_t *fields = NULL;
     int32_t count, f;
-    int64_t at = -1;
+    int64_t at;
     table_t options;
-    MC_TRY(scalar_field(r, op, OP_OPTIONS_TYPE, MC_FIELD_U8, 0, &out->options_type));
+    out->options_type = scalar_field(r, op, OP_OPTIONS_TYPE, MC_FIELD_U8, 0);
     if (out->options_type <= 0 || out->options_type >= MC_TFLITE_OPTIONS_TYPES) {
-        return MC_OK; /* none, or newer than this reader's schema: defaults stay 0 */
+        return; /* none, or newer than this reader's schema: defaults stay 0 */
     }
     count = mc_tflite_option_fields(out->options_type, &fields);
-    MC_TRY(ref_field(r, op, OP_OPTIONS, &at));
+    at = ref_field(r, op, OP_OPTIONS);
+    options.vtable_bytes = 0; /* no options table: every field reads as its default */
     if (at >= 0) {
-        MC_TRY(table_at(r, at, &options));
+        table_at(r, at, &options);
     }
     for (f = 0; f < count; f++) {
-        int32_t kind = fields[f] & 7, fallback = fields[f] >> 3;
-        if (kind == MC_FIELD_NOT_SCALAR) {
-            continue;
-        }
-        if (at < 0) {
-            out->options[f] = fallback;
-        } else {
-            MC_TRY(scalar_field(r, &options, f, kind, fallback, &out->options[f]));
+        int32_t kind = fields[f] & 7;
+        if (kind != MC_FIELD_NOT_SCALAR) {
+            out->options[f] = scalar_field(r, &options, f, kind, fields[f] >> 3);
         }
     }
-    return MC_OK;
 }
 
-/* Operator k into *out, its tensor lists copied to op_tensors from *next on. */
-OUT_OF_LINE static mc_status_t read_op(reader_t *r, int32_t k, mc_op_t *out, int32_t *op_tensors, int32_t **next)
+/* Operator k into *out, its tensor lists copied to op_tensors from next on; returns
+ * where the next operator's go. */
+OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_t *op_tensors, int32_t *next)
 {
     const vector_t *codes = &r->root.vectors[CODES];
     table_t op, code;
     vector_t lists[3], custom;
-    int32_t index = 0, deprecated = 0, builtin = 0, l;
+    int32_t index, deprecated, builtin, l;
+    int64_t *firsts[3];
     uint32_t i;
 
-    MC_TRY(table_element(r, &r->root.vectors[OPERATORS], (uint32_t)k, &op));
+    table_element(r, &r->root.vectors[OPERATORS], (uint32_t)k, &op);
     memset(out, 0, sizeof *out);
-    MC_TRY(scalar_field(r, &op, OP_OPCODE_INDEX, MC_FIELD_I32, 0, &index));
+    index = scalar_field(r, &op, OP_OPCODE_INDEX, MC_FIELD_I32, 0);
     if ((uint32_t)index >= codes->length) {
-        r->problem->op = k;
-        r->problem->value = (uint32_t)index;
-        return fail(r, MC_E_MODEL, MC_PROBLEM_BAD_OPCODE, op.at);
+        if (r->rc == MC_OK) {
+            r->problem->op = k;
+            r->problem->value = (uint32_t)index;
+        }
+        fail(r, MC_E_MODEL, MC_PROBLEM_BAD_OPCODE, op.at);
     }
-    MC_TRY(table_element(r, codes, (uint32_t)index, &code));
-    MC_TRY(scalar_field(r, &code, CODE_DEPRECATED_BUILTIN, MC_FIELD_I8, 0, &deprecated));
-    MC_TRY(scalar_field(r, &code, CODE_BUILTIN, MC_FIELD_I32, 0, &builtin));
-    MC_TRY(scalar_field(r, &code, CODE_VERSION, MC_FIELD_I32, 1, &out->version));
+    table_element(r, codes, (uint32_t)index, &code);
+    deprecated = scalar_field(r, &code, CODE_DEPRECATED_BUILTIN, MC_FIELD_I8, 0);
+    builtin = scalar_field(r, &code, CODE_BUILTIN, MC_FIELD_I32, 0);
+    out->version = scalar_field(r, &code, CODE_VERSION, MC_FIELD_I32, 1);
     out->kind = builtin > deprecated ? builtin : deprecated;
     out->custom_name_offset = -1;
     if (out->kind == BUILTIN_CUSTOM) {
-        MC_TRY(vector_field(r, &code, CODE_CUSTOM, 1, &custom));
+        vector_field(r, &code, CODE_CUSTOM, 1, &custom);
         out->custom_name_offset = custom.data;
         out->custom_name_bytes = clamp_length(custom.length);
     }
-    MC_TRY(read_options(r, &op, out));
-    MC_TRY(op_lists(r, &op, lists));
+    read_options(r, &op, out);
+    op_lists(r, &op, lists);
     out->n_inputs = (int32_t)lists[0].length;
     out->n_outputs = (int32_t)lists[1].length;
     out->n_intermediates = (int32_t)lists[2].length;
+    firsts[0] = &out->first_input;
+    firsts[1] = &out->first_output;
+    firsts[2] = &out->first_intermediate;
     for (l = 0; l < 3; l++) {
-        int64_t first = *next - op_tensors;
-        if (l == 0) {
-            out->first_input = first;
-        } else if (l == 1) {
-            out->first_output = first;
-        } else {
-            out->first_intermediate = first;
-        }
+        *firsts[l] = next - op_tensors;
         for (i = 0; i < lists[l].length; i++) {
-            MC_TRY(int_element(r, &lists[l], i, (*next)++));
+            *next++ = int_element(r, &lists[l], i);
         }
     }
-    return MC_OK;
+    return next;
 }
 
-OUT_OF_LINE static mc_status_t offline_plan(reader_t *r, bool *found)
+static bool offline_plan(reader_t *r)
 {
     vector_t metadata, name;
     uint32_t i, c;
-    *found = false;
-    MC_TRY(vector_field(r, &r->root.model, MODEL_METADATA, 4, &metadata));
-    for (i = 0; i < metadata.length && !*found; i++) {
+    bool found = false;
+    vector_field(r, &r->root.model, MODEL_METADATA, 4, &metadata);
+    for (i = 0; i < metadata.length && !found && r->rc == MC_OK; i++) {
         table_t entry;
-        MC_TRY(table_element(r, &metadata, i, &entry));
-        MC_TRY(vector_field(r, &entry, METADATA_NAME, 1, &name));
-        if (name.length == sizeof OFFLINE_PLAN - 1) {
-            bool same = true;
-            for (c = 0; c < name.length && same; c++) {
-                uint8_t byte = 0;
-                MC_TRY(get(r, name.data + c, 1, &byte));
-                same = byte == (uint8_t)OFFLINE_PLAN[c];
-            }
-            *found = same;
+        table_element(r, &metadata, i, &entry);
+        vector_field(r, &entry, METADATA_NAME, 1, &name);
+        found = name.length == sizeof OFFLINE_PLAN - 1;
+        for (c = 0; c < name.length && found; c++) {
+            found = get_u32(r, name.data + c, 1) == (uint8_t)OFFLINE_PLAN[c];
         }
     }
-    return MC_OK;
+    return found;
 }
 
 OUT_OF_LINE static void start(reader_t *r, const mc_source_t *source, uint8_t *window, mc_problem_t *problem)
@@ -592,8 +580,8 @@ OUT_OF_LINE static void start(reader_t *r, const mc_source_t *source, uint8_t *w
     r->source = source;
     r->problem = problem;
     r->window = window;
-    r->window_at = -1;
-    r->window_bytes = 0;
+    r->window_at = EMPTY_WINDOW;
+    r->rc = MC_OK;
     problem->kind = MC_PROBLEM_NONE;
     problem->op = problem->tensor = problem->other = problem->value = problem->at = -1;
 }
@@ -622,17 +610,16 @@ static int64_t layout_bytes(const mc_tflite_size_t *n)
 OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out)
 {
     const root_t *root = &r->root;
-    MC_TRY(open_root(r));
+    open_root(r);
     out->n_tensors = root->vectors[TENSORS].length;
     out->n_ops = root->vectors[OPERATORS].length;
     out->n_inputs = root->vectors[INPUTS].length;
     out->n_outputs = root->vectors[OUTPUTS].length;
     out->n_subgraphs = root->n_subgraphs;
-    MC_TRY(count_op_tensors(r, &out->n_op_tensors));
+    out->n_op_tensors = count_op_tensors(r);
     out->scratch_bytes = layout_bytes(out);
-    return MC_OK;
+    return r->rc;
 }
-
 mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_problem_t *problem)
 {
     reader_t r;
@@ -658,7 +645,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     arrays_t a;
     int32_t i, *next;
     uint32_t k;
-    bool offline = false;
+    bool offline;
 
     MC_TRY(check_source(source));
     if (graph == NULL || (scratch == NULL && scratch_bytes > 0)) {
@@ -678,7 +665,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     }
     r = (reader_t *)memmove((uint8_t *)scratch + (n.scratch_bytes - RESERVED_BYTES), r, sizeof *r);
     r->window = (uint8_t *)r + READER_BYTES;
-    r->window_at = -1;
+    r->window_at = EMPTY_WINDOW;
     /* 8-byte members first, then the int32 arrays, then the reader.  The counts are
      * within MC_MAX_* (tensors, operators) or 32-bit (the lists) by now. */
     a.tensors = (mc_tensor_t *)scratch;
@@ -686,20 +673,21 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     a.op_tensors = (int32_t *)(a.ops + n.n_ops);
     a.inputs = a.op_tensors + n.n_op_tensors;
 
-    for (i = 0; i < (int32_t)n.n_tensors; i++) {
-        MC_TRY(read_tensor(r, i, &a.tensors[i]));
+    for (i = 0; i < (int32_t)n.n_tensors && r->rc == MC_OK; i++) {
+        read_tensor(r, i, &a.tensors[i]);
     }
     next = a.op_tensors;
-    for (i = 0; i < (int32_t)n.n_ops; i++) {
-        MC_TRY(read_op(r, i, &a.ops[i], a.op_tensors, &next));
+    for (i = 0; i < (int32_t)n.n_ops && r->rc == MC_OK; i++) {
+        next = read_op(r, i, &a.ops[i], a.op_tensors, next);
     }
     next = a.inputs;
     for (i = INPUTS; i <= OUTPUTS; i++) {
         for (k = 0; k < r->root.vectors[i].length; k++) {
-            MC_TRY(int_element(r, &r->root.vectors[i], k, next++));
+            *next++ = int_element(r, &r->root.vectors[i], k);
         }
     }
-    MC_TRY(offline_plan(r, &offline));
+    offline = offline_plan(r);
+    MC_TRY(r->rc);
 
     graph->tensors = a.tensors;
     graph->ops = a.ops;
