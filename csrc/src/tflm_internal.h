@@ -111,9 +111,9 @@ bool mc__op_registered(int32_t code);
 void mc__op_parse(mc_sim_t *s, const mc_op_t *op);
 void mc__op_init(mc_sim_t *s, const mc_op_t *op);
 void mc__op_prepare(mc_sim_t *s, const mc_op_t *op);
-/* How many scratch buffers the op's Prepare requests (-1: a rule failed; -4: the kernel
- * refuses the operator), without
- * replaying its allocations. */
+/* How many scratch buffers the op's Prepare requests, without replaying its allocations
+ * (-1: an input a rule reads is missing; -2: a buffer's size overflows 64 bits; -4: the
+ * kernel refuses the operator). */
 int32_t mc__op_scratch_count(const mc_ctx_t *c, const mc_op_t *op);
 /* The unknown-operator bound's pieces (see memcore.h, MC_TFLM_ALLOW_UNKNOWN). */
 void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase);

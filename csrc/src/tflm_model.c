@@ -463,6 +463,9 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
         int32_t k = mc__op_modelled(graph->ops[i].kind, c.vendor)
                         ? mc__op_scratch_count(&c, &graph->ops[i])
                         : MAX_REQUESTS_PER_OP;
+        if (k == -2) { /* a buffer past 64 bits: reported as the replay reports it */
+            return MC_E_OVERFLOW;
+        }
         if (k < 0) { /* an input its kernel needs is absent, or it refuses the op: Prepare fails */
             if (problem != NULL) {
                 problem->kind = k == -4 ? MC_PROBLEM_KERNEL_REFUSES : MC_PROBLEM_MISSING_INPUT;

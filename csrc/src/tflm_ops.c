@@ -808,7 +808,7 @@ static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
         if (bias != NULL && dtype(bias) != MC_DTYPE_INT64) {
             return -1;
         }
-        return product(4 * (int64_t)in_c * fh, fw, 1);
+        return product(product(in_c, fh, 4), fw, 1); /* -2 stays -2: negative to product */
     }
     /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h.
      * CMSIS-NN's 1x1 kernel also wants no padding, but a 1x1 filter without dilation
@@ -817,9 +817,13 @@ static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
     if (fw == 1 && fh == 1 && op->options[4] == 1 && op->options[5] == 1 && in_c == f->dims[3]) {
         return -1; /* 1x1: arm_convolve_1x1_s8_fast needs no buffer outside Arm Compiler */
     }
-    cols = (int64_t)fw * fh * in_c;
+    /* The input's channels need not be the filter's: their product is checked too. */
+    cols = product(fw, fh, in_c);
+    if (cols < 0 || cols > INT64_MAX / 4 - 3) {
+        return -2;
+    }
     cols += (4 - cols % 4) % 4;
-    return product(2 * cols, 2, 1);
+    return 4 * cols;
 }
 
 static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
@@ -1167,8 +1171,8 @@ int32_t mc__op_scratch_count(const mc_ctx_t *c, const mc_op_t *op)
             x++;
         } else if (*x == X_S) {
             int64_t bytes = rule(c, op, *++x);
-            if (bytes < -1) {
-                return bytes == REFUSED ? REFUSED : -1;
+            if (bytes < -1) { /* -3, an input missing, is -1; -2 (overflow) and REFUSED stay */
+                return bytes == -3 ? -1 : (int32_t)bytes;
             }
             n += bytes >= 0;
         } else if (*x == X_IF) {

@@ -208,6 +208,26 @@ static void test_conv_targets_and_kernels(void)
     CHECK(esp.t.tail_bytes < ref.t.tail_bytes);
 }
 
+/* CMSIS-NN's im2col columns are the filter's window times the input's channels, which
+ * the graph does not tie to the filter's: a window of 2^34 over 2^31 - 1 channels is past
+ * 64 bits, an overflow reported, not a wrapped size. */
+static void test_cmsis_columns_past_64_bits(void)
+{
+    one_op_t m;
+    result_t cm;
+    const int32_t in[] = {1, 1, 1, 2147483647}, w[] = {1, 131072, 131072, 1}, b[] = {1}, o[] = {1, 1, 1, 1};
+    const int32_t options[] = {1, 1, 1, 0, 1, 1}; /* VALID */
+    int dtype;
+    for (dtype = 0; dtype < 2; dtype++) { /* int8, then int16 x int8 with an int64 bias */
+        m.tensors[0] = tensor(dtype ? MC_DTYPE_INT16 : MC_DTYPE_INT8, 4, in, 1, 0);
+        m.tensors[1] = tensor(MC_DTYPE_INT8, 4, w, 1, K);
+        m.tensors[2] = tensor(dtype ? MC_DTYPE_INT64 : MC_DTYPE_INT32, 1, b, 1, K);
+        m.tensors[3] = tensor(dtype ? MC_DTYPE_INT16 : MC_DTYPE_INT8, 4, o, 1, 0);
+        one_op(&m, 3, 3, options, 6);
+        CHECK_EQ_I64(arena(&m, MC_TARGET_CORTEX_M, MC_KERNELS_OPTIMISED, 0, &cm), MC_E_OVERFLOW);
+    }
+}
+
 /* SOFTMAX int8 over a [1, 4, 4, 10] tensor with ESP-NN on the plain ESP32: the kernel asks
  * for 4 bytes per element of the input's dims[1] (esp_nn_get_softmax_scratch_size_opt is
  * given dims[1] as its width), 16 B, measured so (softmax_4d_beta_i8 in
@@ -367,6 +387,7 @@ int main(void)
     test_fully_connected_per_channel();
     test_mean_scratch_buffers();
     test_conv_targets_and_kernels();
+    test_cmsis_columns_past_64_bits();
     test_esp_nn_softmax_scratch();
     test_transpose_conv_accumulators();
     test_unknown_operators();
