@@ -42,13 +42,13 @@ FOOTPRINT = ["-Os", "-ffunction-sections", "-fdata-sections", "-fstack-usage",
              "-fcallgraph-info=su"]
 
 # The goal for the core on a board is 40 KB of code.  With every operator kind TFLM
-# registers in the op table (tflm_ops.c, tflm_model.c, tflm_targets.c: 12.4 KB on
-# Cortex-M4F, 13.5 KB on Xtensa) the core is still over it after the size work of
-# this stop (the planner, reader, graph, report fields and check: 48,272 -> 44,567 B on
-# Cortex-M4F, 54,055 -> 49,778 B on Xtensa); until it is brought down the check holds
-# each target just above what it is now, so growth still fails, and prints the gap.
+# registers in the op table (tflm_ops.c, tflm_model.c, tflm_targets.c) the core grew
+# past it; the size work since (planner, reader, graph, report fields, check, op table:
+# 48,272 -> 44,567 -> 39,606 B on Cortex-M4F, 54,055 -> 49,778 -> 45,521 B on Xtensa)
+# brought Cortex-M4F under the goal, which is now its limit.  Xtensa is still over: the
+# check holds it just above what it is now, so growth still fails, and prints the gap.
 TEXT_GOAL = 40 * 1024
-TEXT_LIMIT = {"cortex-m4f": 44 * 1024 + 512, "xtensa-lx106": 49 * 1024}
+TEXT_LIMIT = {"cortex-m4f": TEXT_GOAL, "xtensa-lx106": 45 * 1024}
 # The budgets are a board's: enforced on the microcontroller targets, printed for the
 # hosts (whose ABIs spill more: i386 passes every argument on the stack).
 LIMITED = ("cortex-m4f", "xtensa-lx106")
