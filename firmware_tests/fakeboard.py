@@ -217,14 +217,27 @@ class FakeBoardOnPty:
             while view:
                 view = view[os.write(master, view):]
 
+        # The board's power-on output (banner, boot script) is written before the port is
+        # handed out: opening a port discards what is waiting in it, so the output is then
+        # always gone, as on a board powered long before.  Racing the open, it lands in the
+        # transcript only sometimes and shifts every line number after it.
+        listening = threading.Event()
+
+        def read1():
+            listening.set()
+            return os.read(master, 1)
+
         def serve():
             try:
-                FakeBoard(lambda: os.read(master, 1), write, mode, lines, delay).run()
+                FakeBoard(read1, write, mode, lines, delay).run()
             except OSError:
                 pass  # unplugged
+            finally:
+                listening.set()
 
         self.thread = threading.Thread(target=serve, daemon=True)
         self.thread.start()
+        listening.wait(5)  # a boot flood fills the pty and blocks until the host reads
 
     def close(self):
         for fd in (self.slave, self.master):
