@@ -808,7 +808,7 @@ static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
         if (bias != NULL && dtype(bias) != MC_DTYPE_INT64) {
             return -1;
         }
-        return product(product(in_c, fh, 4), fw, 1); /* -2 stays -2: negative to product */
+        return product(product(in_c, fh, 4), fw, 1); /* an inner overflow (-2) stays -2 */
     }
     /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h.
      * CMSIS-NN's 1x1 kernel also wants no padding, but a 1x1 filter without dilation
