@@ -43,39 +43,38 @@ typedef struct {
 
 /* Where the check's arrays sit in the caller's scratch. */
 typedef struct {
-    int64_t n_buffers;
+    int32_t n_buffers;    /* at most MC_PLAN_MAX_BUFFERS (mc_plan_scratch_bytes refuses more) */
+    uint32_t tflm_flags;  /* MC_TFLM_* for the configuration */
     int64_t work_bytes;   /* the shared area: validation, lifetimes, planning, live bytes */
     int64_t total_bytes;
 } layout_t;
 
-static mc_status_t add_to(int64_t *total, int64_t count, int64_t each)
-{
-    int64_t bytes = 0;
-    MC_TRY(mc_checked_mul(count, each, &bytes));
-    bytes = (bytes + 7) / 8 * 8; /* every array starts 8-byte aligned */
-    return mc_checked_add(*total, bytes, total);
-}
-
+/* No size here is overflow-checked, and the counts are int32: once mc_tflm_buffer_count
+ * has passed the graph's structure (mc_graph_structure) its counts are within MC_MAX_*
+ * (10^6 tensors and operators), and mc_plan_scratch_bytes refuses more than
+ * MC_PLAN_MAX_BUFFERS (10^6) buffers, so every array below is under 2^25 bytes; the
+ * work areas are each a few words a tensor or a buffer, well under 2^40. */
 static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const mc_board_t *b, layout_t *l,
                           mc_problem_t *problem)
 {
-    int64_t tflm_scratch = 0, validate = 0, plan = 0, live = 0, arrays = 0;
-    uint32_t flags = (c->flags & MC_CHECK_ALLOW_UNKNOWN_OPS) ? MC_TFLM_ALLOW_UNKNOWN : 0u;
+    int64_t tflm_scratch = 0, validate = 0, plan = 0, n_buffers = 0, live;
+    int32_t n;
+    l->tflm_flags = (c->flags & MC_CHECK_ALLOW_UNKNOWN_OPS) ? MC_TFLM_ALLOW_UNKNOWN : 0u;
     MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &validate));
-    MC_TRY(mc_tflm_buffer_count(g, b->target, c->kernels, flags, &l->n_buffers, &tflm_scratch, problem));
-    MC_TRY(mc_plan_scratch_bytes(l->n_buffers, &plan));
+    MC_TRY(mc_tflm_buffer_count(g, b->target, c->kernels, l->tflm_flags, &n_buffers, &tflm_scratch, problem));
+    MC_TRY(mc_plan_scratch_bytes(n_buffers, &plan));
+    l->n_buffers = n = (int32_t)n_buffers;
     /* bytes and buffers live per scope (int64 each), then a flag per tensor */
-    MC_TRY(mc_checked_mul(g->n_ops + 2, 2 * (int64_t)sizeof(int64_t), &live));
-    MC_TRY(mc_checked_add(live, g->n_tensors, &live));
+    live = (int32_t)(g->n_ops + 2) * 2 * (int32_t)sizeof(int64_t) + (int32_t)g->n_tensors;
     l->work_bytes = validate;
     l->work_bytes = tflm_scratch > l->work_bytes ? tflm_scratch : l->work_bytes;
     l->work_bytes = plan > l->work_bytes ? plan : l->work_bytes;
     l->work_bytes = live > l->work_bytes ? live : l->work_bytes;
-    /* the head, sizes and two offset arrays (int64); first, last, owner (int32) */
-    MC_TRY(add_to(&arrays, 1, (int64_t)sizeof(head_t)));
-    MC_TRY(add_to(&arrays, l->n_buffers, 3 * (int64_t)sizeof(int64_t)));
-    MC_TRY(add_to(&arrays, l->n_buffers, 3 * (int64_t)sizeof(int32_t)));
-    return mc_checked_add(arrays, l->work_bytes, &l->total_bytes);
+    /* the head, sizes and two offset arrays (int64); first, last, owner (int32); each
+     * array starts 8-byte aligned */
+    l->total_bytes = l->work_bytes + ((int32_t)sizeof(head_t) + 7) / 8 * 8 + n * 3 * (int32_t)sizeof(int64_t) +
+                     (n * 3 * (int32_t)sizeof(int32_t) + 7) / 8 * 8;
+    return MC_OK;
 }
 
 static bool has_region(const mc_board_t *b, int32_t region)
@@ -83,9 +82,42 @@ static bool has_region(const mc_board_t *b, int32_t region)
     return region >= 0 && region < MC_REGION_COUNT && b->regions[region].bytes > 0;
 }
 
+/* Whether the double at byte `offset` of the struct at `s` is finite and >= 0. */
+static bool finite_nonnegative_at(const void *s, size_t offset)
+{
+    double x;
+    memcpy(&x, (const uint8_t *)s + offset, sizeof x);
+    return mc_finite_nonnegative(x);
+}
+
+/* The board's and the configuration's figures that must be finite and >= 0 (checked
+ * in a loop: inlined, each test is a 64-bit comparison).  Offsets fit a byte: both
+ * structs are well under 256 bytes. */
+static const uint8_t board_figures[] = {
+    offsetof(mc_board_t, overhead_seconds), offsetof(mc_board_t, active_watts), offsetof(mc_board_t, sleep_watts),
+    offsetof(mc_board_t, radio_tx_watts), offsetof(mc_board_t, radio_bytes_per_second),
+};
+static const uint8_t config_figures[] = {
+    offsetof(mc_check_config_t, latency_budget_seconds), offsetof(mc_check_config_t, inferences_per_hour),
+    offsetof(mc_check_config_t, battery_joules), offsetof(mc_check_config_t, battery_life_seconds),
+};
+typedef char mc_figures_fit_a_byte[sizeof(mc_board_t) <= 256 && sizeof(mc_check_config_t) <= 256 ? 1 : -1];
+
+static bool figures_finite_nonnegative(const void *s, const uint8_t *offsets, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (!finite_nonnegative_at(s, offsets[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
 {
-    int r, k, n, l;
+    size_t i;
+    int r;
     /* As int32: enums may be 1-byte and unsigned (arm-none-eabi), so no sign test on them. */
     int32_t target = (int32_t)b->target, kernels = (int32_t)c->kernels;
     if (target < 0 || target >= (int32_t)MC_TARGET_COUNT ||
@@ -101,20 +133,14 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
             return MC_E_RANGE;
         }
     }
-    for (k = 0; k < MC_OPCLASS_COUNT; k++) {
-        for (n = 0; n < MC_NUMERIC_COUNT; n++) {
-            for (l = 0; l < 2; l++) {
-                if (!mc_finite_nonnegative(b->ops_per_second[k][n][l])) {
-                    return MC_E_RANGE;
-                }
-            }
+    for (i = 0; i < sizeof b->ops_per_second; i += sizeof(double)) {
+        if (!finite_nonnegative_at(b->ops_per_second, i)) {
+            return MC_E_RANGE;
         }
     }
     if (b->ram_bytes_at_boot < 0 || b->ram_bytes_at_boot > b->regions[MC_REGION_RAM].bytes ||
         b->model_partition_bytes < 0 || b->model_partition_bytes > b->regions[MC_REGION_FLASH].bytes ||
-        !mc_finite_nonnegative(b->overhead_seconds) || !mc_finite_nonnegative(b->active_watts) ||
-        !mc_finite_nonnegative(b->sleep_watts) || !mc_finite_nonnegative(b->radio_tx_watts) ||
-        !mc_finite_nonnegative(b->radio_bytes_per_second) ||
+        !figures_finite_nonnegative(b, board_figures, sizeof board_figures) ||
         ((b->radio_tx_watts > 0) != (b->radio_bytes_per_second > 0))) {
         return MC_E_RANGE;
     }
@@ -122,14 +148,13 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
     /* (A board may give its arena region no size when available_bytes pins it.) */
     if ((c->arena_region != MC_REGION_RAM && c->arena_region != MC_REGION_PSRAM) ||
         (!has_region(b, c->arena_region) && c->available_bytes < 0) ||
-        (c->weights_region != c->arena_region && !has_region(b, c->weights_region))) {
+        (c->weights_region != c->arena_region && !has_region(b, c->weights_region)) || c->batch < 1) {
         return MC_E_RANGE;
     }
-    if (c->batch < 1 || c->model_file_bytes < 0 || c->available_bytes < -1 || c->plan_steps < 0) {
-        return c->batch < 1 ? MC_E_RANGE : MC_E_NEGATIVE;
+    if (c->model_file_bytes < 0 || c->available_bytes < -1 || c->plan_steps < 0) {
+        return MC_E_NEGATIVE;
     }
-    if (!mc_finite_nonnegative(c->latency_budget_seconds) || !mc_finite_nonnegative(c->inferences_per_hour) ||
-        !mc_finite_nonnegative(c->battery_joules) || !mc_finite_nonnegative(c->battery_life_seconds)) {
+    if (!figures_finite_nonnegative(c, config_figures, sizeof config_figures)) {
         return MC_E_RANGE;
     }
     /* A required battery life is a budget only with a battery and the board's power. */
@@ -179,33 +204,31 @@ static int32_t opclass(int32_t kind)
     }
 }
 
-/* The model's totals: what it is, independent of the board. */
+/* The model's totals: what it is, independent of the board.  Every step's overflow is
+ * sticky, tested once at the end (nothing else here can fail, and r is the check's own
+ * until it succeeds). */
 static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
 {
-    int64_t i, elements = 0;
-    int32_t d;
-    bool float_weights = false;
+    int64_t i;
+    bool float_weights = false, overflow = false;
     for (i = 0; i < g->n_tensors; i++) {
         const mc_tensor_t *t = &g->tensors[i];
         if (t->flags & MC_TENSOR_CONSTANT) {
-            elements = 1;
-            for (d = 0; d < t->rank; d++) {
-                MC_TRY(mc_checked_mul(elements, t->dims[d], &elements));
-            }
-            MC_TRY(mc_checked_add(r->parameters, elements, &r->parameters));
-            MC_TRY(mc_checked_add(r->weights_bytes, t->bytes, &r->weights_bytes));
+            r->parameters = mc_add_or_flag(r->parameters, mc_dims_product(1, t->dims, 0, t->rank, &overflow),
+                                           &overflow);
+            r->weights_bytes = mc_add_or_flag(r->weights_bytes, t->bytes, &overflow);
             float_weights = float_weights || t->dtype == MC_DTYPE_FLOAT32;
         } else if ((t->flags & MC_TENSOR_VARIABLE) == 0) {
-            MC_TRY(mc_checked_add(r->activation_bytes, t->bytes, &r->activation_bytes));
+            r->activation_bytes = mc_add_or_flag(r->activation_bytes, t->bytes, &overflow);
         }
     }
     for (i = 0; i < g->n_inputs; i++) {
-        MC_TRY(mc_checked_add(r->input_bytes, g->tensors[g->inputs[i]].bytes, &r->input_bytes));
+        r->input_bytes = mc_add_or_flag(r->input_bytes, g->tensors[g->inputs[i]].bytes, &overflow);
     }
     /* ESP-NN and CMSIS-NN optimise int8 kernels: a model with float weights runs
      * TFLM's reference kernels whatever the configuration asks for. */
     r->numeric = float_weights ? MC_NUMERIC_FLOAT32 : MC_NUMERIC_INT8;
-    return MC_OK;
+    return overflow ? MC_E_OVERFLOW : MC_OK;
 }
 
 static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t kernels)
@@ -217,75 +240,96 @@ static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t
 /* Each operator's arithmetic, fetch and compute time, summed into the result and, when
  * asked, into its row.  `read` (a byte per tensor) marks tensors already fetched: a
  * constant is read once per request however many operators share it, a graph input
- * once per example by the first operator that reads it. */
+ * once per example by the first operator that reads it.  The sizes' overflow is
+ * sticky, tested before an operator's row is written and before the next operator's
+ * counts (which can fail otherwise), so the error and the rows written are those of
+ * a test after every step. */
 static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r,
                              uint8_t *read, mc_check_op_t *rows)
 {
     int64_t k, i;
     double weights_speed = b->regions[c->weights_region].read_bytes_per_second;
     double arena_speed = b->regions[c->arena_region].read_bytes_per_second;
-    bool weights_free = (b->rates_include_region & (1u << c->weights_region)) != 0;
-    bool arena_free = (b->rates_include_region & (1u << c->arena_region)) != 0;
-    for (i = 0; i < g->n_tensors; i++) {
-        read[i] = 0;
-    }
+    /* traffic the rates already include is not charged again */
+    bool weights_charged = (b->rates_include_region & (1u << c->weights_region)) == 0;
+    bool arena_charged = (b->rates_include_region & (1u << c->arena_region)) == 0;
+    bool weights_known = weights_speed > 0, arena_known = arena_speed > 0, overflow = false;
+    memset(read, 0, (size_t)g->n_tensors);
     for (i = 0; i < g->n_inputs; i++) {
         read[g->inputs[i]] = 2; /* a graph input not yet read */
     }
     for (k = 0; k < g->n_ops; k++) {
         const mc_op_t *op = &g->ops[k];
-        int64_t macs = 0, other = 0, ops = 0, constants = 0, activations = 0, weights = 0;
+        const int32_t *t, *end;
+        int64_t macs = 0, other = 0, ops, constants = 0, activations = 0, weights = 0;
         int32_t cls = opclass(op->kind);
-        double rate = rate_of(b, cls, r->numeric, r->kernels), compute_seconds, fetch_seconds;
+        double rate = rate_of(b, cls, r->numeric, r->kernels), compute_seconds = 0, fetch_seconds = 0;
         MC_TRY(mc_op_counts_of(g, k, &macs, &other));
-        MC_TRY(mc_checked_mul(macs, 2, &ops));
-        MC_TRY(mc_checked_add(ops, other, &ops));
-        MC_TRY(mc_checked_mul(macs, c->batch, &macs));
-        MC_TRY(mc_checked_mul(ops, c->batch, &ops));
-        MC_TRY(mc_checked_add(r->macs, macs, &r->macs));
-        MC_TRY(mc_checked_add(r->operations, ops, &r->operations));
-        MC_TRY(mc_checked_add(r->operations_by_class[cls], ops, &r->operations_by_class[cls]));
-        if (ops > 0 && rate <= 0) {
-            r->timed = false; /* the board gives no rate for this numeric type and kernels */
-        }
-        for (i = op->first_input; i < op->first_input + op->n_inputs; i++) {
-            int32_t t = g->op_tensors[i];
-            if (t < 0) {
+        ops = mc_add_or_flag(mc_mul_or_flag(macs, 2, &overflow), other, &overflow);
+        macs = mc_mul_or_flag(macs, c->batch, &overflow);
+        ops = mc_mul_or_flag(ops, c->batch, &overflow);
+        r->macs = mc_add_or_flag(r->macs, macs, &overflow);
+        r->operations = mc_add_or_flag(r->operations, ops, &overflow);
+        r->operations_by_class[cls] = mc_add_or_flag(r->operations_by_class[cls], ops, &overflow);
+        for (t = g->op_tensors + op->first_input, end = t + op->n_inputs; t < end; t++) {
+            const mc_tensor_t *in;
+            if (*t < 0) {
                 continue;
             }
+            in = &g->tensors[*t];
             /* its row counts every constant it reads, the fetch only the first reading */
-            if (rows != NULL && (g->tensors[t].flags & MC_TENSOR_CONSTANT)) {
-                MC_TRY(mc_checked_add(weights, g->tensors[t].bytes, &weights));
+            if (rows != NULL && (in->flags & MC_TENSOR_CONSTANT)) {
+                weights = mc_add_or_flag(weights, in->bytes, &overflow);
             }
-            if ((g->tensors[t].flags & MC_TENSOR_CONSTANT) && read[t] == 0) {
-                MC_TRY(mc_checked_add(constants, g->tensors[t].bytes, &constants));
-                read[t] = 1;
-            } else if (read[t] == 2) {
-                MC_TRY(mc_checked_add(activations, g->tensors[t].bytes, &activations));
-                read[t] = 1;
+            if ((in->flags & MC_TENSOR_CONSTANT) && read[*t] == 0) {
+                constants = mc_add_or_flag(constants, in->bytes, &overflow);
+                read[*t] = 1;
+            } else if (read[*t] == 2) {
+                activations = mc_add_or_flag(activations, in->bytes, &overflow);
+                read[*t] = 1;
             }
         }
-        for (i = op->first_output; i < op->first_output + op->n_outputs; i++) {
-            MC_TRY(mc_checked_add(activations, g->tensors[g->op_tensors[i]].bytes, &activations));
+        for (t = g->op_tensors + op->first_output, end = t + op->n_outputs; t < end; t++) {
+            activations = mc_add_or_flag(activations, g->tensors[*t].bytes, &overflow);
         }
-        MC_TRY(mc_checked_mul(activations, c->batch, &activations));
-        compute_seconds = ops > 0 && rate > 0 ? (double)ops / rate : 0;
-        fetch_seconds = 0;
-        if (!weights_free && constants > 0) {
-            r->timed = r->timed && weights_speed > 0;
-            fetch_seconds += weights_speed > 0 ? (double)constants / weights_speed : 0;
+        activations = mc_mul_or_flag(activations, c->batch, &overflow);
+        if (overflow) {
+            return MC_E_OVERFLOW;
         }
-        if (!arena_free && activations > 0) {
-            r->timed = r->timed && arena_speed > 0;
-            fetch_seconds += arena_speed > 0 ? (double)activations / arena_speed : 0;
+        /* A time that is not known leaves the check untimed.  (Each time that is
+         * added is > 0, and adding 0 to a sum of them would change nothing.) */
+        if (ops > 0) {
+            if (rate > 0) {
+                compute_seconds = (double)ops / rate;
+                r->compute_seconds_by_class[cls] += compute_seconds;
+            } else {
+                r->timed = false; /* the board gives no rate for this numeric type and kernels */
+            }
         }
-        r->compute_seconds_by_class[cls] += compute_seconds;
+        if (weights_charged && constants > 0) {
+            if (weights_known) {
+                fetch_seconds = (double)constants / weights_speed;
+            } else {
+                r->timed = false;
+            }
+        }
+        if (arena_charged && activations > 0) {
+            if (arena_known) {
+                fetch_seconds += (double)activations / arena_speed;
+            } else {
+                r->timed = false;
+            }
+        }
         r->latency.fetch_seconds += fetch_seconds;
         if (rows != NULL) {
             rows[k].macs = macs;
             rows[k].operations = ops;
             rows[k].weights_bytes = weights;
-            MC_TRY(mc_checked_add(constants, activations, &rows[k].fetch_bytes));
+            /* (0 when it overflows: the rows start zeroed) */
+            rows[k].fetch_bytes = mc_add_or_flag(constants, activations, &overflow);
+            if (overflow) {
+                return MC_E_OVERFLOW;
+            }
             rows[k].fetch_seconds = fetch_seconds;
             rows[k].compute_seconds = compute_seconds;
             rows[k].seconds = fetch_seconds + compute_seconds;
@@ -497,7 +541,6 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     layout_t l;
     mc_check_t *r;
     mc_plan_t *plan; /* one at a time, in the head */
-    uint32_t flags;
     int64_t *sizes, *offsets_tflm, *offsets_best, i;
     int32_t *first, *last, *owner;
     uint8_t *work;
@@ -524,7 +567,6 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     if (scratch_bytes < l.total_bytes) {
         return MC_E_SCRATCH;
     }
-    flags = (c->flags & MC_CHECK_ALLOW_UNKNOWN_OPS) ? MC_TFLM_ALLOW_UNKNOWN : 0u;
     r = &((head_t *)scratch)->result;
     plan = &((head_t *)scratch)->plan;
     sizes = (int64_t *)((uint8_t *)scratch + (sizeof(head_t) + 7) / 8 * 8);
@@ -543,7 +585,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     r->tensors = g->n_tensors;
     r->ops = g->n_ops;
     r->buffers = l.n_buffers;
-    MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, flags, work, l.work_bytes, sizes, first, last, owner,
+    MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, l.tflm_flags, work, l.work_bytes, sizes, first, last, owner,
                            l.n_buffers, problem));
     MC_TRY(mc_plan(MC_PLAN_TFLM, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, 0, work, l.work_bytes,
                    offsets_tflm, plan));
@@ -558,7 +600,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
             MC_TRY(mc_checked_add(r->scratch_buffer_bytes, sizes[i], &r->scratch_buffer_bytes));
         }
     }
-    MC_TRY(mc_tflm_model(g, b->target, c->kernels, flags, r->arena_tflm_bytes, l.n_buffers, work, l.work_bytes,
+    MC_TRY(mc_tflm_model(g, b->target, c->kernels, l.tflm_flags, r->arena_tflm_bytes, l.n_buffers, work, l.work_bytes,
                          &r->tflm, problem));
 
     MC_TRY(totals(g, r));
