@@ -27,6 +27,7 @@
 #include "floats.h"
 #include "graph.h"
 #include "memcore.h"
+#include "out_of_line.h"
 
 #define ARENA_ALIGNMENT 16
 #define SECONDS_PER_HOUR 3600
@@ -80,6 +81,14 @@ static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const
 static bool has_region(const mc_board_t *b, int32_t region)
 {
     return region >= 0 && region < MC_REGION_COUNT && b->regions[region].bytes > 0;
+}
+
+/* x > 0, for any double, read from its bits (floats.h: on a board each comparison is a
+ * call into the soft-float library, with the zero as a literal): above +0 and at most
+ * +infinity, so neither -0, a negative number nor a NaN. */
+OUT_OF_LINE static bool positive(double x)
+{
+    return mc_double_bits(x) - 1 < (uint64_t)0x7FF << 52;
 }
 
 /* Whether the double at byte `offset` of the struct at `s` is finite and >= 0. */
@@ -141,7 +150,7 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
     if (b->ram_bytes_at_boot < 0 || b->ram_bytes_at_boot > b->regions[MC_REGION_RAM].bytes ||
         b->model_partition_bytes < 0 || b->model_partition_bytes > b->regions[MC_REGION_FLASH].bytes ||
         !figures_finite_nonnegative(b, board_figures, sizeof board_figures) ||
-        ((b->radio_tx_watts > 0) != (b->radio_bytes_per_second > 0))) {
+        (positive(b->radio_tx_watts) != positive(b->radio_bytes_per_second))) {
         return MC_E_RANGE;
     }
     /* The arena must be writable RAM; weights are read in place from flash or loaded. */
@@ -158,7 +167,7 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
         return MC_E_RANGE;
     }
     /* A required battery life is a budget only with a battery and the board's power. */
-    if (c->battery_life_seconds > 0 && (c->battery_joules <= 0 || b->active_watts <= 0)) {
+    if (positive(c->battery_life_seconds) && (!positive(c->battery_joules) || !positive(b->active_watts))) {
         return MC_E_RANGE;
     }
     return MC_OK;
@@ -234,7 +243,21 @@ static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
 static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t kernels)
 {
     double rate = b->ops_per_second[cls][numeric][kernels];
-    return rate > 0 ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
+    return positive(rate) ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
+}
+
+/* Adds to *seconds the time `amount` operations or bytes take at `per_second`; when
+ * the rate is not known (0), none, and the check is untimed.  (The quotient is added in
+ * the same expression: a host that evaluates doubles wider, x87, rounds only the sum.) */
+static void add_seconds(double *seconds, int64_t amount, double per_second, bool *timed)
+{
+    if (amount > 0) {
+        if (positive(per_second)) {
+            *seconds += (double)amount / per_second;
+        } else {
+            *timed = false;
+        }
+    }
 }
 
 /* Each operator's arithmetic, fetch and compute time, summed into the result and, when
@@ -250,10 +273,9 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
     int64_t k, i;
     double weights_speed = b->regions[c->weights_region].read_bytes_per_second;
     double arena_speed = b->regions[c->arena_region].read_bytes_per_second;
-    /* traffic the rates already include is not charged again */
     bool weights_charged = (b->rates_include_region & (1u << c->weights_region)) == 0;
     bool arena_charged = (b->rates_include_region & (1u << c->arena_region)) == 0;
-    bool weights_known = weights_speed > 0, arena_known = arena_speed > 0, overflow = false;
+    bool overflow = false;
     memset(read, 0, (size_t)g->n_tensors);
     for (i = 0; i < g->n_inputs; i++) {
         read[g->inputs[i]] = 2; /* a graph input not yet read */
@@ -296,30 +318,11 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         if (overflow) {
             return MC_E_OVERFLOW;
         }
-        /* A time that is not known leaves the check untimed.  (Each time that is
-         * added is > 0, and adding 0 to a sum of them would change nothing.) */
-        if (ops > 0) {
-            if (rate > 0) {
-                compute_seconds = (double)ops / rate;
-                r->compute_seconds_by_class[cls] += compute_seconds;
-            } else {
-                r->timed = false; /* the board gives no rate for this numeric type and kernels */
-            }
-        }
-        if (weights_charged && constants > 0) {
-            if (weights_known) {
-                fetch_seconds = (double)constants / weights_speed;
-            } else {
-                r->timed = false;
-            }
-        }
-        if (arena_charged && activations > 0) {
-            if (arena_known) {
-                fetch_seconds += (double)activations / arena_speed;
-            } else {
-                r->timed = false;
-            }
-        }
+        /* Traffic the rates include is not fetched again. */
+        add_seconds(&compute_seconds, ops, rate, &r->timed);
+        add_seconds(&fetch_seconds, weights_charged ? constants : 0, weights_speed, &r->timed);
+        add_seconds(&fetch_seconds, arena_charged ? activations : 0, arena_speed, &r->timed);
+        r->compute_seconds_by_class[cls] += compute_seconds;
         r->latency.fetch_seconds += fetch_seconds;
         if (rows != NULL) {
             rows[k].macs = macs;
@@ -366,27 +369,29 @@ static mc_status_t live_rows(const mc_graph_t *g, const int64_t *sizes, const in
     return MC_OK;
 }
 
-static void resource(mc_resource_check_t *res, int64_t need, int64_t limit)
-{
-    res->checked = true;
-    res->need_bytes = need;
-    res->limit_bytes = limit;
-    res->margin_bytes = limit - need;
-    res->fits = need <= limit;
-    res->need = (double)need;
-    res->limit = (double)limit;
-    res->margin = (double)limit - (double)need;
-    res->usage = limit > 0 ? (double)need / (double)limit : (need > 0 ? DBL_MAX : 0);
-}
-
-static void budget_resource(mc_resource_check_t *res, double need, double limit)
+/* A budget's need against its limit, in seconds or joules. */
+OUT_OF_LINE static void budget_resource(mc_resource_check_t *res, double need, double limit)
 {
     res->checked = true;
     res->need = need;
     res->limit = limit;
     res->margin = limit - need;
     res->fits = need <= limit;
-    res->usage = limit > 0 ? need / limit : DBL_MAX;
+    res->usage = positive(limit) ? need / limit : DBL_MAX;
+}
+
+/* Memory, in bytes: as a budget of its bytes as doubles, except that it fits by the
+ * exact bytes, and needing nothing of nothing uses none of it. */
+static void resource(mc_resource_check_t *res, int64_t need, int64_t limit)
+{
+    budget_resource(res, (double)need, (double)limit);
+    res->need_bytes = need;
+    res->limit_bytes = limit;
+    res->margin_bytes = limit - need;
+    res->fits = need <= limit;
+    if (limit <= 0 && need <= 0) {
+        res->usage = 0;
+    }
 }
 
 /* Memory per region, and the arena region's headline numbers.  With memcore's plan
@@ -394,16 +399,20 @@ static void budget_resource(mc_resource_check_t *res, double need, double limit)
  * head stays the same. */
 static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
-    int64_t need[MC_REGION_COUNT] = {0, 0, 0}, arena = 0, region;
+    int64_t need[MC_REGION_COUNT] = {0, 0, 0}, region;
     int64_t head = (c->flags & MC_CHECK_MEMCORE_PLAN) ? r->arena_best_bytes : r->arena_tflm_bytes;
     int32_t reg;
-    MC_TRY(mc_checked_mul(head, c->batch, &arena));
+    bool overflow = false;
     r->runtime_overhead_bytes = r->tflm.tail_bytes;
     r->runtime_bytes = r->tflm.recommended_arena_bytes - r->arena_tflm_bytes;
-    MC_TRY(mc_checked_add(arena, r->runtime_bytes, &r->recommended_arena_bytes));
+    r->recommended_arena_bytes = mc_add_or_flag(mc_mul_or_flag(head, c->batch, &overflow), r->runtime_bytes,
+                                                &overflow);
     need[c->arena_region] = r->recommended_arena_bytes;
     if (c->weights_region != MC_REGION_FLASH) {
-        MC_TRY(mc_checked_add(need[c->weights_region], r->weights_bytes, &need[c->weights_region]));
+        need[c->weights_region] = mc_add_or_flag(need[c->weights_region], r->weights_bytes, &overflow);
+    }
+    if (overflow) {
+        return MC_E_OVERFLOW;
     }
     /* The model file lives in flash either way; read in place, its weights must be. */
     need[MC_REGION_FLASH] = c->model_file_bytes;
@@ -437,6 +446,7 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
 static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
     double fetch = r->latency.fetch_seconds, compute = 0, rate, bandwidth;
+    bool budget = positive(c->latency_budget_seconds), duty_cycle = positive(c->inferences_per_hour);
     int k;
     for (k = 0; k < MC_OPCLASS_COUNT; k++) {
         compute += r->compute_seconds_by_class[k];
@@ -445,19 +455,21 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
     /* The roofline with the model's own mix of rates: operations over compute time
      * against the arena region's bandwidth. */
     bandwidth = b->regions[c->arena_region].read_bytes_per_second;
-    rate = compute > 0 ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
+    rate = positive(compute) ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
     r->ops_per_second = rate;
     r->arena_bytes_per_second = bandwidth;
-    if (r->timed && rate > 0 && bandwidth > 0) {
+    if (r->timed && positive(rate) && positive(bandwidth)) {
         MC_TRY(mc_roofline(r->weights_bytes, r->activation_bytes, r->operations / c->batch, rate / bandwidth,
                            c->batch, &r->roofline));
     }
-    if (c->latency_budget_seconds > 0 || c->inferences_per_hour > 0) {
+    if (budget || duty_cycle) {
         if (!r->timed) {
             return MC_E_RANGE; /* a time budget, but the board's speeds are not given */
         }
-        double limit = c->latency_budget_seconds > 0 ? c->latency_budget_seconds : DBL_MAX;
-        if (c->inferences_per_hour > 0 && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
+        double limit = budget ? c->latency_budget_seconds : DBL_MAX;
+        /* (The period is compared as it is computed: on a host that evaluates doubles
+         * wider, x87, before it is rounded.) */
+        if (duty_cycle && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
             limit = SECONDS_PER_HOUR / c->inferences_per_hour; /* the duty cycle's period */
             r->latency_limit_is_period = true;
         }
@@ -471,27 +483,27 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
 static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
     double t = r->latency.total_seconds, busy, allowed, most;
-    if (b->radio_bytes_per_second > 0) {
+    if (positive(b->radio_bytes_per_second)) {
         r->radio_seconds = (double)r->input_bytes / b->radio_bytes_per_second;
         r->radio_joules = b->radio_tx_watts * r->radio_seconds;
     }
     /* back to back: one request after the other, the most the latency allows */
-    most = t > 0 ? SECONDS_PER_HOUR / t : 0;
+    most = positive(t) ? SECONDS_PER_HOUR / t : 0;
     r->max_inferences_per_hour = r->timed ? most : 0;
-    if (b->active_watts <= 0 || !r->timed) {
+    if (!positive(b->active_watts) || !r->timed) {
         return;
     }
     r->energy_joules = b->active_watts * t;
-    r->cheaper_to_send = r->radio_joules > 0 && r->radio_joules < r->energy_joules;
-    busy = c->inferences_per_hour > 0 ? c->inferences_per_hour * t / SECONDS_PER_HOUR : 1;
+    r->cheaper_to_send = positive(r->radio_joules) && r->radio_joules < r->energy_joules;
+    busy = positive(c->inferences_per_hour) ? c->inferences_per_hour * t / SECONDS_PER_HOUR : 1;
     busy = busy > 1 ? 1 : busy;
     r->duty_cycle = busy;
     r->average_watts = b->active_watts * busy + b->sleep_watts * (1 - busy);
-    if (c->battery_joules <= 0 || r->average_watts <= 0) {
+    if (!positive(c->battery_joules) || !positive(r->average_watts)) {
         return;
     }
     r->battery_life_seconds = c->battery_joules / r->average_watts;
-    if (c->battery_life_seconds <= 0) {
+    if (!positive(c->battery_life_seconds)) {
         return;
     }
     budget_resource(&r->resources[MC_RESOURCE_BATTERY], r->average_watts * c->battery_life_seconds,
@@ -501,7 +513,7 @@ static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *
     allowed = c->battery_joules / c->battery_life_seconds;
     if (allowed <= b->sleep_watts) {
         r->max_inferences_per_hour = 0; /* sleeping alone empties it too soon */
-    } else if (b->active_watts > b->sleep_watts && t > 0) {
+    } else if (b->active_watts > b->sleep_watts && positive(t)) {
         double n = SECONDS_PER_HOUR * (allowed - b->sleep_watts) / (t * (b->active_watts - b->sleep_watts));
         r->max_inferences_per_hour = n < most ? n : most;
     }
@@ -544,6 +556,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     int64_t *sizes, *offsets_tflm, *offsets_best, i;
     int32_t *first, *last, *owner;
     uint8_t *work;
+    bool overflow = false;
 
     if (g == NULL || b == NULL || c == NULL || out == NULL) {
         return MC_E_NULL;
@@ -597,8 +610,11 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     r->best_is_optimal = plan->proven_optimal;
     for (i = 0; i < l.n_buffers; i++) {
         if (owner[i] < 0) {
-            MC_TRY(mc_checked_add(r->scratch_buffer_bytes, sizes[i], &r->scratch_buffer_bytes));
+            r->scratch_buffer_bytes = mc_add_or_flag(r->scratch_buffer_bytes, sizes[i], &overflow);
         }
+    }
+    if (overflow) {
+        return MC_E_OVERFLOW;
     }
     MC_TRY(mc_tflm_model(g, b->target, c->kernels, l.tflm_flags, r->arena_tflm_bytes, l.n_buffers, work, l.work_bytes,
                          &r->tflm, problem));
