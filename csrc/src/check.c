@@ -213,26 +213,34 @@ static int32_t opclass(int32_t kind)
     }
 }
 
+/* *sum += bytes (or a count), by mc_add_or_flag: the sums here keep their overflow
+ * sticky.  Out of line: passed the sum's address, each step costs less than loading
+ * and storing it around mc_add_or_flag. */
+OUT_OF_LINE static void accumulate(int64_t *sum, int64_t bytes, bool *overflow)
+{
+    *sum = mc_add_or_flag(*sum, bytes, overflow);
+}
+
 /* The model's totals: what it is, independent of the board.  Every step's overflow is
  * sticky, tested once at the end (nothing else here can fail, and r is the check's own
  * until it succeeds). */
 static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
 {
     int64_t i;
+    int32_t k;
     bool float_weights = false, overflow = false;
-    for (i = 0; i < g->n_tensors; i++) {
-        const mc_tensor_t *t = &g->tensors[i];
+    for (k = 0; k < (int32_t)g->n_tensors; k++) { /* validated: within MC_MAX_TENSORS */
+        const mc_tensor_t *t = &g->tensors[k];
         if (t->flags & MC_TENSOR_CONSTANT) {
-            r->parameters = mc_add_or_flag(r->parameters, mc_dims_product(1, t->dims, 0, t->rank, &overflow),
-                                           &overflow);
-            r->weights_bytes = mc_add_or_flag(r->weights_bytes, t->bytes, &overflow);
+            accumulate(&r->parameters, mc_dims_product(1, t->dims, 0, t->rank, &overflow), &overflow);
+            accumulate(&r->weights_bytes, t->bytes, &overflow);
             float_weights = float_weights || t->dtype == MC_DTYPE_FLOAT32;
         } else if ((t->flags & MC_TENSOR_VARIABLE) == 0) {
-            r->activation_bytes = mc_add_or_flag(r->activation_bytes, t->bytes, &overflow);
+            accumulate(&r->activation_bytes, t->bytes, &overflow);
         }
     }
     for (i = 0; i < g->n_inputs; i++) {
-        r->input_bytes = mc_add_or_flag(r->input_bytes, g->tensors[g->inputs[i]].bytes, &overflow);
+        accumulate(&r->input_bytes, g->tensors[g->inputs[i]].bytes, &overflow);
     }
     /* ESP-NN and CMSIS-NN optimise int8 kernels: a model with float weights runs
      * TFLM's reference kernels whatever the configuration asks for. */
@@ -270,7 +278,8 @@ static void add_seconds(double *seconds, int64_t amount, double per_second, bool
 static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r,
                              uint8_t *read, mc_check_op_t *rows)
 {
-    int64_t k, i;
+    int64_t i;
+    int32_t k;
     double weights_speed = b->regions[c->weights_region].read_bytes_per_second;
     double arena_speed = b->regions[c->arena_region].read_bytes_per_second;
     bool weights_charged = (b->rates_include_region & (1u << c->weights_region)) == 0;
@@ -280,7 +289,7 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
     for (i = 0; i < g->n_inputs; i++) {
         read[g->inputs[i]] = 2; /* a graph input not yet read */
     }
-    for (k = 0; k < g->n_ops; k++) {
+    for (k = 0; k < (int32_t)g->n_ops; k++) { /* validated: within MC_MAX_OPS */
         const mc_op_t *op = &g->ops[k];
         const int32_t *t, *end;
         int64_t macs = 0, other = 0, ops, constants = 0, activations = 0, weights = 0;
@@ -290,29 +299,32 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         ops = mc_add_or_flag(mc_mul_or_flag(macs, 2, &overflow), other, &overflow);
         macs = mc_mul_or_flag(macs, c->batch, &overflow);
         ops = mc_mul_or_flag(ops, c->batch, &overflow);
-        r->macs = mc_add_or_flag(r->macs, macs, &overflow);
-        r->operations = mc_add_or_flag(r->operations, ops, &overflow);
-        r->operations_by_class[cls] = mc_add_or_flag(r->operations_by_class[cls], ops, &overflow);
+        accumulate(&r->macs, macs, &overflow);
+        accumulate(&r->operations, ops, &overflow);
+        accumulate(&r->operations_by_class[cls], ops, &overflow);
         for (t = g->op_tensors + op->first_input, end = t + op->n_inputs; t < end; t++) {
             const mc_tensor_t *in;
+            int64_t *fetched = NULL;
             if (*t < 0) {
                 continue;
             }
             in = &g->tensors[*t];
             /* its row counts every constant it reads, the fetch only the first reading */
             if (rows != NULL && (in->flags & MC_TENSOR_CONSTANT)) {
-                weights = mc_add_or_flag(weights, in->bytes, &overflow);
+                accumulate(&weights, in->bytes, &overflow);
             }
             if ((in->flags & MC_TENSOR_CONSTANT) && read[*t] == 0) {
-                constants = mc_add_or_flag(constants, in->bytes, &overflow);
-                read[*t] = 1;
+                fetched = &constants;
             } else if (read[*t] == 2) {
-                activations = mc_add_or_flag(activations, in->bytes, &overflow);
+                fetched = &activations;
+            }
+            if (fetched != NULL) {
+                accumulate(fetched, in->bytes, &overflow);
                 read[*t] = 1;
             }
         }
         for (t = g->op_tensors + op->first_output, end = t + op->n_outputs; t < end; t++) {
-            activations = mc_add_or_flag(activations, g->tensors[*t].bytes, &overflow);
+            accumulate(&activations, g->tensors[*t].bytes, &overflow);
         }
         activations = mc_mul_or_flag(activations, c->batch, &overflow);
         if (overflow) {
@@ -346,24 +358,24 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
  * own scratch; the first operator with the most bytes live is the peak.  live and
  * count hold n_ops + 2 scopes. */
 static mc_status_t live_rows(const mc_graph_t *g, const int64_t *sizes, const int32_t *first, const int32_t *last,
-                             const int32_t *owner, int64_t n, int64_t *live, int64_t *count, mc_check_op_t *rows)
+                             const int32_t *owner, int32_t n, int64_t *live, int64_t *count, mc_check_op_t *rows)
 {
-    int64_t i, k, peak = -1;
+    int32_t i, k, peak = 0, n_ops = (int32_t)g->n_ops; /* validated: within MC_MAX_OPS */
     mc_live_t summary;
-    MC_TRY(mc_live_bytes(sizes, first, last, n, ARENA_ALIGNMENT, g->n_ops + 2, live, count, &summary));
+    MC_TRY(mc_live_bytes(sizes, first, last, n, ARENA_ALIGNMENT, n_ops + 2, live, count, &summary));
     for (i = 0; i < n; i++) {
         if (owner[i] < 0) {
             rows[-1 - owner[i]].scratch_bytes += sizes[i];
         }
     }
-    for (k = 0; k < g->n_ops; k++) {
+    for (k = 0; k < n_ops; k++) {
         rows[k].live_bytes = live[k + 2];
         rows[k].live_buffers = count[k + 2];
-        if (peak < 0 || rows[k].live_bytes > rows[peak].live_bytes) {
+        if (rows[k].live_bytes > rows[peak].live_bytes) {
             peak = k;
         }
     }
-    if (peak >= 0) {
+    if (n_ops > 0) {
         rows[peak].peak = true;
     }
     return MC_OK;
@@ -409,7 +421,7 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
                                                 &overflow);
     need[c->arena_region] = r->recommended_arena_bytes;
     if (c->weights_region != MC_REGION_FLASH) {
-        need[c->weights_region] = mc_add_or_flag(need[c->weights_region], r->weights_bytes, &overflow);
+        accumulate(&need[c->weights_region], r->weights_bytes, &overflow);
     }
     if (overflow) {
         return MC_E_OVERFLOW;
@@ -455,7 +467,8 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
     /* The roofline with the model's own mix of rates: operations over compute time
      * against the arena region's bandwidth. */
     bandwidth = b->regions[c->arena_region].read_bytes_per_second;
-    rate = positive(compute) ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
+    rate = positive(compute) ? (double)r->operations / compute
+                             : b->ops_per_second[MC_OPCLASS_OTHER][r->numeric][r->kernels];
     r->ops_per_second = rate;
     r->arena_bytes_per_second = bandwidth;
     if (r->timed && positive(rate) && positive(bandwidth)) {
@@ -553,8 +566,8 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     layout_t l;
     mc_check_t *r;
     mc_plan_t *plan; /* one at a time, in the head */
-    int64_t *sizes, *offsets_tflm, *offsets_best, i;
-    int32_t *first, *last, *owner;
+    int64_t *sizes, *offsets_tflm, *offsets_best, validate_bytes = 0;
+    int32_t *first, *last, *owner, i, n_ops;
     uint8_t *work;
     bool overflow = false;
 
@@ -565,8 +578,8 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     if (scratch == NULL || ((uintptr_t)scratch & 7u) != 0) {
         return MC_E_SCRATCH;
     }
-    MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &i));
-    if (scratch_bytes < i) {
+    MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &validate_bytes));
+    if (scratch_bytes < validate_bytes) {
         return MC_E_SCRATCH;
     }
     MC_TRY(mc_graph_validate(g, scratch, scratch_bytes, problem));
@@ -580,6 +593,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     if (scratch_bytes < l.total_bytes) {
         return MC_E_SCRATCH;
     }
+    n_ops = (int32_t)g->n_ops; /* validated: within MC_MAX_OPS */
     r = &((head_t *)scratch)->result;
     plan = &((head_t *)scratch)->plan;
     sizes = (int64_t *)((uint8_t *)scratch + (sizeof(head_t) + 7) / 8 * 8);
@@ -610,7 +624,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     r->best_is_optimal = plan->proven_optimal;
     for (i = 0; i < l.n_buffers; i++) {
         if (owner[i] < 0) {
-            r->scratch_buffer_bytes = mc_add_or_flag(r->scratch_buffer_bytes, sizes[i], &overflow);
+            accumulate(&r->scratch_buffer_bytes, sizes[i], &overflow);
         }
     }
     if (overflow) {
@@ -622,9 +636,9 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     MC_TRY(totals(g, r));
     r->kernels = r->numeric == MC_NUMERIC_FLOAT32 ? (int32_t)MC_KERNELS_REFERENCE : (int32_t)c->kernels;
     {
-        int64_t *live = (int64_t *)(void *)work, *count = live + g->n_ops + 2;
+        int64_t *live = (int64_t *)(void *)work, *count = live + n_ops + 2;
         if (rows != NULL) {
-            memset(rows, 0, (size_t)g->n_ops * sizeof *rows);
+            memset(rows, 0, (size_t)n_ops * sizeof *rows);
             MC_TRY(live_rows(g, sizes, first, last, owner, l.n_buffers, live, count, rows));
         }
         MC_TRY(operators(g, b, c, r, (uint8_t *)(count + g->n_ops + 2), rows));
