@@ -46,20 +46,21 @@ typedef struct {
 typedef struct {
     int32_t n_buffers;    /* at most MC_PLAN_MAX_BUFFERS (mc_plan_scratch_bytes refuses more) */
     uint32_t tflm_flags;  /* MC_TFLM_* for the configuration */
-    int64_t work_bytes;   /* the shared area: validation, lifetimes, planning, live bytes */
-    int64_t total_bytes;
+    int32_t work_bytes;   /* the shared area: validation, lifetimes, planning, live bytes */
+    int32_t total_bytes;
 } layout_t;
 
-/* No size here is overflow-checked, and the counts are int32: once mc_tflm_buffer_count
- * has passed the graph's structure (mc_graph_structure) its counts are within MC_MAX_*
+/* No size here is overflow-checked, and all are int32: once mc_tflm_buffer_count has
+ * passed the graph's structure (mc_graph_structure) its counts are within MC_MAX_*
  * (10^6 tensors and operators), and mc_plan_scratch_bytes refuses more than
- * MC_PLAN_MAX_BUFFERS (10^6) buffers, so every array below is under 2^25 bytes; the
- * work areas are each a few words a tensor or a buffer, well under 2^40. */
+ * MC_PLAN_MAX_BUFFERS (10^6) buffers, so every array below is under 2^25 bytes, the
+ * planner's work area at most 48 MB and TFLM's model's a few words a tensor: the total
+ * stays under 2^31. */
 static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const mc_board_t *b, layout_t *l,
                           mc_problem_t *problem)
 {
-    int64_t tflm_scratch = 0, validate = 0, plan = 0, n_buffers = 0, live;
-    int32_t n;
+    int64_t tflm_scratch = 0, validate = 0, plan = 0, n_buffers = 0;
+    int32_t n, work, live;
     l->tflm_flags = (c->flags & MC_CHECK_ALLOW_UNKNOWN_OPS) ? MC_TFLM_ALLOW_UNKNOWN : 0u;
     MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &validate));
     MC_TRY(mc_tflm_buffer_count(g, b->target, c->kernels, l->tflm_flags, &n_buffers, &tflm_scratch, problem));
@@ -67,20 +68,21 @@ static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const
     l->n_buffers = n = (int32_t)n_buffers;
     /* bytes and buffers live per scope (int64 each), then a flag per tensor */
     live = (int32_t)(g->n_ops + 2) * 2 * (int32_t)sizeof(int64_t) + (int32_t)g->n_tensors;
-    l->work_bytes = validate;
-    l->work_bytes = tflm_scratch > l->work_bytes ? tflm_scratch : l->work_bytes;
-    l->work_bytes = plan > l->work_bytes ? plan : l->work_bytes;
-    l->work_bytes = live > l->work_bytes ? live : l->work_bytes;
+    work = (int32_t)validate;
+    work = (int32_t)tflm_scratch > work ? (int32_t)tflm_scratch : work;
+    work = (int32_t)plan > work ? (int32_t)plan : work;
+    l->work_bytes = work = live > work ? live : work;
     /* the head, sizes and two offset arrays (int64); first, last, owner (int32); each
      * array starts 8-byte aligned */
-    l->total_bytes = l->work_bytes + ((int32_t)sizeof(head_t) + 7) / 8 * 8 + n * 3 * (int32_t)sizeof(int64_t) +
+    l->total_bytes = work + ((int32_t)sizeof(head_t) + 7) / 8 * 8 + n * 3 * (int32_t)sizeof(int64_t) +
                      (n * 3 * (int32_t)sizeof(int32_t) + 7) / 8 * 8;
     return MC_OK;
 }
 
+/* (Asked once the regions' bytes are known to be >= 0.) */
 static bool has_region(const mc_board_t *b, int32_t region)
 {
-    return region >= 0 && region < MC_REGION_COUNT && b->regions[region].bytes > 0;
+    return region >= 0 && region < MC_REGION_COUNT && b->regions[region].bytes != 0;
 }
 
 /* x > 0, for any double, read from its bits (floats.h: on a board each comparison is a
@@ -138,7 +140,7 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
             return MC_E_NEGATIVE;
         }
         /* 0: not known (a board checking its memory only); the check then has no timing */
-        if (!mc_finite_nonnegative(b->regions[r].read_bytes_per_second)) {
+        if (!finite_nonnegative_at(&b->regions[r], offsetof(mc_region_spec_t, read_bytes_per_second))) {
             return MC_E_RANGE;
         }
     }
@@ -254,12 +256,12 @@ static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t
     return positive(rate) ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
 }
 
-/* Adds to *seconds the time `amount` operations or bytes take at `per_second`; when
+/* Adds to *seconds the time `amount` (>= 0) operations or bytes take at `per_second`; when
  * the rate is not known (0), none, and the check is untimed.  (The quotient is added in
  * the same expression: a host that evaluates doubles wider, x87, rounds only the sum.) */
 static void add_seconds(double *seconds, int64_t amount, double per_second, bool *timed)
 {
-    if (amount > 0) {
+    if (amount != 0) {
         if (positive(per_second)) {
             *seconds += (double)amount / per_second;
         } else {
@@ -401,7 +403,7 @@ static void resource(mc_resource_check_t *res, int64_t need, int64_t limit)
     res->limit_bytes = limit;
     res->margin_bytes = limit - need;
     res->fits = need <= limit;
-    if (limit <= 0 && need <= 0) {
+    if (limit == 0 && need <= 0) { /* (limits are >= 0: check_inputs) */
         res->usage = 0;
     }
 }
@@ -431,6 +433,7 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
     if (c->weights_region == MC_REGION_FLASH && need[MC_REGION_FLASH] < r->weights_bytes) {
         need[MC_REGION_FLASH] = r->weights_bytes;
     }
+    /* (The board's sizes, the partition and a pinned figure are >= 0: check_inputs.) */
     for (reg = 0; reg < MC_REGION_COUNT; reg++) {
         int64_t limit = b->regions[reg].bytes;
         if (reg == c->arena_region && c->available_bytes >= 0) {
@@ -438,11 +441,11 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
         }
         /* The model file has the partition it lives in, not the whole chip: the
          * bootloader, the partition table and the firmware take the rest. */
-        if (reg == MC_REGION_FLASH && b->model_partition_bytes > 0) {
+        if (reg == MC_REGION_FLASH && b->model_partition_bytes != 0) {
             limit = b->model_partition_bytes;
         }
         /* A region the board gives no size for is not known, not empty: unchecked. */
-        if ((need[reg] > 0 && limit > 0) || reg == c->arena_region) {
+        if ((need[reg] > 0 && limit != 0) || reg == c->arena_region) {
             resource(&r->resources[reg], need[reg], limit);
         }
     }
@@ -450,7 +453,7 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
     r->required_bytes = need[region];
     r->available_bytes = r->resources[region].limit_bytes;
     r->headroom_bytes = r->available_bytes - r->required_bytes;
-    r->needs_heap_growth = region == MC_REGION_RAM && r->resources[region].fits && b->ram_bytes_at_boot > 0 &&
+    r->needs_heap_growth = region == MC_REGION_RAM && r->resources[region].fits && b->ram_bytes_at_boot != 0 &&
                            r->required_bytes > b->ram_bytes_at_boot;
     return MC_OK;
 }
