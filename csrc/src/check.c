@@ -175,7 +175,8 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
     return MC_OK;
 }
 
-static mc_status_t refuse(mc_problem_t *p, int32_t kind, int64_t value)
+/* Out of line: inlined at both its call sites, its 64-bit stores cost more than a call. */
+OUT_OF_LINE static mc_status_t refuse(mc_problem_t *p, int32_t kind, int64_t value)
 {
     if (p != NULL) {
         p->kind = kind;
@@ -199,7 +200,8 @@ mc_status_t mc_check_scratch_bytes(const mc_graph_t *graph, const mc_board_t *bo
     return MC_OK;
 }
 
-static int32_t opclass(int32_t kind)
+/* Out of line: gcc's inlined switch is larger than the call. */
+OUT_OF_LINE static int32_t opclass(int32_t kind)
 {
     switch (kind) {
     case CONV_2D:
@@ -228,7 +230,7 @@ OUT_OF_LINE static void accumulate(int64_t *sum, int64_t bytes, bool *overflow)
  * until it succeeds). */
 static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
 {
-    int64_t i;
+    const int32_t *in, *end;
     int32_t k;
     bool float_weights = false, overflow = false;
     for (k = 0; k < (int32_t)g->n_tensors; k++) { /* validated: within MC_MAX_TENSORS */
@@ -241,8 +243,8 @@ static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
             accumulate(&r->activation_bytes, t->bytes, &overflow);
         }
     }
-    for (i = 0; i < g->n_inputs; i++) {
-        accumulate(&r->input_bytes, g->tensors[g->inputs[i]].bytes, &overflow);
+    for (in = g->inputs, end = in + g->n_inputs; in < end; in++) {
+        accumulate(&r->input_bytes, g->tensors[*in].bytes, &overflow);
     }
     /* ESP-NN and CMSIS-NN optimise int8 kernels: a model with float weights runs
      * TFLM's reference kernels whatever the configuration asks for. */
@@ -280,7 +282,7 @@ static void add_seconds(double *seconds, int64_t amount, double per_second, bool
 static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r,
                              uint8_t *read, mc_check_op_t *rows)
 {
-    int64_t i;
+    const int32_t *t, *end;
     int32_t k;
     double weights_speed = b->regions[c->weights_region].read_bytes_per_second;
     double arena_speed = b->regions[c->arena_region].read_bytes_per_second;
@@ -288,12 +290,11 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
     bool arena_charged = (b->rates_include_region & (1u << c->arena_region)) == 0;
     bool overflow = false;
     memset(read, 0, (size_t)g->n_tensors);
-    for (i = 0; i < g->n_inputs; i++) {
-        read[g->inputs[i]] = 2; /* a graph input not yet read */
+    for (t = g->inputs, end = t + g->n_inputs; t < end; t++) {
+        read[*t] = 2; /* a graph input not yet read */
     }
     for (k = 0; k < (int32_t)g->n_ops; k++) { /* validated: within MC_MAX_OPS */
         const mc_op_t *op = &g->ops[k];
-        const int32_t *t, *end;
         int64_t macs = 0, other = 0, ops, constants = 0, activations = 0, weights = 0;
         int32_t cls = opclass(op->kind);
         double rate = rate_of(b, cls, r->numeric, r->kernels), compute_seconds = 0, fetch_seconds = 0;
@@ -535,13 +536,13 @@ static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *
     }
 }
 
+/* (A resource that does not fit was checked: the rest start as fitting.) */
 static void verdict(mc_check_t *r)
 {
     int k, decides = -1;
     bool short_memory = false, missed = false;
     for (k = 0; k < MC_RESOURCE_COUNT; k++) {
-        const mc_resource_check_t *res = &r->resources[k];
-        if (res->checked && !res->fits) {
+        if (!r->resources[k].fits) {
             if (k <= MC_RESOURCE_FLASH) {
                 short_memory = true;
             } else {
@@ -669,14 +670,15 @@ mc_status_t mc_check_tflite_scratch_bytes(const mc_source_t *source, const mc_bo
                                           int64_t *needed, mc_problem_t *problem)
 {
     mc_graph_t graph;
-    int64_t graph_bytes = 0, check_bytes = 0;
+    int64_t graph_bytes = 0;
+    layout_t l;
     if (source == NULL || board == NULL || config == NULL || needed == NULL) {
         return MC_E_NULL;
     }
     MC_TRY(check_inputs(board, config));
     MC_TRY(read_graph(source, scratch, scratch_bytes, &graph, &graph_bytes, problem));
-    MC_TRY(mc_check_scratch_bytes(&graph, board, config, &check_bytes, problem));
-    return mc_checked_add(graph_bytes, check_bytes, needed);
+    MC_TRY(layout(&graph, config, board, &l, problem));
+    return mc_checked_add(graph_bytes, l.total_bytes, needed);
 }
 
 mc_status_t mc_check_tflite(const mc_source_t *source, const mc_board_t *board, const mc_check_config_t *config,
