@@ -175,6 +175,13 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
     return MC_OK;
 }
 
+/* Whether any of an entry point's four required pointers is NULL (out of line: gcc
+ * turns each inlined test into a chain of conditional moves). */
+OUT_OF_LINE static bool any_null(const void *p, const void *q, const void *r, const void *s)
+{
+    return p == NULL || q == NULL || r == NULL || s == NULL;
+}
+
 /* Out of line: inlined at both its call sites, its 64-bit stores cost more than a call. */
 OUT_OF_LINE static mc_status_t refuse(mc_problem_t *p, int32_t kind, int64_t value)
 {
@@ -191,7 +198,7 @@ mc_status_t mc_check_scratch_bytes(const mc_graph_t *graph, const mc_board_t *bo
                                    mc_problem_t *problem)
 {
     layout_t l;
-    if (graph == NULL || board == NULL || config == NULL || scratch_bytes == NULL) {
+    if (any_null(graph, board, config, scratch_bytes)) {
         return MC_E_NULL;
     }
     MC_TRY(check_inputs(board, config));
@@ -575,7 +582,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     uint8_t *work;
     bool overflow = false;
 
-    if (g == NULL || b == NULL || c == NULL || out == NULL) {
+    if (any_null(g, b, c, out)) {
         return MC_E_NULL;
     }
     MC_TRY(check_inputs(b, c));
@@ -672,7 +679,7 @@ mc_status_t mc_check_tflite_scratch_bytes(const mc_source_t *source, const mc_bo
     mc_graph_t graph;
     int64_t graph_bytes = 0;
     layout_t l;
-    if (source == NULL || board == NULL || config == NULL || needed == NULL) {
+    if (any_null(source, board, config, needed)) {
         return MC_E_NULL;
     }
     MC_TRY(check_inputs(board, config));
@@ -686,7 +693,7 @@ mc_status_t mc_check_tflite(const mc_source_t *source, const mc_board_t *board, 
 {
     mc_graph_t graph;
     int64_t graph_bytes = 0;
-    if (source == NULL || board == NULL || config == NULL || out == NULL) {
+    if (any_null(source, board, config, out)) {
         return MC_E_NULL;
     }
     MC_TRY(read_graph(source, scratch, scratch_bytes, &graph, &graph_bytes, problem));
