@@ -421,7 +421,8 @@ static void resource(mc_resource_check_t *res, int64_t need, int64_t limit)
  * head stays the same. */
 static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
-    int64_t need[MC_REGION_COUNT] = {0, 0, 0}, region;
+    int64_t need[MC_REGION_COUNT] = {0, 0, 0};
+    const mc_resource_check_t *arena;
     int64_t head = (c->flags & MC_CHECK_MEMCORE_PLAN) ? r->arena_best_bytes : r->arena_tflm_bytes;
     int32_t reg;
     bool overflow = false;
@@ -457,12 +458,13 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
             resource(&r->resources[reg], need[reg], limit);
         }
     }
-    region = c->arena_region;
-    r->required_bytes = need[region];
-    r->available_bytes = r->resources[region].limit_bytes;
-    r->headroom_bytes = r->available_bytes - r->required_bytes;
-    r->needs_heap_growth = region == MC_REGION_RAM && r->resources[region].fits && b->ram_bytes_at_boot != 0 &&
-                           r->required_bytes > b->ram_bytes_at_boot;
+    /* the arena region's, as its resource has them (it is always checked) */
+    arena = &r->resources[c->arena_region];
+    r->required_bytes = arena->need_bytes;
+    r->available_bytes = arena->limit_bytes;
+    r->headroom_bytes = arena->margin_bytes;
+    r->needs_heap_growth = c->arena_region == MC_REGION_RAM && arena->fits && b->ram_bytes_at_boot != 0 &&
+                           arena->need_bytes > b->ram_bytes_at_boot;
     return MC_OK;
 }
 
@@ -667,8 +669,10 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
 static mc_status_t read_graph(const mc_source_t *source, void *scratch, int64_t scratch_bytes, mc_graph_t *graph,
                               int64_t *graph_bytes, mc_problem_t *problem)
 {
+    size_t used; /* (memory the reader filled: a size_t holds it) */
     MC_TRY(mc_tflite_read(source, scratch, scratch_bytes, graph, problem));
-    *graph_bytes = ((const uint8_t *)(graph->outputs + graph->n_outputs) - (const uint8_t *)scratch + 7) / 8 * 8;
+    used = (size_t)((const uint8_t *)(graph->outputs + graph->n_outputs) - (const uint8_t *)scratch);
+    *graph_bytes = (int64_t)((used + 7) & ~(size_t)7);
     return MC_OK;
 }
 
