@@ -283,9 +283,8 @@ static void add_seconds(double *seconds, int64_t amount, double per_second, bool
  * asked, into its row.  `read` (a byte per tensor) marks tensors already fetched: a
  * constant is read once per request however many operators share it, a graph input
  * once per example by the first operator that reads it.  The sizes' overflow is
- * sticky, tested before an operator's row is written and before the next operator's
- * counts (which can fail otherwise), so the error and the rows written are those of
- * a test after every step. */
+ * sticky, tested before an operator's row is written and before the next operator is
+ * counted, so the error and the rows written are those of a test after every step. */
 static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r,
                              uint8_t *read, mc_check_op_t *rows)
 {
