@@ -508,12 +508,13 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
 static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
     double t = r->latency.total_seconds, busy, allowed, most;
+    bool some_time = positive(t);
     if (positive(b->radio_bytes_per_second)) {
         r->radio_seconds = (double)r->input_bytes / b->radio_bytes_per_second;
         r->radio_joules = b->radio_tx_watts * r->radio_seconds;
     }
     /* back to back: one request after the other, the most the latency allows */
-    most = positive(t) ? SECONDS_PER_HOUR / t : 0;
+    most = some_time ? SECONDS_PER_HOUR / t : 0;
     r->max_inferences_per_hour = r->timed ? most : 0;
     if (!positive(b->active_watts) || !r->timed) {
         return;
@@ -538,7 +539,7 @@ static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *
     allowed = c->battery_joules / c->battery_life_seconds;
     if (allowed <= b->sleep_watts) {
         r->max_inferences_per_hour = 0; /* sleeping alone empties it too soon */
-    } else if (b->active_watts > b->sleep_watts && positive(t)) {
+    } else if (b->active_watts > b->sleep_watts && some_time) {
         double n = SECONDS_PER_HOUR * (allowed - b->sleep_watts) / (t * (b->active_watts - b->sleep_watts));
         r->max_inferences_per_hour = n < most ? n : most;
     }
