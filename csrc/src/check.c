@@ -27,6 +27,7 @@
 #include "floats.h"
 #include "graph.h"
 #include "memcore.h"
+#include "out_of_line.h"
 
 #define ARENA_ALIGNMENT 16
 #define SECONDS_PER_HOUR 3600
@@ -43,49 +44,91 @@ typedef struct {
 
 /* Where the check's arrays sit in the caller's scratch. */
 typedef struct {
-    int64_t n_buffers;
-    int64_t work_bytes;   /* the shared area: validation, lifetimes, planning, live bytes */
-    int64_t total_bytes;
+    int32_t n_buffers;    /* at most MC_PLAN_MAX_BUFFERS (mc_plan_scratch_bytes refuses more) */
+    uint32_t tflm_flags;  /* MC_TFLM_* for the configuration */
+    int32_t work_bytes;   /* the shared area: validation, lifetimes, planning, live bytes */
+    int32_t total_bytes;
 } layout_t;
 
-static mc_status_t add_to(int64_t *total, int64_t count, int64_t each)
-{
-    int64_t bytes = 0;
-    MC_TRY(mc_checked_mul(count, each, &bytes));
-    bytes = (bytes + 7) / 8 * 8; /* every array starts 8-byte aligned */
-    return mc_checked_add(*total, bytes, total);
-}
-
+/* No size here is overflow-checked, and all are int32: once mc_tflm_buffer_count has
+ * passed the graph's structure (mc_graph_structure) its counts are within MC_MAX_*
+ * (10^6 tensors and operators), and mc_plan_scratch_bytes refuses more than
+ * MC_PLAN_MAX_BUFFERS (10^6) buffers, so every array below is under 2^25 bytes, the
+ * planner's work area at most 48 MB and TFLM's model's a few words a tensor: the total
+ * stays under 2^31. */
 static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const mc_board_t *b, layout_t *l,
                           mc_problem_t *problem)
 {
-    int64_t tflm_scratch = 0, validate = 0, plan = 0, live = 0, arrays = 0;
-    uint32_t flags = (c->flags & MC_CHECK_ALLOW_UNKNOWN_OPS) ? MC_TFLM_ALLOW_UNKNOWN : 0u;
+    int64_t tflm_scratch = 0, validate = 0, plan = 0, n_buffers = 0;
+    int32_t n, work, live;
+    l->tflm_flags = (c->flags & MC_CHECK_ALLOW_UNKNOWN_OPS) ? MC_TFLM_ALLOW_UNKNOWN : 0u;
     MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &validate));
-    MC_TRY(mc_tflm_buffer_count(g, b->target, c->kernels, flags, &l->n_buffers, &tflm_scratch, problem));
-    MC_TRY(mc_plan_scratch_bytes(l->n_buffers, &plan));
+    MC_TRY(mc_tflm_buffer_count(g, b->target, c->kernels, l->tflm_flags, &n_buffers, &tflm_scratch, problem));
+    MC_TRY(mc_plan_scratch_bytes(n_buffers, &plan));
+    l->n_buffers = n = (int32_t)n_buffers;
     /* bytes and buffers live per scope (int64 each), then a flag per tensor */
-    MC_TRY(mc_checked_mul(g->n_ops + 2, 2 * (int64_t)sizeof(int64_t), &live));
-    MC_TRY(mc_checked_add(live, g->n_tensors, &live));
-    l->work_bytes = validate;
-    l->work_bytes = tflm_scratch > l->work_bytes ? tflm_scratch : l->work_bytes;
-    l->work_bytes = plan > l->work_bytes ? plan : l->work_bytes;
-    l->work_bytes = live > l->work_bytes ? live : l->work_bytes;
-    /* the head, sizes and two offset arrays (int64); first, last, owner (int32) */
-    MC_TRY(add_to(&arrays, 1, (int64_t)sizeof(head_t)));
-    MC_TRY(add_to(&arrays, l->n_buffers, 3 * (int64_t)sizeof(int64_t)));
-    MC_TRY(add_to(&arrays, l->n_buffers, 3 * (int64_t)sizeof(int32_t)));
-    return mc_checked_add(arrays, l->work_bytes, &l->total_bytes);
+    live = (int32_t)(g->n_ops + 2) * 2 * (int32_t)sizeof(int64_t) + (int32_t)g->n_tensors;
+    work = (int32_t)validate;
+    work = (int32_t)tflm_scratch > work ? (int32_t)tflm_scratch : work;
+    work = (int32_t)plan > work ? (int32_t)plan : work;
+    l->work_bytes = work = live > work ? live : work;
+    /* the head, sizes and two offset arrays (int64); first, last, owner (int32); each
+     * array starts 8-byte aligned */
+    l->total_bytes = work + ((int32_t)sizeof(head_t) + 7) / 8 * 8 + n * 3 * (int32_t)sizeof(int64_t) +
+                     (n * 3 * (int32_t)sizeof(int32_t) + 7) / 8 * 8;
+    return MC_OK;
 }
 
+/* (Asked once the regions' bytes are known to be >= 0.) */
 static bool has_region(const mc_board_t *b, int32_t region)
 {
-    return region >= 0 && region < MC_REGION_COUNT && b->regions[region].bytes > 0;
+    return region >= 0 && region < MC_REGION_COUNT && b->regions[region].bytes != 0;
+}
+
+/* x > 0, for any double, read from its bits (floats.h: on a board each comparison is a
+ * call into the soft-float library, with the zero as a literal): above +0 and at most
+ * +infinity, so neither -0, a negative number nor a NaN. */
+OUT_OF_LINE static bool positive(double x)
+{
+    return mc_double_bits(x) - 1 < (uint64_t)0x7FF << 52;
+}
+
+/* Whether the double at byte `offset` of the struct at `s` is finite and >= 0. */
+static bool finite_nonnegative_at(const void *s, size_t offset)
+{
+    double x;
+    memcpy(&x, (const uint8_t *)s + offset, sizeof x);
+    return mc_finite_nonnegative(x);
+}
+
+/* The board's and the configuration's figures that must be finite and >= 0 (checked
+ * in a loop: inlined, each test is a 64-bit comparison).  Offsets fit a byte: both
+ * structs are well under 256 bytes. */
+static const uint8_t board_figures[] = {
+    offsetof(mc_board_t, overhead_seconds), offsetof(mc_board_t, active_watts), offsetof(mc_board_t, sleep_watts),
+    offsetof(mc_board_t, radio_tx_watts), offsetof(mc_board_t, radio_bytes_per_second),
+};
+static const uint8_t config_figures[] = {
+    offsetof(mc_check_config_t, latency_budget_seconds), offsetof(mc_check_config_t, inferences_per_hour),
+    offsetof(mc_check_config_t, battery_joules), offsetof(mc_check_config_t, battery_life_seconds),
+};
+typedef char mc_figures_fit_a_byte[sizeof(mc_board_t) <= 256 && sizeof(mc_check_config_t) <= 256 ? 1 : -1];
+
+static bool figures_finite_nonnegative(const void *s, const uint8_t *offsets, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (!finite_nonnegative_at(s, offsets[i])) {
+            return false;
+        }
+    }
+    return true;
 }
 
 static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
 {
-    int r, k, n, l;
+    size_t i;
+    int r;
     /* As int32: enums may be 1-byte and unsigned (arm-none-eabi), so no sign test on them. */
     int32_t target = (int32_t)b->target, kernels = (int32_t)c->kernels;
     if (target < 0 || target >= (int32_t)MC_TARGET_COUNT ||
@@ -97,49 +140,50 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
             return MC_E_NEGATIVE;
         }
         /* 0: not known (a board checking its memory only); the check then has no timing */
-        if (!mc_finite_nonnegative(b->regions[r].read_bytes_per_second)) {
+        if (!finite_nonnegative_at(&b->regions[r], offsetof(mc_region_spec_t, read_bytes_per_second))) {
             return MC_E_RANGE;
         }
     }
-    for (k = 0; k < MC_OPCLASS_COUNT; k++) {
-        for (n = 0; n < MC_NUMERIC_COUNT; n++) {
-            for (l = 0; l < 2; l++) {
-                if (!mc_finite_nonnegative(b->ops_per_second[k][n][l])) {
-                    return MC_E_RANGE;
-                }
-            }
+    for (i = 0; i < sizeof b->ops_per_second; i += sizeof(double)) {
+        if (!finite_nonnegative_at(b->ops_per_second, i)) {
+            return MC_E_RANGE;
         }
     }
     if (b->ram_bytes_at_boot < 0 || b->ram_bytes_at_boot > b->regions[MC_REGION_RAM].bytes ||
         b->model_partition_bytes < 0 || b->model_partition_bytes > b->regions[MC_REGION_FLASH].bytes ||
-        !mc_finite_nonnegative(b->overhead_seconds) || !mc_finite_nonnegative(b->active_watts) ||
-        !mc_finite_nonnegative(b->sleep_watts) || !mc_finite_nonnegative(b->radio_tx_watts) ||
-        !mc_finite_nonnegative(b->radio_bytes_per_second) ||
-        ((b->radio_tx_watts > 0) != (b->radio_bytes_per_second > 0))) {
+        !figures_finite_nonnegative(b, board_figures, sizeof board_figures) ||
+        (positive(b->radio_tx_watts) != positive(b->radio_bytes_per_second))) {
         return MC_E_RANGE;
     }
     /* The arena must be writable RAM; weights are read in place from flash or loaded. */
     /* (A board may give its arena region no size when available_bytes pins it.) */
     if ((c->arena_region != MC_REGION_RAM && c->arena_region != MC_REGION_PSRAM) ||
         (!has_region(b, c->arena_region) && c->available_bytes < 0) ||
-        (c->weights_region != c->arena_region && !has_region(b, c->weights_region))) {
+        (c->weights_region != c->arena_region && !has_region(b, c->weights_region)) || c->batch < 1) {
         return MC_E_RANGE;
     }
-    if (c->batch < 1 || c->model_file_bytes < 0 || c->available_bytes < -1 || c->plan_steps < 0) {
-        return c->batch < 1 ? MC_E_RANGE : MC_E_NEGATIVE;
+    if (c->model_file_bytes < 0 || c->available_bytes < -1 || c->plan_steps < 0) {
+        return MC_E_NEGATIVE;
     }
-    if (!mc_finite_nonnegative(c->latency_budget_seconds) || !mc_finite_nonnegative(c->inferences_per_hour) ||
-        !mc_finite_nonnegative(c->battery_joules) || !mc_finite_nonnegative(c->battery_life_seconds)) {
+    if (!figures_finite_nonnegative(c, config_figures, sizeof config_figures)) {
         return MC_E_RANGE;
     }
     /* A required battery life is a budget only with a battery and the board's power. */
-    if (c->battery_life_seconds > 0 && (c->battery_joules <= 0 || b->active_watts <= 0)) {
+    if (positive(c->battery_life_seconds) && (!positive(c->battery_joules) || !positive(b->active_watts))) {
         return MC_E_RANGE;
     }
     return MC_OK;
 }
 
-static mc_status_t refuse(mc_problem_t *p, int32_t kind, int64_t value)
+/* Whether any of an entry point's four required pointers is NULL (out of line: gcc
+ * turns each inlined test into a chain of conditional moves). */
+OUT_OF_LINE static bool any_null(const void *p, const void *q, const void *r, const void *s)
+{
+    return p == NULL || q == NULL || r == NULL || s == NULL;
+}
+
+/* Out of line: inlined at both its call sites, its 64-bit stores cost more than a call. */
+OUT_OF_LINE static mc_status_t refuse(mc_problem_t *p, int32_t kind, int64_t value)
 {
     if (p != NULL) {
         p->kind = kind;
@@ -154,7 +198,7 @@ mc_status_t mc_check_scratch_bytes(const mc_graph_t *graph, const mc_board_t *bo
                                    mc_problem_t *problem)
 {
     layout_t l;
-    if (graph == NULL || board == NULL || config == NULL || scratch_bytes == NULL) {
+    if (any_null(graph, board, config, scratch_bytes)) {
         return MC_E_NULL;
     }
     MC_TRY(check_inputs(board, config));
@@ -163,7 +207,8 @@ mc_status_t mc_check_scratch_bytes(const mc_graph_t *graph, const mc_board_t *bo
     return MC_OK;
 }
 
-static int32_t opclass(int32_t kind)
+/* Out of line: gcc's inlined switch is larger than the call. */
+OUT_OF_LINE static int32_t opclass(int32_t kind)
 {
     switch (kind) {
     case CONV_2D:
@@ -179,113 +224,136 @@ static int32_t opclass(int32_t kind)
     }
 }
 
-/* The model's totals: what it is, independent of the board. */
+/* *sum += bytes (or a count), by mc_add_or_flag: the sums here keep their overflow
+ * sticky.  Out of line: passed the sum's address, each step costs less than loading
+ * and storing it around mc_add_or_flag. */
+OUT_OF_LINE static void accumulate(int64_t *sum, int64_t bytes, bool *overflow)
+{
+    *sum = mc_add_or_flag(*sum, bytes, overflow);
+}
+
+/* The model's totals: what it is, independent of the board.  Every step's overflow is
+ * sticky, tested once at the end (nothing else here can fail, and r is the check's own
+ * until it succeeds). */
 static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
 {
-    int64_t i, elements = 0;
-    int32_t d;
-    bool float_weights = false;
-    for (i = 0; i < g->n_tensors; i++) {
-        const mc_tensor_t *t = &g->tensors[i];
+    const int32_t *in, *end;
+    int32_t k;
+    bool float_weights = false, overflow = false;
+    for (k = 0; k < (int32_t)g->n_tensors; k++) { /* validated: within MC_MAX_TENSORS */
+        const mc_tensor_t *t = &g->tensors[k];
         if (t->flags & MC_TENSOR_CONSTANT) {
-            elements = 1;
-            for (d = 0; d < t->rank; d++) {
-                MC_TRY(mc_checked_mul(elements, t->dims[d], &elements));
-            }
-            MC_TRY(mc_checked_add(r->parameters, elements, &r->parameters));
-            MC_TRY(mc_checked_add(r->weights_bytes, t->bytes, &r->weights_bytes));
+            accumulate(&r->parameters, mc_dims_product(1, t->dims, 0, t->rank, &overflow), &overflow);
+            accumulate(&r->weights_bytes, t->bytes, &overflow);
             float_weights = float_weights || t->dtype == MC_DTYPE_FLOAT32;
         } else if ((t->flags & MC_TENSOR_VARIABLE) == 0) {
-            MC_TRY(mc_checked_add(r->activation_bytes, t->bytes, &r->activation_bytes));
+            accumulate(&r->activation_bytes, t->bytes, &overflow);
         }
     }
-    for (i = 0; i < g->n_inputs; i++) {
-        MC_TRY(mc_checked_add(r->input_bytes, g->tensors[g->inputs[i]].bytes, &r->input_bytes));
+    for (in = g->inputs, end = in + g->n_inputs; in < end; in++) {
+        accumulate(&r->input_bytes, g->tensors[*in].bytes, &overflow);
     }
     /* ESP-NN and CMSIS-NN optimise int8 kernels: a model with float weights runs
      * TFLM's reference kernels whatever the configuration asks for. */
     r->numeric = float_weights ? MC_NUMERIC_FLOAT32 : MC_NUMERIC_INT8;
-    return MC_OK;
+    return overflow ? MC_E_OVERFLOW : MC_OK;
 }
 
 static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t kernels)
 {
     double rate = b->ops_per_second[cls][numeric][kernels];
-    return rate > 0 ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
+    return positive(rate) ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
+}
+
+/* Adds to *seconds the time `amount` (>= 0) operations or bytes take at `per_second`; when
+ * the rate is not known (0), none, and the check is untimed.  (The quotient is added in
+ * the same expression: a host that evaluates doubles wider, x87, rounds only the sum.) */
+static void add_seconds(double *seconds, int64_t amount, double per_second, bool *timed)
+{
+    if (amount != 0) {
+        if (positive(per_second)) {
+            *seconds += (double)amount / per_second;
+        } else {
+            *timed = false;
+        }
+    }
 }
 
 /* Each operator's arithmetic, fetch and compute time, summed into the result and, when
  * asked, into its row.  `read` (a byte per tensor) marks tensors already fetched: a
  * constant is read once per request however many operators share it, a graph input
- * once per example by the first operator that reads it. */
+ * once per example by the first operator that reads it.  The sizes' overflow is
+ * sticky, tested before an operator's row is written and before the next operator is
+ * counted, so the error and the rows written are those of a test after every step. */
 static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r,
                              uint8_t *read, mc_check_op_t *rows)
 {
-    int64_t k, i;
+    const int32_t *t, *end;
+    int32_t k;
     double weights_speed = b->regions[c->weights_region].read_bytes_per_second;
     double arena_speed = b->regions[c->arena_region].read_bytes_per_second;
-    bool weights_free = (b->rates_include_region & (1u << c->weights_region)) != 0;
-    bool arena_free = (b->rates_include_region & (1u << c->arena_region)) != 0;
-    for (i = 0; i < g->n_tensors; i++) {
-        read[i] = 0;
+    bool weights_charged = (b->rates_include_region & (1u << c->weights_region)) == 0;
+    bool arena_charged = (b->rates_include_region & (1u << c->arena_region)) == 0;
+    bool overflow = false;
+    memset(read, 0, (size_t)g->n_tensors);
+    for (t = g->inputs, end = t + g->n_inputs; t < end; t++) {
+        read[*t] = 2; /* a graph input not yet read */
     }
-    for (i = 0; i < g->n_inputs; i++) {
-        read[g->inputs[i]] = 2; /* a graph input not yet read */
-    }
-    for (k = 0; k < g->n_ops; k++) {
+    for (k = 0; k < (int32_t)g->n_ops; k++) { /* validated: within MC_MAX_OPS */
         const mc_op_t *op = &g->ops[k];
-        int64_t macs = 0, other = 0, ops = 0, constants = 0, activations = 0, weights = 0;
+        int64_t macs = 0, other = 0, ops, constants = 0, activations = 0, weights = 0;
         int32_t cls = opclass(op->kind);
-        double rate = rate_of(b, cls, r->numeric, r->kernels), compute_seconds, fetch_seconds;
+        double rate = rate_of(b, cls, r->numeric, r->kernels), compute_seconds = 0, fetch_seconds = 0;
         MC_TRY(mc_op_counts_of(g, k, &macs, &other));
-        MC_TRY(mc_checked_mul(macs, 2, &ops));
-        MC_TRY(mc_checked_add(ops, other, &ops));
-        MC_TRY(mc_checked_mul(macs, c->batch, &macs));
-        MC_TRY(mc_checked_mul(ops, c->batch, &ops));
-        MC_TRY(mc_checked_add(r->macs, macs, &r->macs));
-        MC_TRY(mc_checked_add(r->operations, ops, &r->operations));
-        MC_TRY(mc_checked_add(r->operations_by_class[cls], ops, &r->operations_by_class[cls]));
-        if (ops > 0 && rate <= 0) {
-            r->timed = false; /* the board gives no rate for this numeric type and kernels */
-        }
-        for (i = op->first_input; i < op->first_input + op->n_inputs; i++) {
-            int32_t t = g->op_tensors[i];
-            if (t < 0) {
+        ops = mc_add_or_flag(mc_mul_or_flag(macs, 2, &overflow), other, &overflow);
+        macs = mc_mul_or_flag(macs, c->batch, &overflow);
+        ops = mc_mul_or_flag(ops, c->batch, &overflow);
+        accumulate(&r->macs, macs, &overflow);
+        accumulate(&r->operations, ops, &overflow);
+        accumulate(&r->operations_by_class[cls], ops, &overflow);
+        for (t = g->op_tensors + op->first_input, end = t + op->n_inputs; t < end; t++) {
+            const mc_tensor_t *in;
+            int64_t *fetched = NULL;
+            if (*t < 0) {
                 continue;
             }
+            in = &g->tensors[*t];
             /* its row counts every constant it reads, the fetch only the first reading */
-            if (rows != NULL && (g->tensors[t].flags & MC_TENSOR_CONSTANT)) {
-                MC_TRY(mc_checked_add(weights, g->tensors[t].bytes, &weights));
+            if (rows != NULL && (in->flags & MC_TENSOR_CONSTANT)) {
+                accumulate(&weights, in->bytes, &overflow);
             }
-            if ((g->tensors[t].flags & MC_TENSOR_CONSTANT) && read[t] == 0) {
-                MC_TRY(mc_checked_add(constants, g->tensors[t].bytes, &constants));
-                read[t] = 1;
-            } else if (read[t] == 2) {
-                MC_TRY(mc_checked_add(activations, g->tensors[t].bytes, &activations));
-                read[t] = 1;
+            if ((in->flags & MC_TENSOR_CONSTANT) && read[*t] == 0) {
+                fetched = &constants;
+            } else if (read[*t] == 2) {
+                fetched = &activations;
+            }
+            if (fetched != NULL) {
+                accumulate(fetched, in->bytes, &overflow);
+                read[*t] = 1;
             }
         }
-        for (i = op->first_output; i < op->first_output + op->n_outputs; i++) {
-            MC_TRY(mc_checked_add(activations, g->tensors[g->op_tensors[i]].bytes, &activations));
+        for (t = g->op_tensors + op->first_output, end = t + op->n_outputs; t < end; t++) {
+            accumulate(&activations, g->tensors[*t].bytes, &overflow);
         }
-        MC_TRY(mc_checked_mul(activations, c->batch, &activations));
-        compute_seconds = ops > 0 && rate > 0 ? (double)ops / rate : 0;
-        fetch_seconds = 0;
-        if (!weights_free && constants > 0) {
-            r->timed = r->timed && weights_speed > 0;
-            fetch_seconds += weights_speed > 0 ? (double)constants / weights_speed : 0;
+        activations = mc_mul_or_flag(activations, c->batch, &overflow);
+        if (overflow) {
+            return MC_E_OVERFLOW;
         }
-        if (!arena_free && activations > 0) {
-            r->timed = r->timed && arena_speed > 0;
-            fetch_seconds += arena_speed > 0 ? (double)activations / arena_speed : 0;
-        }
+        /* Traffic the rates include is not fetched again. */
+        add_seconds(&compute_seconds, ops, rate, &r->timed);
+        add_seconds(&fetch_seconds, weights_charged ? constants : 0, weights_speed, &r->timed);
+        add_seconds(&fetch_seconds, arena_charged ? activations : 0, arena_speed, &r->timed);
         r->compute_seconds_by_class[cls] += compute_seconds;
         r->latency.fetch_seconds += fetch_seconds;
         if (rows != NULL) {
             rows[k].macs = macs;
             rows[k].operations = ops;
             rows[k].weights_bytes = weights;
-            MC_TRY(mc_checked_add(constants, activations, &rows[k].fetch_bytes));
+            /* (0 when it overflows: the rows start zeroed) */
+            rows[k].fetch_bytes = mc_add_or_flag(constants, activations, &overflow);
+            if (overflow) {
+                return MC_E_OVERFLOW;
+            }
             rows[k].fetch_seconds = fetch_seconds;
             rows[k].compute_seconds = compute_seconds;
             rows[k].seconds = fetch_seconds + compute_seconds;
@@ -299,50 +367,52 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
  * own scratch; the first operator with the most bytes live is the peak.  live and
  * count hold n_ops + 2 scopes. */
 static mc_status_t live_rows(const mc_graph_t *g, const int64_t *sizes, const int32_t *first, const int32_t *last,
-                             const int32_t *owner, int64_t n, int64_t *live, int64_t *count, mc_check_op_t *rows)
+                             const int32_t *owner, int32_t n, int64_t *live, int64_t *count, mc_check_op_t *rows)
 {
-    int64_t i, k, peak = -1;
+    int32_t i, k, peak = 0, n_ops = (int32_t)g->n_ops; /* validated: within MC_MAX_OPS */
     mc_live_t summary;
-    MC_TRY(mc_live_bytes(sizes, first, last, n, ARENA_ALIGNMENT, g->n_ops + 2, live, count, &summary));
+    MC_TRY(mc_live_bytes(sizes, first, last, n, ARENA_ALIGNMENT, n_ops + 2, live, count, &summary));
     for (i = 0; i < n; i++) {
         if (owner[i] < 0) {
             rows[-1 - owner[i]].scratch_bytes += sizes[i];
         }
     }
-    for (k = 0; k < g->n_ops; k++) {
+    for (k = 0; k < n_ops; k++) {
         rows[k].live_bytes = live[k + 2];
         rows[k].live_buffers = count[k + 2];
-        if (peak < 0 || rows[k].live_bytes > rows[peak].live_bytes) {
+        if (rows[k].live_bytes > rows[peak].live_bytes) {
             peak = k;
         }
     }
-    if (peak >= 0) {
+    if (n_ops > 0) {
         rows[peak].peak = true;
     }
     return MC_OK;
 }
 
-static void resource(mc_resource_check_t *res, int64_t need, int64_t limit)
-{
-    res->checked = true;
-    res->need_bytes = need;
-    res->limit_bytes = limit;
-    res->margin_bytes = limit - need;
-    res->fits = need <= limit;
-    res->need = (double)need;
-    res->limit = (double)limit;
-    res->margin = (double)limit - (double)need;
-    res->usage = limit > 0 ? (double)need / (double)limit : (need > 0 ? DBL_MAX : 0);
-}
-
-static void budget_resource(mc_resource_check_t *res, double need, double limit)
+/* A budget's need against its limit, in seconds or joules. */
+OUT_OF_LINE static void budget_resource(mc_resource_check_t *res, double need, double limit)
 {
     res->checked = true;
     res->need = need;
     res->limit = limit;
     res->margin = limit - need;
     res->fits = need <= limit;
-    res->usage = limit > 0 ? need / limit : DBL_MAX;
+    res->usage = positive(limit) ? need / limit : DBL_MAX;
+}
+
+/* Memory, in bytes: as a budget of its bytes as doubles, except that it fits by the
+ * exact bytes, and needing nothing of nothing uses none of it. */
+static void resource(mc_resource_check_t *res, int64_t need, int64_t limit)
+{
+    budget_resource(res, (double)need, (double)limit);
+    res->need_bytes = need;
+    res->limit_bytes = limit;
+    res->margin_bytes = limit - need;
+    res->fits = need <= limit;
+    if (limit == 0 && need <= 0) { /* (limits are >= 0: check_inputs) */
+        res->usage = 0;
+    }
 }
 
 /* Memory per region, and the arena region's headline numbers.  With memcore's plan
@@ -350,22 +420,28 @@ static void budget_resource(mc_resource_check_t *res, double need, double limit)
  * head stays the same. */
 static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
-    int64_t need[MC_REGION_COUNT] = {0, 0, 0}, arena = 0, region;
+    int64_t need[MC_REGION_COUNT] = {0, 0, 0};
+    const mc_resource_check_t *arena;
     int64_t head = (c->flags & MC_CHECK_MEMCORE_PLAN) ? r->arena_best_bytes : r->arena_tflm_bytes;
     int32_t reg;
-    MC_TRY(mc_checked_mul(head, c->batch, &arena));
+    bool overflow = false;
     r->runtime_overhead_bytes = r->tflm.tail_bytes;
     r->runtime_bytes = r->tflm.recommended_arena_bytes - r->arena_tflm_bytes;
-    MC_TRY(mc_checked_add(arena, r->runtime_bytes, &r->recommended_arena_bytes));
+    r->recommended_arena_bytes = mc_add_or_flag(mc_mul_or_flag(head, c->batch, &overflow), r->runtime_bytes,
+                                                &overflow);
     need[c->arena_region] = r->recommended_arena_bytes;
     if (c->weights_region != MC_REGION_FLASH) {
-        MC_TRY(mc_checked_add(need[c->weights_region], r->weights_bytes, &need[c->weights_region]));
+        accumulate(&need[c->weights_region], r->weights_bytes, &overflow);
+    }
+    if (overflow) {
+        return MC_E_OVERFLOW;
     }
     /* The model file lives in flash either way; read in place, its weights must be. */
     need[MC_REGION_FLASH] = c->model_file_bytes;
     if (c->weights_region == MC_REGION_FLASH && need[MC_REGION_FLASH] < r->weights_bytes) {
         need[MC_REGION_FLASH] = r->weights_bytes;
     }
+    /* (The board's sizes, the partition and a pinned figure are >= 0: check_inputs.) */
     for (reg = 0; reg < MC_REGION_COUNT; reg++) {
         int64_t limit = b->regions[reg].bytes;
         if (reg == c->arena_region && c->available_bytes >= 0) {
@@ -373,26 +449,28 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
         }
         /* The model file has the partition it lives in, not the whole chip: the
          * bootloader, the partition table and the firmware take the rest. */
-        if (reg == MC_REGION_FLASH && b->model_partition_bytes > 0) {
+        if (reg == MC_REGION_FLASH && b->model_partition_bytes != 0) {
             limit = b->model_partition_bytes;
         }
         /* A region the board gives no size for is not known, not empty: unchecked. */
-        if ((need[reg] > 0 && limit > 0) || reg == c->arena_region) {
+        if ((need[reg] > 0 && limit != 0) || reg == c->arena_region) {
             resource(&r->resources[reg], need[reg], limit);
         }
     }
-    region = c->arena_region;
-    r->required_bytes = need[region];
-    r->available_bytes = r->resources[region].limit_bytes;
-    r->headroom_bytes = r->available_bytes - r->required_bytes;
-    r->needs_heap_growth = region == MC_REGION_RAM && r->resources[region].fits && b->ram_bytes_at_boot > 0 &&
-                           r->required_bytes > b->ram_bytes_at_boot;
+    /* the arena region's, as its resource has them (it is always checked) */
+    arena = &r->resources[c->arena_region];
+    r->required_bytes = arena->need_bytes;
+    r->available_bytes = arena->limit_bytes;
+    r->headroom_bytes = arena->margin_bytes;
+    r->needs_heap_growth = c->arena_region == MC_REGION_RAM && arena->fits && b->ram_bytes_at_boot != 0 &&
+                           arena->need_bytes > b->ram_bytes_at_boot;
     return MC_OK;
 }
 
 static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
     double fetch = r->latency.fetch_seconds, compute = 0, rate, bandwidth;
+    bool budget = positive(c->latency_budget_seconds), duty_cycle = positive(c->inferences_per_hour);
     int k;
     for (k = 0; k < MC_OPCLASS_COUNT; k++) {
         compute += r->compute_seconds_by_class[k];
@@ -401,19 +479,22 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
     /* The roofline with the model's own mix of rates: operations over compute time
      * against the arena region's bandwidth. */
     bandwidth = b->regions[c->arena_region].read_bytes_per_second;
-    rate = compute > 0 ? (double)r->operations / compute : rate_of(b, MC_OPCLASS_OTHER, r->numeric, r->kernels);
+    rate = positive(compute) ? (double)r->operations / compute
+                             : b->ops_per_second[MC_OPCLASS_OTHER][r->numeric][r->kernels];
     r->ops_per_second = rate;
     r->arena_bytes_per_second = bandwidth;
-    if (r->timed && rate > 0 && bandwidth > 0) {
+    if (r->timed && positive(rate) && positive(bandwidth)) {
         MC_TRY(mc_roofline(r->weights_bytes, r->activation_bytes, r->operations / c->batch, rate / bandwidth,
                            c->batch, &r->roofline));
     }
-    if (c->latency_budget_seconds > 0 || c->inferences_per_hour > 0) {
+    if (budget || duty_cycle) {
         if (!r->timed) {
             return MC_E_RANGE; /* a time budget, but the board's speeds are not given */
         }
-        double limit = c->latency_budget_seconds > 0 ? c->latency_budget_seconds : DBL_MAX;
-        if (c->inferences_per_hour > 0 && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
+        double limit = budget ? c->latency_budget_seconds : DBL_MAX;
+        /* (The period is compared as it is computed: on a host that evaluates doubles
+         * wider, x87, before it is rounded.) */
+        if (duty_cycle && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
             limit = SECONDS_PER_HOUR / c->inferences_per_hour; /* the duty cycle's period */
             r->latency_limit_is_period = true;
         }
@@ -427,27 +508,28 @@ static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_ch
 static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
 {
     double t = r->latency.total_seconds, busy, allowed, most;
-    if (b->radio_bytes_per_second > 0) {
+    bool some_time = positive(t);
+    if (positive(b->radio_bytes_per_second)) {
         r->radio_seconds = (double)r->input_bytes / b->radio_bytes_per_second;
         r->radio_joules = b->radio_tx_watts * r->radio_seconds;
     }
     /* back to back: one request after the other, the most the latency allows */
-    most = t > 0 ? SECONDS_PER_HOUR / t : 0;
+    most = some_time ? SECONDS_PER_HOUR / t : 0;
     r->max_inferences_per_hour = r->timed ? most : 0;
-    if (b->active_watts <= 0 || !r->timed) {
+    if (!positive(b->active_watts) || !r->timed) {
         return;
     }
     r->energy_joules = b->active_watts * t;
-    r->cheaper_to_send = r->radio_joules > 0 && r->radio_joules < r->energy_joules;
-    busy = c->inferences_per_hour > 0 ? c->inferences_per_hour * t / SECONDS_PER_HOUR : 1;
+    r->cheaper_to_send = positive(r->radio_joules) && r->radio_joules < r->energy_joules;
+    busy = positive(c->inferences_per_hour) ? c->inferences_per_hour * t / SECONDS_PER_HOUR : 1;
     busy = busy > 1 ? 1 : busy;
     r->duty_cycle = busy;
     r->average_watts = b->active_watts * busy + b->sleep_watts * (1 - busy);
-    if (c->battery_joules <= 0 || r->average_watts <= 0) {
+    if (!positive(c->battery_joules) || !positive(r->average_watts)) {
         return;
     }
     r->battery_life_seconds = c->battery_joules / r->average_watts;
-    if (c->battery_life_seconds <= 0) {
+    if (!positive(c->battery_life_seconds)) {
         return;
     }
     budget_resource(&r->resources[MC_RESOURCE_BATTERY], r->average_watts * c->battery_life_seconds,
@@ -457,19 +539,19 @@ static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *
     allowed = c->battery_joules / c->battery_life_seconds;
     if (allowed <= b->sleep_watts) {
         r->max_inferences_per_hour = 0; /* sleeping alone empties it too soon */
-    } else if (b->active_watts > b->sleep_watts && t > 0) {
+    } else if (b->active_watts > b->sleep_watts && some_time) {
         double n = SECONDS_PER_HOUR * (allowed - b->sleep_watts) / (t * (b->active_watts - b->sleep_watts));
         r->max_inferences_per_hour = n < most ? n : most;
     }
 }
 
+/* (A resource that does not fit was checked: the rest start as fitting.) */
 static void verdict(mc_check_t *r)
 {
     int k, decides = -1;
     bool short_memory = false, missed = false;
     for (k = 0; k < MC_RESOURCE_COUNT; k++) {
-        const mc_resource_check_t *res = &r->resources[k];
-        if (res->checked && !res->fits) {
+        if (!r->resources[k].fits) {
             if (k <= MC_RESOURCE_FLASH) {
                 short_memory = true;
             } else {
@@ -497,20 +579,20 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     layout_t l;
     mc_check_t *r;
     mc_plan_t *plan; /* one at a time, in the head */
-    uint32_t flags;
-    int64_t *sizes, *offsets_tflm, *offsets_best, i;
-    int32_t *first, *last, *owner;
+    int64_t *sizes, *offsets_tflm, *offsets_best, validate_bytes = 0;
+    int32_t *first, *last, *owner, i, n_ops;
     uint8_t *work;
+    bool overflow = false;
 
-    if (g == NULL || b == NULL || c == NULL || out == NULL) {
+    if (any_null(g, b, c, out)) {
         return MC_E_NULL;
     }
     MC_TRY(check_inputs(b, c));
     if (scratch == NULL || ((uintptr_t)scratch & 7u) != 0) {
         return MC_E_SCRATCH;
     }
-    MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &i));
-    if (scratch_bytes < i) {
+    MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &validate_bytes));
+    if (scratch_bytes < validate_bytes) {
         return MC_E_SCRATCH;
     }
     MC_TRY(mc_graph_validate(g, scratch, scratch_bytes, problem));
@@ -524,7 +606,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     if (scratch_bytes < l.total_bytes) {
         return MC_E_SCRATCH;
     }
-    flags = (c->flags & MC_CHECK_ALLOW_UNKNOWN_OPS) ? MC_TFLM_ALLOW_UNKNOWN : 0u;
+    n_ops = (int32_t)g->n_ops; /* validated: within MC_MAX_OPS */
     r = &((head_t *)scratch)->result;
     plan = &((head_t *)scratch)->plan;
     sizes = (int64_t *)((uint8_t *)scratch + (sizeof(head_t) + 7) / 8 * 8);
@@ -543,7 +625,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     r->tensors = g->n_tensors;
     r->ops = g->n_ops;
     r->buffers = l.n_buffers;
-    MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, flags, work, l.work_bytes, sizes, first, last, owner,
+    MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, l.tflm_flags, work, l.work_bytes, sizes, first, last, owner,
                            l.n_buffers, problem));
     MC_TRY(mc_plan(MC_PLAN_TFLM, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, 0, work, l.work_bytes,
                    offsets_tflm, plan));
@@ -555,18 +637,21 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     r->best_is_optimal = plan->proven_optimal;
     for (i = 0; i < l.n_buffers; i++) {
         if (owner[i] < 0) {
-            MC_TRY(mc_checked_add(r->scratch_buffer_bytes, sizes[i], &r->scratch_buffer_bytes));
+            accumulate(&r->scratch_buffer_bytes, sizes[i], &overflow);
         }
     }
-    MC_TRY(mc_tflm_model(g, b->target, c->kernels, flags, r->arena_tflm_bytes, l.n_buffers, work, l.work_bytes,
+    if (overflow) {
+        return MC_E_OVERFLOW;
+    }
+    MC_TRY(mc_tflm_model(g, b->target, c->kernels, l.tflm_flags, r->arena_tflm_bytes, l.n_buffers, work, l.work_bytes,
                          &r->tflm, problem));
 
     MC_TRY(totals(g, r));
     r->kernels = r->numeric == MC_NUMERIC_FLOAT32 ? (int32_t)MC_KERNELS_REFERENCE : (int32_t)c->kernels;
     {
-        int64_t *live = (int64_t *)(void *)work, *count = live + g->n_ops + 2;
+        int64_t *live = (int64_t *)(void *)work, *count = live + n_ops + 2;
         if (rows != NULL) {
-            memset(rows, 0, (size_t)g->n_ops * sizeof *rows);
+            memset(rows, 0, (size_t)n_ops * sizeof *rows);
             MC_TRY(live_rows(g, sizes, first, last, owner, l.n_buffers, live, count, rows));
         }
         MC_TRY(operators(g, b, c, r, (uint8_t *)(count + g->n_ops + 2), rows));
@@ -584,8 +669,10 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
 static mc_status_t read_graph(const mc_source_t *source, void *scratch, int64_t scratch_bytes, mc_graph_t *graph,
                               int64_t *graph_bytes, mc_problem_t *problem)
 {
+    size_t used; /* (memory the reader filled: a size_t holds it) */
     MC_TRY(mc_tflite_read(source, scratch, scratch_bytes, graph, problem));
-    *graph_bytes = ((const uint8_t *)(graph->outputs + graph->n_outputs) - (const uint8_t *)scratch + 7) / 8 * 8;
+    used = (size_t)((const uint8_t *)(graph->outputs + graph->n_outputs) - (const uint8_t *)scratch);
+    *graph_bytes = (int64_t)((used + 7) & ~(size_t)7);
     return MC_OK;
 }
 
@@ -594,14 +681,15 @@ mc_status_t mc_check_tflite_scratch_bytes(const mc_source_t *source, const mc_bo
                                           int64_t *needed, mc_problem_t *problem)
 {
     mc_graph_t graph;
-    int64_t graph_bytes = 0, check_bytes = 0;
-    if (source == NULL || board == NULL || config == NULL || needed == NULL) {
+    int64_t graph_bytes = 0;
+    layout_t l;
+    if (any_null(source, board, config, needed)) {
         return MC_E_NULL;
     }
     MC_TRY(check_inputs(board, config));
     MC_TRY(read_graph(source, scratch, scratch_bytes, &graph, &graph_bytes, problem));
-    MC_TRY(mc_check_scratch_bytes(&graph, board, config, &check_bytes, problem));
-    return mc_checked_add(graph_bytes, check_bytes, needed);
+    MC_TRY(layout(&graph, config, board, &l, problem));
+    return mc_checked_add(graph_bytes, l.total_bytes, needed);
 }
 
 mc_status_t mc_check_tflite(const mc_source_t *source, const mc_board_t *board, const mc_check_config_t *config,
@@ -609,7 +697,7 @@ mc_status_t mc_check_tflite(const mc_source_t *source, const mc_board_t *board, 
 {
     mc_graph_t graph;
     int64_t graph_bytes = 0;
-    if (source == NULL || board == NULL || config == NULL || out == NULL) {
+    if (any_null(source, board, config, out)) {
         return MC_E_NULL;
     }
     MC_TRY(read_graph(source, scratch, scratch_bytes, &graph, &graph_bytes, problem));
