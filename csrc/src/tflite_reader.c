@@ -106,6 +106,17 @@ typedef struct {
     int32_t *inputs;   /* the outputs follow the inputs */
 } arrays_t;
 
+/* mc_graph_t's counts, n_tensors to n_subgraphs, are mc_tflite_size_t's first six in
+ * the same order: mc_tflite_read copies them in one go (a store per field costs some
+ * 90 B on a board).  The typedef fails to compile if either struct changes. */
+#define COUNT_AT(field) (offsetof(mc_graph_t, field) - offsetof(mc_graph_t, n_tensors) == \
+                         offsetof(mc_tflite_size_t, field))
+#define COUNTS_BYTES (offsetof(mc_tflite_size_t, n_subgraphs) + sizeof(int64_t))
+typedef char counts_in_order[COUNT_AT(n_tensors) && COUNT_AT(n_ops) && COUNT_AT(n_op_tensors) &&
+                                     COUNT_AT(n_inputs) && COUNT_AT(n_outputs) && COUNT_AT(n_subgraphs)
+                                 ? 1
+                                 : -1];
+
 /* Width in bytes of each MC_FIELD_* kind. */
 static const uint8_t widths[8] = {0, 1, 1, 2, 2, 4, 4, 8};
 
@@ -310,12 +321,14 @@ OUT_OF_LINE static void table_element(reader_t *r, const vector_t *v, uint32_t i
     table_at(r, follow(r, v->data + 4 * (int64_t)i), t);
 }
 
-static int32_t int_element(reader_t *r, const vector_t *v, uint32_t i)
+/* Out of line, as get_scalar: inlined at its three loops it costs some 45 B on a board. */
+OUT_OF_LINE static int32_t int_element(reader_t *r, const vector_t *v, uint32_t i)
 {
     return get_scalar(r, v->data + 4 * (int64_t)i, MC_FIELD_I32);
 }
 
-static int32_t clamp_length(uint32_t length)
+/* Out of line: its three call sites each inline the compare and select. */
+OUT_OF_LINE static int32_t clamp_length(uint32_t length)
 {
     return length > (uint32_t)INT32_MAX ? INT32_MAX : (int32_t)length;
 }
@@ -694,12 +707,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     graph->op_tensors = a.op_tensors;
     graph->inputs = a.inputs;
     graph->outputs = a.inputs + n.n_inputs;
-    graph->n_tensors = n.n_tensors;
-    graph->n_ops = n.n_ops;
-    graph->n_op_tensors = n.n_op_tensors;
-    graph->n_inputs = n.n_inputs;
-    graph->n_outputs = n.n_outputs;
-    graph->n_subgraphs = n.n_subgraphs;
+    memcpy(&graph->n_tensors, &n, COUNTS_BYTES);
     graph->flags = offline ? MC_GRAPH_OFFLINE_PLAN : 0u;
     return MC_OK;
 }
