@@ -331,7 +331,7 @@ static void keep_plan(const plan_t *p, int64_t *offsets)
  * -size at its reach. */
 static void live_per_position(plan_t *p)
 {
-    int32_t i, start = 0;
+    int32_t i;
     int64_t live = 0;
     memset(p->place, 0, (size_t)p->m * sizeof *p->place);
     for (i = 0; i < p->m; i++) {
@@ -344,23 +344,22 @@ static void live_per_position(plan_t *p)
     for (i = 0; i < p->m; i++) {
         live += p->place[i];
         p->place[i] = live;
-        if (i + 1 == p->m || p->first[POS_BUFFER(p, i + 1)] != p->first[POS_BUFFER(p, i)]) {
-            for (; start < i; start++) {
-                p->place[start] = live;
-            }
-            start = i + 1;
+    }
+    /* positions first used at the same time: all of them are live at the last one's */
+    for (i = p->m - 1; i > 0; i--) {
+        if (p->first[POS_BUFFER(p, i - 1)] == p->first[POS_BUFFER(p, i)]) {
+            p->place[i - 1] = p->place[i];
         }
     }
 }
 
 /* ---- orders -------------------------------------------------------------------- */
 
-/* Buffers with a size, ascending id (descending when `reverse`). */
-static void ids_with_size(const plan_t *p, int32_t *ids, bool reverse)
+/* Buffers with a size, ascending id. */
+static void ids_with_size(const plan_t *p, int32_t *ids)
 {
-    int32_t i, k = 0;
-    for (i = 0; i < p->n; i++) {
-        int32_t b = reverse ? p->n - 1 - i : i;
+    int32_t b, k = 0;
+    for (b = 0; b < p->n; b++) {
         if (p->aligned[b] > 0) {
             ids[k++] = b;
         }
@@ -371,7 +370,7 @@ static void ids_with_size(const plan_t *p, int32_t *ids, bool reverse)
  * first, equal sizes lowest id first). */
 static void size_order(plan_t *p)
 {
-    ids_with_size(p, p->order, false);
+    ids_with_size(p, p->order);
     sort_ids(p->order, p->temp, p->m, p->aligned);
     reverse_ids(p->order, p->m);
 }
@@ -664,7 +663,7 @@ static int32_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int32_t
     int64_t total = 0;
     int which = 0;
 
-    ids_with_size(p, p->order, false); /* local index -> buffer id */
+    ids_with_size(p, p->order); /* local index -> buffer id */
     for (a = 0; a < p->m; a++) {
         int64_t units = p->aligned[p->order[a]] / alignment;
         p->x_sz[a] = (int32_t)units; /* exact when the total passes */
@@ -802,7 +801,7 @@ static mc_status_t take_sizes(plan_t *p, const int64_t *sizes, int64_t alignment
 static void time_orders(plan_t *p)
 {
     int32_t i;
-    ids_with_size(p, p->order, false);
+    ids_with_size(p, p->order);
     for (i = 0; i < p->n; i++) {
         p->place[i] = p->first[i];
     }
