@@ -188,11 +188,11 @@ static mc_status_t check_list(const mc_graph_t *g, int32_t k, int64_t first, int
 
 static mc_status_t check_io(const mc_graph_t *g, const int32_t *list, int64_t n, mc_problem_t *p)
 {
-    int64_t i;
+    size_t i; /* n (>= 0) entries in memory: size_t holds the count */
     if (n > 0 && list == NULL) {
         return MC_E_NULL;
     }
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < (size_t)n; i++) {
         if (list[i] < 0 || list[i] >= g->n_tensors) {
             return problem(p, MC_PROBLEM_BAD_TENSOR_INDEX, -1, -1, list[i]);
         }
@@ -251,7 +251,8 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
 {
     int32_t *writer = (int32_t *)scratch;
     const int32_t *t, *end;
-    int64_t need = 0, i;
+    int64_t need = 0;
+    size_t i; /* over the graph's inputs and outputs: arrays in memory, so size_t holds their counts */
     int32_t k;
 
     if (g == NULL) {
@@ -267,7 +268,7 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
     for (k = 0; k < (int32_t)g->n_tensors; k++) {
         writer[k] = NOT_WRITTEN;
     }
-    for (i = 0; i < g->n_inputs; i++) {
+    for (i = 0; i < (size_t)g->n_inputs; i++) {
         writer[g->inputs[i]] = GRAPH_INPUT;
     }
     /* Who writes what, first: a tensor read by operator k and written later is a
@@ -301,7 +302,7 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
             }
         }
     }
-    for (i = 0; i < g->n_outputs; i++) {
+    for (i = 0; i < (size_t)g->n_outputs; i++) {
         int32_t out = g->outputs[i];
         if (writer[out] == NOT_WRITTEN && !exists_already(&g->tensors[out])) {
             return problem(p, MC_PROBLEM_OUTPUT_UNWRITTEN, -1, out, -1);
