@@ -625,7 +625,8 @@ static void x_priority(plan_t *p, const exact_t *x, int which)
     if (which != 1) {
         for (a = 0; a < k; a++) {
             int32_t id = p->order[a];
-            p->place[a] = which == 0 ? -(int64_t)p->first[id] : (int64_t)p->last[id] - p->first[id];
+            /* in 32 bits: take_sizes checked 0 <= first <= last */
+            p->place[a] = which == 0 ? -p->first[id] : p->last[id] - p->first[id];
         }
         sort_ids(ids, p->temp, k, p->place);
         reverse_ids(ids, k);
@@ -682,14 +683,14 @@ static int32_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int32_t
         uint32_t overlap = 0, live = 0;
         for (b = 0; b < x.k; b++) {
             int32_t ib = p->order[b];
-            if (b != a && p->first[ia] <= p->last[ib] && p->first[ib] <= p->last[ia]) {
+            if (p->first[ia] <= p->last[ib] && p->first[ib] <= p->last[ia]) {
                 overlap |= (uint32_t)1 << b;
             }
             if (p->first[ib] <= t && t <= p->last[ib]) {
                 live |= (uint32_t)1 << b;
             }
         }
-        p->x_overlap[a] = overlap;
+        p->x_overlap[a] = overlap & ~((uint32_t)1 << a); /* the others only */
         /* operators: the distinct first uses, each with the buffers live there */
         if (a == 0 || p->first[POS_BUFFER(p, a - 1)] != t) {
             p->x_live[x.points++] = live;
@@ -791,7 +792,7 @@ static mc_status_t take_sizes(plan_t *p, const int64_t *sizes, int64_t alignment
         rem = s % alignment;
         MC_TRY(mc_checked_add(s, rem == 0 ? 0 : alignment - rem, &p->aligned[i]));
         MC_TRY(mc_checked_add(total, p->aligned[i], &total));
-        p->m += p->aligned[i] > 0;
+        p->m += s > 0; /* aligned to a multiple >= s: a size exactly when s has one */
     }
     return MC_OK;
 }
@@ -883,27 +884,27 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     keep_plan(p, offsets);
     /* BEST: greedy by breadth with first fit, then with best fit; then by first use
      * (ties by id) with first fit, which places a chain of operators as it runs */
-    for (pass = 0; strategy == MC_PLAN_BEST && pass < 3 && r.arena_bytes > r.lower_bound_bytes &&
-                   budget - used >= pass_steps;
-         pass++) {
-        int64_t arena;
-        used += pass_steps;
-        if (pass == 0) {
-            breadth_order(p);
-        } else if (pass == 2) {
-            for (i = 0; i < p->m; i++) {
-                p->order[i] = POS_BUFFER(p, i);
+    if (strategy == MC_PLAN_BEST) {
+        for (pass = 0; pass < 3 && r.arena_bytes > r.lower_bound_bytes && budget - used >= pass_steps; pass++) {
+            int64_t arena;
+            used += pass_steps;
+            if (pass == 0) {
+                breadth_order(p);
+            } else if (pass == 2) {
+                for (i = 0; i < p->m; i++) {
+                    p->order[i] = POS_BUFFER(p, i);
+                }
+            }
+            arena = greedy_pass(p, pass == 1);
+            if (arena < r.arena_bytes) {
+                r.arena_bytes = arena;
+                keep_plan(p, offsets);
             }
         }
-        arena = greedy_pass(p, pass == 1);
-        if (arena < r.arena_bytes) {
-            r.arena_bytes = arena;
-            keep_plan(p, offsets);
+        if (r.arena_bytes > r.lower_bound_bytes && p->m <= EXACT_MAX) {
+            used += exact_search(p, r.lower_bound_bytes, alignment, budget - used, &r.arena_bytes,
+                                 offsets, &r.proven_optimal);
         }
-    }
-    if (strategy == MC_PLAN_BEST && r.arena_bytes > r.lower_bound_bytes && p->m <= EXACT_MAX) {
-        used += exact_search(p, r.lower_bound_bytes, alignment, budget - used, &r.arena_bytes,
-                             offsets, &r.proven_optimal);
     }
     r.steps = pass_steps + used;
     r.proven_optimal = r.proven_optimal || r.arena_bytes == r.lower_bound_bytes;
