@@ -321,10 +321,15 @@ OUT_OF_LINE static void table_element(reader_t *r, const vector_t *v, uint32_t i
     table_at(r, follow(r, v->data + 4 * (int64_t)i), t);
 }
 
-/* Out of line, as get_scalar: inlined at its three loops it costs some 45 B on a board. */
-OUT_OF_LINE static int32_t int_element(reader_t *r, const vector_t *v, uint32_t i)
+/* Copies the int32 vector v (a shape, a tensor list) to `to`; returns the end of the
+ * copy.  Out of line: one loop for its four callers. */
+OUT_OF_LINE static int32_t *copy_ints(reader_t *r, const vector_t *v, int32_t *to)
 {
-    return get_scalar(r, v->data + 4 * (int64_t)i, MC_FIELD_I32);
+    uint32_t i;
+    for (i = 0; i < v->length; i++) {
+        *to++ = get_scalar(r, v->data + 4 * (int64_t)i, MC_FIELD_I32);
+    }
+    return to;
 }
 
 /* Out of line: its three call sites each inline the compare and select. */
@@ -456,7 +461,7 @@ OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out)
     table_t t;
     vector_t shape, name;
     int64_t quant, bytes = 0;
-    int32_t external, d;
+    int32_t external;
     bool constant;
 
     table_element(r, &r->root.vectors[TENSORS], (uint32_t)i, &t);
@@ -467,9 +472,7 @@ OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out)
     }
     memset(out, 0, sizeof *out);
     out->rank = (int32_t)shape.length;
-    for (d = 0; d < out->rank; d++) {
-        out->dims[d] = int_element(r, &shape, (uint32_t)d);
-    }
+    copy_ints(r, &shape, out->dims);
     out->dtype = scalar_field(r, &t, TENSOR_TYPE, MC_FIELD_I8, 0);
     constant = tensor_buffer(r, &t, i);
     vector_field(r, &t, TENSOR_NAME, 1, &name);
@@ -530,7 +533,6 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     vector_t lists[3], custom;
     int32_t index, deprecated, builtin, l;
     int64_t *firsts[3];
-    uint32_t i;
 
     table_element(r, &r->root.vectors[OPERATORS], (uint32_t)k, &op);
     memset(out, 0, sizeof *out);
@@ -563,9 +565,7 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     firsts[2] = &out->first_intermediate;
     for (l = 0; l < 3; l++) {
         *firsts[l] = next - op_tensors;
-        for (i = 0; i < lists[l].length; i++) {
-            *next++ = int_element(r, &lists[l], i);
-        }
+        next = copy_ints(r, &lists[l], next);
     }
     return next;
 }
@@ -657,7 +657,6 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     mc_problem_t sink;
     arrays_t a;
     int32_t i, *next;
-    uint32_t k;
     bool offline;
 
     MC_TRY(check_source(source));
@@ -693,12 +692,8 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     for (i = 0; i < (int32_t)n.n_ops && r->rc == MC_OK; i++) {
         next = read_op(r, i, &a.ops[i], a.op_tensors, next);
     }
-    next = a.inputs;
-    for (i = INPUTS; i <= OUTPUTS; i++) {
-        for (k = 0; k < r->root.vectors[i].length; k++) {
-            *next++ = int_element(r, &r->root.vectors[i], k);
-        }
-    }
+    next = copy_ints(r, &r->root.vectors[INPUTS], a.inputs);
+    copy_ints(r, &r->root.vectors[OUTPUTS], next); /* the outputs follow the inputs */
     offline = offline_plan(r);
     MC_TRY(r->rc);
 
