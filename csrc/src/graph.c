@@ -133,18 +133,18 @@ int32_t mc_tensor_bytes(const mc_tensor_t *t, int64_t *bytes)
 {
     int32_t d;
     bool overflow = false;
-    *bytes = mc_dtype_bytes(t->dtype);
+    int64_t element = mc_dtype_bytes(t->dtype);
     for (d = 0; d < t->rank; d++) {
         if (t->dims[d] < 0) {
             *bytes = t->dims[d];
             return MC_PROBLEM_DYNAMIC_SHAPE;
         }
     }
-    if (*bytes == 0) {
+    if (element == 0) {
         *bytes = t->dtype;
         return MC_PROBLEM_BAD_DTYPE;
     }
-    *bytes = mc_dims_product(*bytes, t->dims, 0, t->rank, &overflow);
+    *bytes = mc_dims_product(element, t->dims, 0, t->rank, &overflow);
     if (overflow) {
         *bytes = -1;
         return MC_PROBLEM_SIZE_OVERFLOW;
@@ -170,7 +170,8 @@ static mc_status_t check_tensor(const mc_tensor_t *t, int32_t i, mc_problem_t *p
 }
 
 /* Operator k's list [first, first + n) must lie in op_tensors and name tensors in
- * [lowest, n_tensors). */
+ * [lowest, n_tensors).  Here and in check_io the counts are within MC_MAX_*
+ * (mc_graph_structure checks them first): n_tensors in 32 bits. */
 static mc_status_t check_list(const mc_graph_t *g, int32_t k, int64_t first, int32_t n, int32_t lowest,
                               mc_problem_t *p)
 {
@@ -179,7 +180,7 @@ static mc_status_t check_list(const mc_graph_t *g, int32_t k, int64_t first, int
         return problem(p, MC_PROBLEM_BAD_OPERATOR, k, -1, first);
     }
     for (t = g->op_tensors + first, end = t + n; t < end; t++) {
-        if (*t < lowest || *t >= g->n_tensors) {
+        if (*t < lowest || *t >= (int32_t)g->n_tensors) {
             return problem(p, MC_PROBLEM_BAD_TENSOR_INDEX, k, -1, *t);
         }
     }
@@ -193,7 +194,7 @@ static mc_status_t check_io(const mc_graph_t *g, const int32_t *list, int64_t n,
         return MC_E_NULL;
     }
     for (i = 0; i < (size_t)n; i++) {
-        if (list[i] < 0 || list[i] >= g->n_tensors) {
+        if (list[i] < 0 || list[i] >= (int32_t)g->n_tensors) {
             return problem(p, MC_PROBLEM_BAD_TENSOR_INDEX, -1, -1, list[i]);
         }
     }
@@ -251,7 +252,7 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
 {
     int32_t *writer = (int32_t *)scratch;
     const int32_t *t, *end;
-    int64_t need = 0;
+    int64_t need;
     size_t i; /* over the graph's inputs and outputs: arrays in memory, so size_t holds their counts */
     int32_t k;
 
@@ -259,7 +260,7 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
         return MC_E_NULL;
     }
     MC_TRY(mc_graph_structure(g, p));
-    MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &need));
+    need = g->n_tensors * (int64_t)sizeof *writer; /* mc_graph_validate_scratch_bytes: n_tensors is checked */
     if (need > 0 && (scratch == NULL || scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0)) {
         return MC_E_SCRATCH;
     }
