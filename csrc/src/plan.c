@@ -832,8 +832,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
                     void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out)
 {
     plan_t *p;
-    mc_plan_t r;
-    int64_t need = 0, pairs = 0;
+    int64_t need = 0, pairs = 0, lower = 0;
     int32_t i, pass_steps, used = 0, budget;
     int pass;
 
@@ -858,10 +857,9 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     if (n_buffers > 0 && (scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0)) {
         return MC_E_SCRATCH;
     }
-    memset(&r, 0, sizeof r);
     if (n_buffers == 0) {
-        r.proven_optimal = true;
-        *out = r;
+        memset(out, 0, sizeof *out);
+        out->proven_optimal = true;
         return MC_OK;
     }
     p = (plan_t *)scratch; /* the state lives in the scratch too: a small stack frame */
@@ -871,21 +869,24 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     lay_out(p, (uint8_t *)scratch + STATE_BYTES, p->n);
     MC_TRY(take_sizes(p, sizes, alignment));
     time_orders(p);
-    bound_and_pairs(p, &r.lower_bound_bytes, &pairs);
+    bound_and_pairs(p, &lower, &pairs);
     if (pairs > MC_PLAN_MAX_PAIRS) {
         return MC_E_LIMIT; /* nothing written yet */
     }
+    /* nothing fails from here on: the result goes straight to *out */
+    memset(out, 0, sizeof *out);
+    out->lower_bound_bytes = lower;
     pass_steps = p->n + (int32_t)pairs;
     build_tree(p);
 
     memset(offsets, 0, (size_t)p->n * sizeof *offsets); /* zero-sized buffers stay at 0 */
     size_order(p);
-    r.arena_bytes = greedy_pass(p, false);
+    out->arena_bytes = greedy_pass(p, false);
     keep_plan(p, offsets);
     /* BEST: greedy by breadth with first fit, then with best fit; then by first use
      * (ties by id) with first fit, which places a chain of operators as it runs */
     if (strategy == MC_PLAN_BEST) {
-        for (pass = 0; pass < 3 && r.arena_bytes > r.lower_bound_bytes && budget - used >= pass_steps; pass++) {
+        for (pass = 0; pass < 3 && out->arena_bytes > out->lower_bound_bytes && budget - used >= pass_steps; pass++) {
             int64_t arena;
             used += pass_steps;
             if (pass == 0) {
@@ -896,18 +897,17 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
                 }
             }
             arena = greedy_pass(p, pass == 1);
-            if (arena < r.arena_bytes) {
-                r.arena_bytes = arena;
+            if (arena < out->arena_bytes) {
+                out->arena_bytes = arena;
                 keep_plan(p, offsets);
             }
         }
-        if (r.arena_bytes > r.lower_bound_bytes && p->m <= EXACT_MAX) {
-            used += exact_search(p, r.lower_bound_bytes, alignment, budget - used, &r.arena_bytes,
-                                 offsets, &r.proven_optimal);
+        if (out->arena_bytes > out->lower_bound_bytes && p->m <= EXACT_MAX) {
+            used += exact_search(p, out->lower_bound_bytes, alignment, budget - used, &out->arena_bytes,
+                                 offsets, &out->proven_optimal);
         }
     }
-    r.steps = pass_steps + used;
-    r.proven_optimal = r.proven_optimal || r.arena_bytes == r.lower_bound_bytes;
-    *out = r;
+    out->steps = pass_steps + used;
+    out->proven_optimal = out->proven_optimal || out->arena_bytes == out->lower_bound_bytes;
     return MC_OK;
 }
