@@ -60,8 +60,8 @@
  *   int32  reach[n]     per buffer id: how many positions start no later than its
  *                       last use (its own position + 1 + the later starters it meets)
  *   int32  order[n]     the placement order of a pass
- *   int32  list[n], temp[n]  (adjacent) overlapping buffers of one placement; sort
- *                       temporaries; the breadth order's range-minimum tree
+ *   int32  list[n], temp[n]  overlapping buffers of one placement; sort
+ *                       temporaries; the breadth order's ranks
  *   int32  walk[WALK_CELLS]
  *   int32  x_sz[k], x_off[k], x_rel[k]   exact search (k = min(n, EXACT_MAX))
  *   uint32 x_overlap[k], x_live[k]
@@ -380,46 +380,30 @@ static void size_order(plan_t *p)
  * between them) by the aligned bytes live at them, largest first, earlier first on
  * ties; each buffer goes with the first of those operators in its lifetime; buffers of
  * one operator in TFLM's order (largest first, equal sizes highest id first), which
- * p->order holds on entry.  Each buffer's operator is a range minimum of the operators'
- * ranks over its lifetime (a tree in list and temp).
+ * p->order holds on entry.  Each buffer's operator is the least rank over the positions
+ * first used in its life: a scan of those positions, which costs what placing the
+ * buffer does (it meets the buffers first used there), n + P over a pass.
  */
 static void breadth_order(plan_t *p)
 {
-    int32_t i, start = 0, m = p->m, *tree = p->list;
+    int32_t i, j, start = 0, m = p->m, *ranked = p->list, *rank = p->temp;
     live_per_position(p);
-    /* rank of each position: most bytes live first, earlier position on ties; the
-     * tree's leaves (tree[m..2m), past the ranked positions) take the ranks */
+    /* positions by bytes live, most first, earlier position on ties */
     for (i = 0; i < m; i++) {
-        tree[i] = m - 1 - i;
+        ranked[i] = m - 1 - i;
     }
-    sort_ids(tree, p->temp, m, p->place);
-    reverse_ids(tree, m);
+    sort_ids(ranked, rank, m, p->place);
+    reverse_ids(ranked, m);
     for (i = 0; i < m; i++) {
-        tree[m + tree[i]] = i; /* list and temp are adjacent */
+        rank[ranked[i]] = i;
     }
-    for (i = m - 1; i >= 1; i--) {
-        tree[i] = tree[2 * i] < tree[2 * i + 1] ? tree[2 * i] : tree[2 * i + 1];
-    }
-    /* each buffer's operator: the least rank over the positions first used in its life */
-    start = 0;
     for (i = 0; i < m; i++) {
-        int32_t b = POS_BUFFER(p, i), lo, hi, best = INT32_MAX;
+        int32_t b = POS_BUFFER(p, i), best = INT32_MAX;
         if (p->first[POS_BUFFER(p, start)] != p->first[b]) {
             start = i;
         }
-        lo = start + m;
-        hi = p->reach[b] + m; /* half-open */
-        while (lo < hi) {
-            if (lo & 1) {
-                best = tree[lo] < best ? tree[lo] : best;
-                lo++;
-            }
-            if (hi & 1) {
-                hi--;
-                best = tree[hi] < best ? tree[hi] : best;
-            }
-            lo /= 2;
-            hi /= 2;
+        for (j = start; j < p->reach[b]; j++) {
+            best = rank[j] < best ? rank[j] : best;
         }
         p->place[b] = best;
     }
