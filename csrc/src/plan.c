@@ -303,9 +303,8 @@ static int64_t greedy_pass(plan_t *p, bool best_fit)
 {
     int32_t i;
     int64_t arena = 0;
-    for (i = 0; i < p->m; i++) {
-        p->place[POS_BUFFER(p, i)] = -1;
-    }
+    /* -1 (all bits set in two's complement int64_t): not placed yet */
+    memset(p->place, 0xff, (size_t)p->n * sizeof *p->place);
     for (i = 0; i < p->m; i++) {
         int32_t b = p->order[i];
         int64_t at = offset_for(p, b, best_fit);
