@@ -116,22 +116,17 @@ static int32_t exact_capacity(int32_t n)
 
 /* ---- sorting ------------------------------------------------------------------- */
 
-/* Stable sort of ids[0..count) by key[id], ascending, through temp[0..count): one look
- * that returns at once when the ids are already in order (as first uses mostly are),
+/* Stable sort of ids[0..count) by key[id], ascending, through temp[0..count):
  * insertion sort on runs of RUN (the short lists of each placement end there), then
  * bottom-up merges.  Any stable sort gives the same order; this one is O(count log
  * count) in little code (a radix pass for long lists was faster on the host, and cost
- * some 450 bytes).  Descending orders come from reversing an ascending one (which also
- * reverses the ties, see size_order). */
+ * some 450 bytes; a first look that returned at once on ids already in order saved no
+ * measurable time on 200,000 buffers and cost 44 bytes).  Descending orders come from
+ * reversing an ascending one (which also reverses the ties, see size_order). */
 #define RUN 8
 static void sort_ids(int32_t *ids, int32_t *temp, int32_t count, const int64_t *key)
 {
     int32_t width, i, *src = ids, *dst = temp, *t;
-    for (i = 1; i < count && key[ids[i - 1]] <= key[ids[i]]; i++) {
-    }
-    if (i >= count) {
-        return;
-    }
     for (i = 0; i < count; i++) {
         int32_t v = ids[i], k = i;
         while (k % RUN != 0 && key[v] < key[ids[k - 1]]) {
