@@ -592,7 +592,7 @@ static int x_run(plan_t *p, exact_t *x)
  * lower index; 2 longest life first, then largest, then lower index. */
 static void x_priority(plan_t *p, const exact_t *x, int which)
 {
-    int32_t a, b, k = x->k, *ids = p->list;
+    int32_t a, k = x->k, *ids = p->list;
     for (a = 0; a < k; a++) {
         ids[a] = which == 1 ? a : k - 1 - a;
     }
@@ -609,19 +609,8 @@ static void x_priority(plan_t *p, const exact_t *x, int which)
         sort_ids(ids, p->temp, k, p->place);
         reverse_ids(ids, k);
     }
-    /* a buffer identical to another in size and lifetime comes after it in priority:
-     * its twin is the closest such before it */
     for (a = 0; a < k; a++) {
-        int32_t c = ids[a], ic = p->order[c];
-        p->x_rank[c] = (uint8_t)a;
-        p->x_twin[c] = -1;
-        for (b = a - 1; b >= 0; b--) {
-            int32_t d = ids[b], id = p->order[d];
-            if (p->x_sz[d] == p->x_sz[c] && p->first[id] == p->first[ic] && p->last[id] == p->last[ic]) {
-                p->x_twin[c] = (int8_t)d;
-                break;
-            }
-        }
+        p->x_rank[ids[a]] = (uint8_t)a;
     }
 }
 
@@ -659,10 +648,17 @@ static int32_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int32_t
     for (a = 0; a < x.k; a++) {
         int32_t ia = p->order[a], t = p->first[POS_BUFFER(p, a)];
         uint32_t overlap = 0, live = 0;
+        /* a buffer identical to another in size and lifetime comes after it in every
+         * priority (equal keys keep the local order through x_priority's sorts): its
+         * twin is the closest such before it */
+        p->x_twin[a] = -1;
         for (b = 0; b < x.k; b++) {
             int32_t ib = p->order[b];
             if (p->first[ia] <= p->last[ib] && p->first[ib] <= p->last[ia]) {
                 overlap |= (uint32_t)1 << b;
+            }
+            if (b < a && p->x_sz[b] == p->x_sz[a] && p->first[ib] == p->first[ia] && p->last[ib] == p->last[ia]) {
+                p->x_twin[a] = (int8_t)b;
             }
             if (p->first[ib] <= t && t <= p->last[ib]) {
                 live |= (uint32_t)1 << b;
