@@ -588,8 +588,13 @@ static bool offline_plan(reader_t *r)
     return found;
 }
 
-OUT_OF_LINE static void start(reader_t *r, const mc_source_t *source, uint8_t *window, mc_problem_t *problem)
+/* The reader's state for source; problems go to *problem, or to *sink when it is NULL. */
+OUT_OF_LINE static void start(reader_t *r, const mc_source_t *source, uint8_t *window, mc_problem_t *problem,
+                              mc_problem_t *sink)
 {
+    if (problem == NULL) {
+        problem = sink;
+    }
     r->source = source;
     r->problem = problem;
     r->window = window;
@@ -643,7 +648,7 @@ mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_
     if (out == NULL) {
         return MC_E_NULL;
     }
-    start(&r, source, window, problem != NULL ? problem : &sink);
+    start(&r, source, window, problem, &sink);
     MC_TRY(size_of(&r, &n));
     *out = n;
     return MC_OK;
@@ -670,7 +675,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
      * sized, and after the graph's arrays once their size is known: a board's stack
      * only carries pointers. */
     r = (reader_t *)scratch;
-    start(r, source, (uint8_t *)scratch + READER_BYTES, problem != NULL ? problem : &sink);
+    start(r, source, (uint8_t *)scratch + READER_BYTES, problem, &sink);
     MC_TRY(size_of(r, &n));
     if (scratch_bytes < n.scratch_bytes) {
         return MC_E_SCRATCH;
