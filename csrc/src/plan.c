@@ -646,24 +646,25 @@ static int32_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int32_t
     x.points = 0;
     top = (int32_t)(*arena / alignment); /* the best plan's top */
     for (a = 0; a < x.k; a++) {
-        int32_t ia = p->order[a], t = p->first[POS_BUFFER(p, a)];
+        int32_t first = p->first[p->order[a]], last = p->last[p->order[a]], twin = -1;
+        int32_t t = p->first[POS_BUFFER(p, a)];
         uint32_t overlap = 0, live = 0;
-        /* a buffer identical to another in size and lifetime comes after it in every
-         * priority (equal keys keep the local order through x_priority's sorts): its
-         * twin is the closest such before it */
-        p->x_twin[a] = -1;
         for (b = 0; b < x.k; b++) {
-            int32_t ib = p->order[b];
-            if (p->first[ia] <= p->last[ib] && p->first[ib] <= p->last[ia]) {
+            int32_t fb = p->first[p->order[b]], lb = p->last[p->order[b]];
+            if (first <= lb && fb <= last) {
                 overlap |= (uint32_t)1 << b;
             }
-            if (b < a && p->x_sz[b] == p->x_sz[a] && p->first[ib] == p->first[ia] && p->last[ib] == p->last[ia]) {
-                p->x_twin[a] = (int8_t)b;
+            /* a buffer identical to another in size and lifetime comes after it in
+             * every priority (equal keys keep the local order through x_priority's
+             * sorts): its twin is the closest such before it */
+            if (b < a && p->x_sz[b] == p->x_sz[a] && fb == first && lb == last) {
+                twin = b;
             }
-            if (p->first[ib] <= t && t <= p->last[ib]) {
+            if (fb <= t && t <= lb) {
                 live |= (uint32_t)1 << b;
             }
         }
+        p->x_twin[a] = (int8_t)twin;
         p->x_overlap[a] = overlap & ~((uint32_t)1 << a); /* the others only */
         /* operators: the distinct first uses, each with the buffers live there */
         if (a == 0 || p->first[POS_BUFFER(p, a - 1)] != t) {
