@@ -181,12 +181,11 @@ static int32_t subtree_max(const plan_t *p, int32_t i, int32_t z)
     return i <= p->m ? POS_MAX(p, i - 1) : -1;
 }
 
+/* Every position starts at its own last use (time_orders sets it); each level up takes
+ * the latest of its subtree. */
 static void build_tree(plan_t *p)
 {
     int32_t i, z;
-    for (i = 0; i < p->m; i++) {
-        POS_MAX(p, i) = POS_LAST(p, i);
-    }
     for (z = 1; ((int32_t)1 << z) <= p->m; z++) {
         int32_t half = (int32_t)1 << (z - 1);
         for (i = (int32_t)1 << z; i <= p->m; i += (int32_t)1 << (z + 1)) {
@@ -786,6 +785,7 @@ static void time_orders(plan_t *p)
         int32_t l = p->last[p->order[i]];
         POS_BUFFER(p, i) = p->order[i];
         POS_LAST(p, i) = l;
+        POS_MAX(p, i) = l; /* the interval tree's leaves; build_tree fills the rest */
         POS_PREFIX(p, i) = i > 0 && POS_PREFIX(p, i - 1) > l ? POS_PREFIX(p, i - 1) : l;
     }
     for (i = 0; i < p->m; i++) {
