@@ -747,7 +747,8 @@ static void lay_out(plan_t *p, void *scratch, int32_t n)
     p->x_twin = (int8_t *)(p->x_rank + k);
 }
 
-/* Aligned sizes into p->aligned, checking every input; p->m counts those with a size. */
+/* Aligned sizes into p->aligned, checking every input; p->m counts those with a size,
+ * p->order lists them by id and p->place holds the first uses (time_orders' keys). */
 static mc_status_t take_sizes(plan_t *p, const int64_t *sizes, int64_t alignment)
 {
     int32_t i;
@@ -766,20 +767,19 @@ static mc_status_t take_sizes(plan_t *p, const int64_t *sizes, int64_t alignment
         rem = s % alignment;
         MC_TRY(mc_checked_add(s, rem == 0 ? 0 : alignment - rem, &p->aligned[i]));
         MC_TRY(mc_checked_add(total, p->aligned[i], &total));
-        p->m += s > 0; /* aligned to a multiple >= s: a size exactly when s has one */
+        if (s > 0) { /* aligned to a multiple >= s: a size exactly when s has one */
+            p->order[p->m++] = i;
+        }
+        p->place[i] = p->first[i];
     }
     return MC_OK;
 }
 
-/* The positions (the buffers with a size by first use, lower id first on ties; keys in
- * place) and each buffer's reach (a binary search of its last use). */
+/* The positions (the buffers with a size by first use, lower id first on ties; ids and
+ * keys from take_sizes) and each buffer's reach (a binary search of its last use). */
 static void time_orders(plan_t *p)
 {
     int32_t i;
-    ids_with_size(p, p->order);
-    for (i = 0; i < p->n; i++) {
-        p->place[i] = p->first[i];
-    }
     sort_ids(p->order, p->temp, p->m, p->place);
     for (i = 0; i < p->m; i++) {
         int32_t l = p->last[p->order[i]];
