@@ -404,22 +404,18 @@ static void breadth_order(plan_t *p)
     sort_ids(p->order, p->temp, m, p->place);
 }
 
-/* ---- bound and work -------------------------------------------------------------- */
+/* ---- lower bound ----------------------------------------------------------------- */
 
-/* The lower bound (most aligned bytes live at once) and the number of pairs of buffers
- * with a size live at the same time: each buffer meets the later starters up to its
- * reach. */
-static void bound_and_pairs(plan_t *p, int64_t *bound, int64_t *pairs)
+/* The lower bound: the most aligned bytes live at once. */
+static int64_t lower_bound(plan_t *p)
 {
     int32_t i;
-    int64_t peak = 0, total = 0;
+    int64_t peak = 0;
     live_per_position(p);
     for (i = 0; i < p->m; i++) {
         peak = p->place[i] > peak ? p->place[i] : peak;
-        total += p->reach[POS_BUFFER(p, i)] - i - 1;
     }
-    *bound = peak;
-    *pairs = total;
+    return peak;
 }
 
 /* ---- exact search ---------------------------------------------------------------- */
@@ -776,10 +772,13 @@ static mc_status_t take_sizes(plan_t *p, const int64_t *sizes, int64_t alignment
 }
 
 /* The positions (the buffers with a size by first use, lower id first on ties; ids and
- * keys from take_sizes) and each buffer's reach (a binary search of its last use). */
-static void time_orders(plan_t *p)
+ * keys from take_sizes) and each buffer's reach (a binary search of its last use).
+ * Returns the number of pairs of buffers with a size live at the same time: each buffer
+ * meets the later starters up to its reach. */
+static int64_t time_orders(plan_t *p)
 {
     int32_t i;
+    int64_t pairs = 0;
     sort_ids(p->order, p->temp, p->m, p->place);
     for (i = 0; i < p->m; i++) {
         int32_t l = p->last[p->order[i]];
@@ -799,7 +798,9 @@ static void time_orders(plan_t *p)
             }
         }
         p->reach[b] = lo;
+        pairs += lo - i - 1;
     }
+    return pairs;
 }
 
 mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t *first_use,
@@ -807,7 +808,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
                     void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out)
 {
     plan_t *p;
-    int64_t need = 0, pairs = 0, lower = 0;
+    int64_t need = 0, pairs, lower;
     int32_t i, pass_steps, used = 0, budget;
     int pass;
 
@@ -843,8 +844,8 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     p->last = last_use;
     lay_out(p, (uint8_t *)scratch + STATE_BYTES, p->n);
     MC_TRY(take_sizes(p, sizes, alignment));
-    time_orders(p);
-    bound_and_pairs(p, &lower, &pairs);
+    pairs = time_orders(p);
+    lower = lower_bound(p);
     if (pairs > MC_PLAN_MAX_PAIRS) {
         return MC_E_LIMIT; /* nothing written yet */
     }
