@@ -321,11 +321,11 @@ static void keep_plan(const plan_t *p, int64_t *offsets)
 
 /* place[i] = the aligned bytes live at the first use of position i, all
  * buffers first used then included: a running sum of +size at each buffer's position and
- * -size at its reach. */
-static void live_per_position(plan_t *p)
+ * -size at its reach.  Returns the most, the lower bound of any plan. */
+static int64_t live_per_position(plan_t *p)
 {
     int32_t i;
-    int64_t live = 0;
+    int64_t live = 0, peak = 0;
     memset(p->place, 0, (size_t)p->m * sizeof *p->place);
     for (i = 0; i < p->m; i++) {
         int32_t b = POS_BUFFER(p, i);
@@ -337,6 +337,7 @@ static void live_per_position(plan_t *p)
     for (i = 0; i < p->m; i++) {
         live += p->place[i];
         p->place[i] = live;
+        peak = live > peak ? live : peak;
     }
     /* positions first used at the same time: all of them are live at the last one's */
     for (i = p->m - 1; i > 0; i--) {
@@ -344,6 +345,7 @@ static void live_per_position(plan_t *p)
             p->place[i - 1] = p->place[i];
         }
     }
+    return peak;
 }
 
 /* ---- orders -------------------------------------------------------------------- */
@@ -402,20 +404,6 @@ static void breadth_order(plan_t *p)
     }
     /* stably by operator from TFLM's order, still in p->order */
     sort_ids(p->order, p->temp, m, p->place);
-}
-
-/* ---- lower bound ----------------------------------------------------------------- */
-
-/* The lower bound: the most aligned bytes live at once. */
-static int64_t lower_bound(plan_t *p)
-{
-    int32_t i;
-    int64_t peak = 0;
-    live_per_position(p);
-    for (i = 0; i < p->m; i++) {
-        peak = p->place[i] > peak ? p->place[i] : peak;
-    }
-    return peak;
 }
 
 /* ---- exact search ---------------------------------------------------------------- */
@@ -845,7 +833,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     lay_out(p, (uint8_t *)scratch + STATE_BYTES, p->n);
     MC_TRY(take_sizes(p, sizes, alignment));
     pairs = time_orders(p);
-    lower = lower_bound(p);
+    lower = live_per_position(p);
     if (pairs > MC_PLAN_MAX_PAIRS) {
         return MC_E_LIMIT; /* nothing written yet */
     }
