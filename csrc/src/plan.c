@@ -310,12 +310,12 @@ static int64_t greedy_pass(plan_t *p, bool best_fit)
     return arena;
 }
 
+/* The pass's offsets; zero-sized buffers, never placed (-1), at 0. */
 static void keep_plan(const plan_t *p, int64_t *offsets)
 {
-    int32_t i;
-    for (i = 0; i < p->m; i++) {
-        int32_t b = POS_BUFFER(p, i);
-        offsets[b] = p->place[b];
+    int32_t b;
+    for (b = 0; b < p->n; b++) {
+        offsets[b] = p->place[b] > 0 ? p->place[b] : 0;
     }
 }
 
@@ -843,7 +843,6 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     pass_steps = p->n + (int32_t)pairs;
     build_tree(p);
 
-    memset(offsets, 0, (size_t)p->n * sizeof *offsets); /* zero-sized buffers stay at 0 */
     size_order(p);
     out->arena_bytes = greedy_pass(p, false);
     keep_plan(p, offsets);
