@@ -849,7 +849,8 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     /* BEST: greedy by breadth with first fit, then with best fit; then by first use
      * (ties by id) with first fit, which places a chain of operators as it runs */
     if (strategy == MC_PLAN_BEST) {
-        for (pass = 0; pass < 3 && out->arena_bytes > out->lower_bound_bytes && budget - used >= pass_steps; pass++) {
+        for (pass = 0; pass < 3 && out->arena_bytes > out->lower_bound_bytes && budget - used >= pass_steps;
+             pass++) {
             int64_t arena;
             used += pass_steps;
             if (pass == 0) {
