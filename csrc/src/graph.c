@@ -152,21 +152,20 @@ int32_t mc_tensor_bytes(const mc_tensor_t *t, int64_t *bytes)
     return MC_PROBLEM_NONE;
 }
 
+/* Tensor i's problem, if any, with its value: the rank, what mc_tensor_bytes reports, or
+ * the byte size that disagrees. */
 static mc_status_t check_tensor(const mc_tensor_t *t, int32_t i, mc_problem_t *p)
 {
-    int64_t bytes = 0;
-    int32_t kind;
-    if (t->rank < 0 || t->rank > MC_MAX_DIMS) {
-        return problem(p, MC_PROBLEM_BAD_RANK, -1, i, t->rank);
+    int64_t value = t->rank;
+    int32_t kind = MC_PROBLEM_BAD_RANK;
+    if (t->rank >= 0 && t->rank <= MC_MAX_DIMS) {
+        kind = mc_tensor_bytes(t, &value);
+        if (kind == MC_PROBLEM_NONE && t->bytes != value) {
+            kind = MC_PROBLEM_BAD_BYTES;
+            value = t->bytes;
+        }
     }
-    kind = mc_tensor_bytes(t, &bytes);
-    if (kind != MC_PROBLEM_NONE) {
-        return problem(p, kind, -1, i, bytes);
-    }
-    if (t->bytes != bytes) {
-        return problem(p, MC_PROBLEM_BAD_BYTES, -1, i, t->bytes);
-    }
-    return MC_OK;
+    return kind == MC_PROBLEM_NONE ? MC_OK : problem(p, kind, -1, i, value);
 }
 
 /* Operator k's list [first, first + n) must lie in op_tensors and name tensors in
@@ -277,11 +276,10 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
     for (k = 0; k < (int32_t)g->n_ops; k++) {
         const mc_op_t *op = &g->ops[k];
         for (t = g->op_tensors + op->first_output, end = t + op->n_outputs; t < end; t++) {
-            if (g->tensors[*t].flags & MC_TENSOR_CONSTANT) {
-                return problem(p, MC_PROBLEM_WRITES_CONSTANT, k, *t, -1);
-            }
-            if (writer[*t] == GRAPH_INPUT) {
-                return problem(p, MC_PROBLEM_WRITES_INPUT, k, *t, -1);
+            if ((g->tensors[*t].flags & MC_TENSOR_CONSTANT) || writer[*t] == GRAPH_INPUT) {
+                return problem(p, g->tensors[*t].flags & MC_TENSOR_CONSTANT ? MC_PROBLEM_WRITES_CONSTANT
+                                                                            : MC_PROBLEM_WRITES_INPUT,
+                               k, *t, -1);
             }
             if (writer[*t] >= 0) {
                 return conflict(p, MC_PROBLEM_WRITTEN_TWICE, writer[*t], *t, k);
