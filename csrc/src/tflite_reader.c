@@ -347,13 +347,13 @@ static void open_root(reader_t *r)
     root_t *root = &r->root;
     int32_t version, i;
     uint32_t too_many;
+    bool short_file;
     vector_t subgraphs;
     table_t subgraph;
-    if (r->source->file_bytes < 8) {
-        fail(r, MC_E_MODEL, MC_PROBLEM_NOT_TFLITE, 0);
-    }
-    if (get_u32(r, 4, 4) != 0x334c4654u) { /* "TFL3" */
-        fail(r, MC_E_MODEL, MC_PROBLEM_NOT_TFLITE, 4);
+    /* too short for the identifier (at 0), or not it (at 4) */
+    short_file = r->source->file_bytes < 8;
+    if (short_file || get_u32(r, 4, 4) != 0x334c4654u) { /* "TFL3" */
+        fail(r, MC_E_MODEL, MC_PROBLEM_NOT_TFLITE, short_file ? 0 : 4);
     }
     table_at(r, get_u32(r, 0, 4), &root->model);
     version = scalar_field(r, &root->model, MODEL_VERSION, MC_FIELD_I32, 0);
