@@ -210,7 +210,7 @@ OUT_OF_LINE static uint32_t get_u32(reader_t *r, int64_t at, int32_t n)
 
 /* The scalar of `kind` (MC_FIELD_*) at `at`, sign-extended, as int32 (int64 fields keep
  * their low 32 bits, floats their bits). */
-OUT_OF_LINE static int32_t get_scalar(reader_t *r, int64_t at, int32_t kind)
+static int32_t get_scalar(reader_t *r, int64_t at, int32_t kind)
 {
     uint32_t v = get_u32(r, at, widths[kind]);
     return kind == MC_FIELD_I8 ? (int32_t)(int8_t)(uint8_t)v
@@ -406,7 +406,7 @@ static int64_t count_op_tensors(reader_t *r)
 }
 
 /* Whether tensor i has data in the file, checking its buffer. */
-OUT_OF_LINE static bool tensor_buffer(reader_t *r, const table_t *t, int32_t i)
+static bool tensor_buffer(reader_t *r, const table_t *t, int32_t i)
 {
     const vector_t *buffers = &r->root.vectors[BUFFERS];
     uint32_t index = (uint32_t)scalar_field(r, t, TENSOR_BUFFER, MC_FIELD_I32, 0);
@@ -442,7 +442,7 @@ OUT_OF_LINE static bool tensor_buffer(reader_t *r, const table_t *t, int32_t i)
     return data.length > 0;
 }
 
-OUT_OF_LINE static void read_quantization(reader_t *r, int64_t at, mc_tensor_t *out)
+static void read_quantization(reader_t *r, int64_t at, mc_tensor_t *out)
 {
     table_t q;
     vector_t scale, zero_point;
