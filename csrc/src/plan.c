@@ -821,13 +821,13 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     }
     budget = (int32_t)budget_steps; /* every count of steps fits in 32 bits from here on */
     MC_TRY(mc_plan_scratch_bytes(n_buffers, &need));
-    if (n_buffers > 0 && (scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0)) {
-        return MC_E_SCRATCH;
-    }
-    if (n_buffers == 0) {
+    if (n_buffers == 0) { /* nothing to place: any scratch will do */
         memset(out, 0, sizeof *out);
         out->proven_optimal = true;
         return MC_OK;
+    }
+    if (scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0) {
+        return MC_E_SCRATCH;
     }
     p = (plan_t *)scratch; /* the state lives in the scratch too: a small stack frame */
     p->n = (int32_t)n_buffers;
