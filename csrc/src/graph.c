@@ -293,11 +293,10 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
             if (*t < 0 || writer[*t] == GRAPH_INPUT || exists_already(&g->tensors[*t])) {
                 continue;
             }
-            if (writer[*t] == NOT_WRITTEN) {
-                return problem(p, MC_PROBLEM_READ_UNWRITTEN, k, *t, -1);
-            }
-            if (writer[*t] >= k) {
-                return conflict(p, MC_PROBLEM_CYCLE, k, *t, writer[*t]);
+            /* a read before any write names no other operator: NOT_WRITTEN is -1 */
+            if (writer[*t] == NOT_WRITTEN || writer[*t] >= k) {
+                return conflict(p, writer[*t] == NOT_WRITTEN ? MC_PROBLEM_READ_UNWRITTEN : MC_PROBLEM_CYCLE, k, *t,
+                                writer[*t]);
             }
         }
     }
