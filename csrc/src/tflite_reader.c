@@ -123,7 +123,7 @@ static const uint8_t widths[8] = {0, 1, 1, 2, 2, 4, 4, 8};
 /* Records the first problem: its status, kind and offset; its other fields stay as
  * start() left them (-1) unless the helpers below set them first.  Later problems are
  * consequences of reading zeros and are dropped. */
-OUT_OF_LINE static void fail(reader_t *r, mc_status_t rc, int32_t kind, int64_t at)
+static void fail(reader_t *r, mc_status_t rc, int32_t kind, int64_t at)
 {
     if (r->rc == MC_OK) {
         r->rc = rc;
