@@ -133,18 +133,18 @@ int32_t mc_tensor_bytes(const mc_tensor_t *t, int64_t *bytes)
 {
     int32_t d;
     bool overflow = false;
-    *bytes = mc_dtype_bytes(t->dtype);
+    int64_t element = mc_dtype_bytes(t->dtype);
     for (d = 0; d < t->rank; d++) {
         if (t->dims[d] < 0) {
             *bytes = t->dims[d];
             return MC_PROBLEM_DYNAMIC_SHAPE;
         }
     }
-    if (*bytes == 0) {
+    if (element == 0) {
         *bytes = t->dtype;
         return MC_PROBLEM_BAD_DTYPE;
     }
-    *bytes = mc_dims_product(*bytes, t->dims, 0, t->rank, &overflow);
+    *bytes = mc_dims_product(element, t->dims, 0, t->rank, &overflow);
     if (overflow) {
         *bytes = -1;
         return MC_PROBLEM_SIZE_OVERFLOW;
@@ -152,25 +152,25 @@ int32_t mc_tensor_bytes(const mc_tensor_t *t, int64_t *bytes)
     return MC_PROBLEM_NONE;
 }
 
+/* Tensor i's problem, if any, with its value: the rank, what mc_tensor_bytes reports, or
+ * the byte size that disagrees. */
 static mc_status_t check_tensor(const mc_tensor_t *t, int32_t i, mc_problem_t *p)
 {
-    int64_t bytes = 0;
-    int32_t kind;
-    if (t->rank < 0 || t->rank > MC_MAX_DIMS) {
-        return problem(p, MC_PROBLEM_BAD_RANK, -1, i, t->rank);
+    int64_t value = t->rank;
+    int32_t kind = MC_PROBLEM_BAD_RANK;
+    if (t->rank >= 0 && t->rank <= MC_MAX_DIMS) {
+        kind = mc_tensor_bytes(t, &value);
+        if (kind == MC_PROBLEM_NONE && t->bytes != value) {
+            kind = MC_PROBLEM_BAD_BYTES;
+            value = t->bytes;
+        }
     }
-    kind = mc_tensor_bytes(t, &bytes);
-    if (kind != MC_PROBLEM_NONE) {
-        return problem(p, kind, -1, i, bytes);
-    }
-    if (t->bytes != bytes) {
-        return problem(p, MC_PROBLEM_BAD_BYTES, -1, i, t->bytes);
-    }
-    return MC_OK;
+    return kind == MC_PROBLEM_NONE ? MC_OK : problem(p, kind, -1, i, value);
 }
 
 /* Operator k's list [first, first + n) must lie in op_tensors and name tensors in
- * [lowest, n_tensors). */
+ * [lowest, n_tensors).  Here and in check_io the counts are within MC_MAX_*
+ * (mc_graph_structure checks them first): n_tensors in 32 bits. */
 static mc_status_t check_list(const mc_graph_t *g, int32_t k, int64_t first, int32_t n, int32_t lowest,
                               mc_problem_t *p)
 {
@@ -179,7 +179,7 @@ static mc_status_t check_list(const mc_graph_t *g, int32_t k, int64_t first, int
         return problem(p, MC_PROBLEM_BAD_OPERATOR, k, -1, first);
     }
     for (t = g->op_tensors + first, end = t + n; t < end; t++) {
-        if (*t < lowest || *t >= g->n_tensors) {
+        if (*t < lowest || *t >= (int32_t)g->n_tensors) {
             return problem(p, MC_PROBLEM_BAD_TENSOR_INDEX, k, -1, *t);
         }
     }
@@ -188,12 +188,12 @@ static mc_status_t check_list(const mc_graph_t *g, int32_t k, int64_t first, int
 
 static mc_status_t check_io(const mc_graph_t *g, const int32_t *list, int64_t n, mc_problem_t *p)
 {
-    int64_t i;
+    size_t i; /* n (>= 0) entries in memory: size_t holds the count */
     if (n > 0 && list == NULL) {
         return MC_E_NULL;
     }
-    for (i = 0; i < n; i++) {
-        if (list[i] < 0 || list[i] >= g->n_tensors) {
+    for (i = 0; i < (size_t)n; i++) {
+        if (list[i] < 0 || list[i] >= (int32_t)g->n_tensors) {
             return problem(p, MC_PROBLEM_BAD_TENSOR_INDEX, -1, -1, list[i]);
         }
     }
@@ -251,14 +251,15 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
 {
     int32_t *writer = (int32_t *)scratch;
     const int32_t *t, *end;
-    int64_t need = 0, i;
+    int64_t need;
+    size_t i; /* over the graph's inputs and outputs: arrays in memory, so size_t holds their counts */
     int32_t k;
 
     if (g == NULL) {
         return MC_E_NULL;
     }
     MC_TRY(mc_graph_structure(g, p));
-    MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &need));
+    need = g->n_tensors * (int64_t)sizeof *writer; /* mc_graph_validate_scratch_bytes: n_tensors is checked */
     if (need > 0 && (scratch == NULL || scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0)) {
         return MC_E_SCRATCH;
     }
@@ -267,7 +268,7 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
     for (k = 0; k < (int32_t)g->n_tensors; k++) {
         writer[k] = NOT_WRITTEN;
     }
-    for (i = 0; i < g->n_inputs; i++) {
+    for (i = 0; i < (size_t)g->n_inputs; i++) {
         writer[g->inputs[i]] = GRAPH_INPUT;
     }
     /* Who writes what, first: a tensor read by operator k and written later is a
@@ -275,11 +276,10 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
     for (k = 0; k < (int32_t)g->n_ops; k++) {
         const mc_op_t *op = &g->ops[k];
         for (t = g->op_tensors + op->first_output, end = t + op->n_outputs; t < end; t++) {
-            if (g->tensors[*t].flags & MC_TENSOR_CONSTANT) {
-                return problem(p, MC_PROBLEM_WRITES_CONSTANT, k, *t, -1);
-            }
-            if (writer[*t] == GRAPH_INPUT) {
-                return problem(p, MC_PROBLEM_WRITES_INPUT, k, *t, -1);
+            if ((g->tensors[*t].flags & MC_TENSOR_CONSTANT) || writer[*t] == GRAPH_INPUT) {
+                return problem(p, g->tensors[*t].flags & MC_TENSOR_CONSTANT ? MC_PROBLEM_WRITES_CONSTANT
+                                                                            : MC_PROBLEM_WRITES_INPUT,
+                               k, *t, -1);
             }
             if (writer[*t] >= 0) {
                 return conflict(p, MC_PROBLEM_WRITTEN_TWICE, writer[*t], *t, k);
@@ -293,15 +293,14 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
             if (*t < 0 || writer[*t] == GRAPH_INPUT || exists_already(&g->tensors[*t])) {
                 continue;
             }
-            if (writer[*t] == NOT_WRITTEN) {
-                return problem(p, MC_PROBLEM_READ_UNWRITTEN, k, *t, -1);
-            }
-            if (writer[*t] >= k) {
-                return conflict(p, MC_PROBLEM_CYCLE, k, *t, writer[*t]);
+            /* a read before any write names no other operator: NOT_WRITTEN is -1 */
+            if (writer[*t] == NOT_WRITTEN || writer[*t] >= k) {
+                return conflict(p, writer[*t] == NOT_WRITTEN ? MC_PROBLEM_READ_UNWRITTEN : MC_PROBLEM_CYCLE, k, *t,
+                                writer[*t]);
             }
         }
     }
-    for (i = 0; i < g->n_outputs; i++) {
+    for (i = 0; i < (size_t)g->n_outputs; i++) {
         int32_t out = g->outputs[i];
         if (writer[out] == NOT_WRITTEN && !exists_already(&g->tensors[out])) {
             return problem(p, MC_PROBLEM_OUTPUT_UNWRITTEN, -1, out, -1);

@@ -184,7 +184,8 @@ mc_status_t mc_network_report(const mc_layer_t *layers, int64_t n_layers, int64_
 {
     mc_network_report_t r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     bool training = mode == MC_MODE_TRAINING;
-    int64_t i, live_peak = 0, kept;
+    int64_t live_peak = 0, kept;
+    size_t i; /* over layers[], an array in memory: size_t holds its count */
     bool overflow = false;
 
     if (layers == NULL || out == NULL) {
@@ -200,7 +201,7 @@ mc_status_t mc_network_report(const mc_layer_t *layers, int64_t n_layers, int64_
 
     /* Every figure is >= 0: a sum overflows or not whatever its order.  A layer's sums
      * set `overflow`, tested before the next layer can fail otherwise. */
-    for (i = 0; i < n_layers; i++) {
+    for (i = 0; i < (size_t)n_layers; i++) {
         mc_layer_report_t l = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         int64_t act_in, act_out, work, live;
         MC_TRY(report(&layers[i], &l));
@@ -220,7 +221,7 @@ mc_status_t mc_network_report(const mc_layer_t *layers, int64_t n_layers, int64_
         add_to(&r.cache, training ? l.cache_training : l.cache_inference, &overflow);
         if (i == 0 || work > r.working_memory) {
             r.working_memory = work;
-            r.working_layer = i;
+            r.working_layer = (int64_t)i;
         }
         /* While layer i runs its input and output are live with its scratch; in
          * training these are the gradient pair flowing back, next to every forward

@@ -42,6 +42,7 @@
 
 #include "checked.h"
 #include "memcore.h"
+#include "out_of_line.h"
 
 #define EXACT_MAX MC_PLAN_EXACT_BUFFERS
 /* Cells of the interval tree walk: one pending sibling per level of a tree over at most
@@ -60,8 +61,8 @@
  *   int32  reach[n]     per buffer id: how many positions start no later than its
  *                       last use (its own position + 1 + the later starters it meets)
  *   int32  order[n]     the placement order of a pass
- *   int32  list[n], temp[n]  (adjacent) overlapping buffers of one placement; sort
- *                       temporaries; the breadth order's range-minimum tree
+ *   int32  list[n], temp[n]  overlapping buffers of one placement; sort
+ *                       temporaries; the breadth order's ranks
  *   int32  walk[WALK_CELLS]
  *   int32  x_sz[k], x_off[k], x_rel[k]   exact search (k = min(n, EXACT_MAX))
  *   uint32 x_overlap[k], x_live[k]
@@ -116,22 +117,17 @@ static int32_t exact_capacity(int32_t n)
 
 /* ---- sorting ------------------------------------------------------------------- */
 
-/* Stable sort of ids[0..count) by key[id], ascending, through temp[0..count): one look
- * that returns at once when the ids are already in order (as first uses mostly are),
+/* Stable sort of ids[0..count) by key[id], ascending, through temp[0..count):
  * insertion sort on runs of RUN (the short lists of each placement end there), then
  * bottom-up merges.  Any stable sort gives the same order; this one is O(count log
  * count) in little code (a radix pass for long lists was faster on the host, and cost
- * some 450 bytes).  Descending orders come from reversing an ascending one (which also
- * reverses the ties, see size_order). */
+ * some 450 bytes; a first look that returned at once on ids already in order saved no
+ * measurable time on 200,000 buffers and cost 44 bytes).  Descending orders come from
+ * reversing an ascending one (which also reverses the ties, see size_order). */
 #define RUN 8
 static void sort_ids(int32_t *ids, int32_t *temp, int32_t count, const int64_t *key)
 {
     int32_t width, i, *src = ids, *dst = temp, *t;
-    for (i = 1; i < count && key[ids[i - 1]] <= key[ids[i]]; i++) {
-    }
-    if (i >= count) {
-        return;
-    }
     for (i = 0; i < count; i++) {
         int32_t v = ids[i], k = i;
         while (k % RUN != 0 && key[v] < key[ids[k - 1]]) {
@@ -186,12 +182,11 @@ static int32_t subtree_max(const plan_t *p, int32_t i, int32_t z)
     return i <= p->m ? POS_MAX(p, i - 1) : -1;
 }
 
+/* Every position starts at its own last use (time_orders sets it); each level up takes
+ * the latest of its subtree. */
 static void build_tree(plan_t *p)
 {
     int32_t i, z;
-    for (i = 0; i < p->m; i++) {
-        POS_MAX(p, i) = POS_LAST(p, i);
-    }
     for (z = 1; ((int32_t)1 << z) <= p->m; z++) {
         int32_t half = (int32_t)1 << (z - 1);
         for (i = (int32_t)1 << z; i <= p->m; i += (int32_t)1 << (z + 1)) {
@@ -303,9 +298,8 @@ static int64_t greedy_pass(plan_t *p, bool best_fit)
 {
     int32_t i;
     int64_t arena = 0;
-    for (i = 0; i < p->m; i++) {
-        p->place[POS_BUFFER(p, i)] = -1;
-    }
+    /* -1 (all bits set in two's complement int64_t): not placed yet */
+    memset(p->place, 0xff, (size_t)p->n * sizeof *p->place);
     for (i = 0; i < p->m; i++) {
         int32_t b = p->order[i];
         int64_t at = offset_for(p, b, best_fit);
@@ -317,22 +311,22 @@ static int64_t greedy_pass(plan_t *p, bool best_fit)
     return arena;
 }
 
+/* The pass's offsets; zero-sized buffers, never placed (-1), at 0. */
 static void keep_plan(const plan_t *p, int64_t *offsets)
 {
-    int32_t i;
-    for (i = 0; i < p->m; i++) {
-        int32_t b = POS_BUFFER(p, i);
-        offsets[b] = p->place[b];
+    int32_t b;
+    for (b = 0; b < p->n; b++) {
+        offsets[b] = p->place[b] > 0 ? p->place[b] : 0;
     }
 }
 
 /* place[i] = the aligned bytes live at the first use of position i, all
  * buffers first used then included: a running sum of +size at each buffer's position and
- * -size at its reach. */
-static void live_per_position(plan_t *p)
+ * -size at its reach.  Returns the most, the lower bound of any plan. */
+static int64_t live_per_position(plan_t *p)
 {
-    int32_t i, start = 0;
-    int64_t live = 0;
+    int32_t i;
+    int64_t live = 0, peak = 0;
     memset(p->place, 0, (size_t)p->m * sizeof *p->place);
     for (i = 0; i < p->m; i++) {
         int32_t b = POS_BUFFER(p, i);
@@ -344,23 +338,24 @@ static void live_per_position(plan_t *p)
     for (i = 0; i < p->m; i++) {
         live += p->place[i];
         p->place[i] = live;
-        if (i + 1 == p->m || p->first[POS_BUFFER(p, i + 1)] != p->first[POS_BUFFER(p, i)]) {
-            for (; start < i; start++) {
-                p->place[start] = live;
-            }
-            start = i + 1;
+        peak = live > peak ? live : peak;
+    }
+    /* positions first used at the same time: all of them are live at the last one's */
+    for (i = p->m - 1; i > 0; i--) {
+        if (p->first[POS_BUFFER(p, i - 1)] == p->first[POS_BUFFER(p, i)]) {
+            p->place[i - 1] = p->place[i];
         }
     }
+    return peak;
 }
 
 /* ---- orders -------------------------------------------------------------------- */
 
-/* Buffers with a size, ascending id (descending when `reverse`). */
-static void ids_with_size(const plan_t *p, int32_t *ids, bool reverse)
+/* Buffers with a size, ascending id. */
+static void ids_with_size(const plan_t *p, int32_t *ids)
 {
-    int32_t i, k = 0;
-    for (i = 0; i < p->n; i++) {
-        int32_t b = reverse ? p->n - 1 - i : i;
+    int32_t b, k = 0;
+    for (b = 0; b < p->n; b++) {
         if (p->aligned[b] > 0) {
             ids[k++] = b;
         }
@@ -371,7 +366,7 @@ static void ids_with_size(const plan_t *p, int32_t *ids, bool reverse)
  * first, equal sizes lowest id first). */
 static void size_order(plan_t *p)
 {
-    ids_with_size(p, p->order, false);
+    ids_with_size(p, p->order);
     sort_ids(p->order, p->temp, p->m, p->aligned);
     reverse_ids(p->order, p->m);
 }
@@ -381,69 +376,35 @@ static void size_order(plan_t *p)
  * between them) by the aligned bytes live at them, largest first, earlier first on
  * ties; each buffer goes with the first of those operators in its lifetime; buffers of
  * one operator in TFLM's order (largest first, equal sizes highest id first), which
- * p->order holds on entry.  Each buffer's operator is a range minimum of the operators'
- * ranks over its lifetime (a tree in list and temp).
+ * p->order holds on entry.  Each buffer's operator is the least rank over the positions
+ * first used in its life: a scan of those positions, which costs what placing the
+ * buffer does (it meets the buffers first used there), n + P over a pass.
  */
 static void breadth_order(plan_t *p)
 {
-    int32_t i, start = 0, m = p->m, *tree = p->list;
+    int32_t i, j, start = 0, m = p->m, *ranked = p->list, *rank = p->temp;
     live_per_position(p);
-    /* rank of each position: most bytes live first, earlier position on ties; the
-     * tree's leaves (tree[m..2m), past the ranked positions) take the ranks */
+    /* positions by bytes live, most first, earlier position on ties */
     for (i = 0; i < m; i++) {
-        tree[i] = m - 1 - i;
+        ranked[i] = m - 1 - i;
     }
-    sort_ids(tree, p->temp, m, p->place);
-    reverse_ids(tree, m);
+    sort_ids(ranked, rank, m, p->place);
+    reverse_ids(ranked, m);
     for (i = 0; i < m; i++) {
-        tree[m + tree[i]] = i; /* list and temp are adjacent */
+        rank[ranked[i]] = i;
     }
-    for (i = m - 1; i >= 1; i--) {
-        tree[i] = tree[2 * i] < tree[2 * i + 1] ? tree[2 * i] : tree[2 * i + 1];
-    }
-    /* each buffer's operator: the least rank over the positions first used in its life */
-    start = 0;
     for (i = 0; i < m; i++) {
-        int32_t b = POS_BUFFER(p, i), lo, hi, best = INT32_MAX;
+        int32_t b = POS_BUFFER(p, i), best = INT32_MAX;
         if (p->first[POS_BUFFER(p, start)] != p->first[b]) {
             start = i;
         }
-        lo = start + m;
-        hi = p->reach[b] + m; /* half-open */
-        while (lo < hi) {
-            if (lo & 1) {
-                best = tree[lo] < best ? tree[lo] : best;
-                lo++;
-            }
-            if (hi & 1) {
-                hi--;
-                best = tree[hi] < best ? tree[hi] : best;
-            }
-            lo /= 2;
-            hi /= 2;
+        for (j = start; j < p->reach[b]; j++) {
+            best = rank[j] < best ? rank[j] : best;
         }
         p->place[b] = best;
     }
     /* stably by operator from TFLM's order, still in p->order */
     sort_ids(p->order, p->temp, m, p->place);
-}
-
-/* ---- bound and work -------------------------------------------------------------- */
-
-/* The lower bound (most aligned bytes live at once) and the number of pairs of buffers
- * with a size live at the same time: each buffer meets the later starters up to its
- * reach. */
-static void bound_and_pairs(plan_t *p, int64_t *bound, int64_t *pairs)
-{
-    int32_t i;
-    int64_t peak = 0, total = 0;
-    live_per_position(p);
-    for (i = 0; i < p->m; i++) {
-        peak = p->place[i] > peak ? p->place[i] : peak;
-        total += p->reach[POS_BUFFER(p, i)] - i - 1;
-    }
-    *bound = peak;
-    *pairs = total;
 }
 
 /* ---- exact search ---------------------------------------------------------------- */
@@ -615,7 +576,7 @@ static int x_run(plan_t *p, exact_t *x)
  * lower index; 2 longest life first, then largest, then lower index. */
 static void x_priority(plan_t *p, const exact_t *x, int which)
 {
-    int32_t a, b, k = x->k, *ids = p->list;
+    int32_t a, k = x->k, *ids = p->list;
     for (a = 0; a < k; a++) {
         ids[a] = which == 1 ? a : k - 1 - a;
     }
@@ -626,24 +587,14 @@ static void x_priority(plan_t *p, const exact_t *x, int which)
     if (which != 1) {
         for (a = 0; a < k; a++) {
             int32_t id = p->order[a];
-            p->place[a] = which == 0 ? -(int64_t)p->first[id] : (int64_t)p->last[id] - p->first[id];
+            /* in 32 bits: take_sizes checked 0 <= first <= last */
+            p->place[a] = which == 0 ? -p->first[id] : p->last[id] - p->first[id];
         }
         sort_ids(ids, p->temp, k, p->place);
         reverse_ids(ids, k);
     }
-    /* a buffer identical to another in size and lifetime comes after it in priority:
-     * its twin is the closest such before it */
     for (a = 0; a < k; a++) {
-        int32_t c = ids[a], ic = p->order[c];
-        p->x_rank[c] = (uint8_t)a;
-        p->x_twin[c] = -1;
-        for (b = a - 1; b >= 0; b--) {
-            int32_t d = ids[b], id = p->order[d];
-            if (p->x_sz[d] == p->x_sz[c] && p->first[id] == p->first[ic] && p->last[id] == p->last[ic]) {
-                p->x_twin[c] = (int8_t)d;
-                break;
-            }
-        }
+        p->x_rank[ids[a]] = (uint8_t)a;
     }
 }
 
@@ -655,16 +606,18 @@ static void x_priority(plan_t *p, const exact_t *x, int which)
 /* Improves *arena (plan in offsets) within `budget` steps; returns the steps used and
  * sets *proven when the arena is then optimal.  Steps count in 32 bits: the budget is at
  * most MC_PLAN_MAX_STEPS < 2^30, and a run's steps double only while below it.  lower
- * and *arena are multiples of the alignment (sums of aligned sizes). */
-static int32_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int32_t budget, int64_t *arena,
-                            int64_t *offsets, bool *proven)
+ * and *arena are multiples of the alignment (sums of aligned sizes).  Out of line:
+ * inlined into mc_plan it costs some 45 B more on Xtensa (and as much less on
+ * Cortex-M4F, which is within its budget). */
+OUT_OF_LINE static int32_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int32_t budget,
+                                        int64_t *arena, int64_t *offsets, bool *proven)
 {
     exact_t x;
     int32_t a, b, top, run_steps = FIRST_RUN_STEPS;
     int64_t total = 0;
     int which = 0;
 
-    ids_with_size(p, p->order, false); /* local index -> buffer id */
+    ids_with_size(p, p->order); /* local index -> buffer id */
     for (a = 0; a < p->m; a++) {
         int64_t units = p->aligned[p->order[a]] / alignment;
         p->x_sz[a] = (int32_t)units; /* exact when the total passes */
@@ -679,18 +632,26 @@ static int32_t exact_search(plan_t *p, int64_t lower, int64_t alignment, int32_t
     x.points = 0;
     top = (int32_t)(*arena / alignment); /* the best plan's top */
     for (a = 0; a < x.k; a++) {
-        int32_t ia = p->order[a], t = p->first[POS_BUFFER(p, a)];
+        int32_t first = p->first[p->order[a]], last = p->last[p->order[a]], twin = -1;
+        int32_t t = p->first[POS_BUFFER(p, a)];
         uint32_t overlap = 0, live = 0;
         for (b = 0; b < x.k; b++) {
-            int32_t ib = p->order[b];
-            if (b != a && p->first[ia] <= p->last[ib] && p->first[ib] <= p->last[ia]) {
+            int32_t fb = p->first[p->order[b]], lb = p->last[p->order[b]];
+            if (first <= lb && fb <= last) {
                 overlap |= (uint32_t)1 << b;
             }
-            if (p->first[ib] <= t && t <= p->last[ib]) {
+            /* a buffer identical to another in size and lifetime comes after it in
+             * every priority (equal keys keep the local order through x_priority's
+             * sorts): its twin is the closest such before it */
+            if (b < a && p->x_sz[b] == p->x_sz[a] && fb == first && lb == last) {
+                twin = b;
+            }
+            if (fb <= t && t <= lb) {
                 live |= (uint32_t)1 << b;
             }
         }
-        p->x_overlap[a] = overlap;
+        p->x_twin[a] = (int8_t)twin;
+        p->x_overlap[a] = overlap & ~((uint32_t)1 << a); /* the others only */
         /* operators: the distinct first uses, each with the buffers live there */
         if (a == 0 || p->first[POS_BUFFER(p, a - 1)] != t) {
             p->x_live[x.points++] = live;
@@ -773,7 +734,8 @@ static void lay_out(plan_t *p, void *scratch, int32_t n)
     p->x_twin = (int8_t *)(p->x_rank + k);
 }
 
-/* Aligned sizes into p->aligned, checking every input; p->m counts those with a size. */
+/* Aligned sizes into p->aligned, checking every input; p->m counts those with a size,
+ * p->order lists them by id and p->place holds the first uses (time_orders' keys). */
 static mc_status_t take_sizes(plan_t *p, const int64_t *sizes, int64_t alignment)
 {
     int32_t i;
@@ -792,25 +754,28 @@ static mc_status_t take_sizes(plan_t *p, const int64_t *sizes, int64_t alignment
         rem = s % alignment;
         MC_TRY(mc_checked_add(s, rem == 0 ? 0 : alignment - rem, &p->aligned[i]));
         MC_TRY(mc_checked_add(total, p->aligned[i], &total));
-        p->m += p->aligned[i] > 0;
+        if (s > 0) { /* aligned to a multiple >= s: a size exactly when s has one */
+            p->order[p->m++] = i;
+        }
+        p->place[i] = p->first[i];
     }
     return MC_OK;
 }
 
-/* The positions (the buffers with a size by first use, lower id first on ties; keys in
- * place) and each buffer's reach (a binary search of its last use). */
-static void time_orders(plan_t *p)
+/* The positions (the buffers with a size by first use, lower id first on ties; ids and
+ * keys from take_sizes) and each buffer's reach (a binary search of its last use).
+ * Returns the number of pairs of buffers with a size live at the same time: each buffer
+ * meets the later starters up to its reach. */
+static int64_t time_orders(plan_t *p)
 {
     int32_t i;
-    ids_with_size(p, p->order, false);
-    for (i = 0; i < p->n; i++) {
-        p->place[i] = p->first[i];
-    }
+    int64_t pairs = 0;
     sort_ids(p->order, p->temp, p->m, p->place);
     for (i = 0; i < p->m; i++) {
         int32_t l = p->last[p->order[i]];
         POS_BUFFER(p, i) = p->order[i];
         POS_LAST(p, i) = l;
+        POS_MAX(p, i) = l; /* the interval tree's leaves; build_tree fills the rest */
         POS_PREFIX(p, i) = i > 0 && POS_PREFIX(p, i - 1) > l ? POS_PREFIX(p, i - 1) : l;
     }
     for (i = 0; i < p->m; i++) {
@@ -824,7 +789,9 @@ static void time_orders(plan_t *p)
             }
         }
         p->reach[b] = lo;
+        pairs += lo - i - 1;
     }
+    return pairs;
 }
 
 mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t *first_use,
@@ -832,8 +799,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
                     void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out)
 {
     plan_t *p;
-    mc_plan_t r;
-    int64_t need = 0, pairs = 0;
+    int64_t need = 0, pairs, lower;
     int32_t i, pass_steps, used = 0, budget;
     int pass;
 
@@ -855,14 +821,13 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     }
     budget = (int32_t)budget_steps; /* every count of steps fits in 32 bits from here on */
     MC_TRY(mc_plan_scratch_bytes(n_buffers, &need));
-    if (n_buffers > 0 && (scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0)) {
-        return MC_E_SCRATCH;
-    }
-    memset(&r, 0, sizeof r);
-    if (n_buffers == 0) {
-        r.proven_optimal = true;
-        *out = r;
+    if (n_buffers == 0) { /* nothing to place: any scratch will do */
+        memset(out, 0, sizeof *out);
+        out->proven_optimal = true;
         return MC_OK;
+    }
+    if (scratch_bytes < need || ((uintptr_t)scratch & 7u) != 0) {
+        return MC_E_SCRATCH;
     }
     p = (plan_t *)scratch; /* the state lives in the scratch too: a small stack frame */
     p->n = (int32_t)n_buffers;
@@ -870,44 +835,46 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     p->last = last_use;
     lay_out(p, (uint8_t *)scratch + STATE_BYTES, p->n);
     MC_TRY(take_sizes(p, sizes, alignment));
-    time_orders(p);
-    bound_and_pairs(p, &r.lower_bound_bytes, &pairs);
+    pairs = time_orders(p);
+    lower = live_per_position(p);
     if (pairs > MC_PLAN_MAX_PAIRS) {
         return MC_E_LIMIT; /* nothing written yet */
     }
+    /* nothing fails from here on: the result goes straight to *out */
+    memset(out, 0, sizeof *out);
+    out->lower_bound_bytes = lower;
     pass_steps = p->n + (int32_t)pairs;
     build_tree(p);
 
-    memset(offsets, 0, (size_t)p->n * sizeof *offsets); /* zero-sized buffers stay at 0 */
     size_order(p);
-    r.arena_bytes = greedy_pass(p, false);
+    out->arena_bytes = greedy_pass(p, false);
     keep_plan(p, offsets);
     /* BEST: greedy by breadth with first fit, then with best fit; then by first use
      * (ties by id) with first fit, which places a chain of operators as it runs */
-    for (pass = 0; strategy == MC_PLAN_BEST && pass < 3 && r.arena_bytes > r.lower_bound_bytes &&
-                   budget - used >= pass_steps;
-         pass++) {
-        int64_t arena;
-        used += pass_steps;
-        if (pass == 0) {
-            breadth_order(p);
-        } else if (pass == 2) {
-            for (i = 0; i < p->m; i++) {
-                p->order[i] = POS_BUFFER(p, i);
+    if (strategy == MC_PLAN_BEST) {
+        for (pass = 0; pass < 3 && out->arena_bytes > out->lower_bound_bytes && budget - used >= pass_steps;
+             pass++) {
+            int64_t arena;
+            used += pass_steps;
+            if (pass == 0) {
+                breadth_order(p);
+            } else if (pass == 2) {
+                for (i = 0; i < p->m; i++) {
+                    p->order[i] = POS_BUFFER(p, i);
+                }
+            }
+            arena = greedy_pass(p, pass == 1);
+            if (arena < out->arena_bytes) {
+                out->arena_bytes = arena;
+                keep_plan(p, offsets);
             }
         }
-        arena = greedy_pass(p, pass == 1);
-        if (arena < r.arena_bytes) {
-            r.arena_bytes = arena;
-            keep_plan(p, offsets);
+        if (out->arena_bytes > out->lower_bound_bytes && p->m <= EXACT_MAX) {
+            used += exact_search(p, out->lower_bound_bytes, alignment, budget - used, &out->arena_bytes,
+                                 offsets, &out->proven_optimal);
         }
     }
-    if (strategy == MC_PLAN_BEST && r.arena_bytes > r.lower_bound_bytes && p->m <= EXACT_MAX) {
-        used += exact_search(p, r.lower_bound_bytes, alignment, budget - used, &r.arena_bytes,
-                             offsets, &r.proven_optimal);
-    }
-    r.steps = pass_steps + used;
-    r.proven_optimal = r.proven_optimal || r.arena_bytes == r.lower_bound_bytes;
-    *out = r;
+    out->steps = pass_steps + used;
+    out->proven_optimal = out->proven_optimal || out->arena_bytes == out->lower_bound_bytes;
     return MC_OK;
 }

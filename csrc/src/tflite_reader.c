@@ -106,13 +106,24 @@ typedef struct {
     int32_t *inputs;   /* the outputs follow the inputs */
 } arrays_t;
 
+/* mc_graph_t's counts, n_tensors to n_subgraphs, are mc_tflite_size_t's first six in
+ * the same order: mc_tflite_read copies them in one go (a store per field costs some
+ * 90 B on a board).  The typedef fails to compile if either struct changes. */
+#define COUNT_AT(field) (offsetof(mc_graph_t, field) - offsetof(mc_graph_t, n_tensors) == \
+                         offsetof(mc_tflite_size_t, field))
+#define COUNTS_BYTES (offsetof(mc_tflite_size_t, n_subgraphs) + sizeof(int64_t))
+typedef char counts_in_order[COUNT_AT(n_tensors) && COUNT_AT(n_ops) && COUNT_AT(n_op_tensors) &&
+                                     COUNT_AT(n_inputs) && COUNT_AT(n_outputs) && COUNT_AT(n_subgraphs)
+                                 ? 1
+                                 : -1];
+
 /* Width in bytes of each MC_FIELD_* kind. */
 static const uint8_t widths[8] = {0, 1, 1, 2, 2, 4, 4, 8};
 
 /* Records the first problem: its status, kind and offset; its other fields stay as
  * start() left them (-1) unless the helpers below set them first.  Later problems are
  * consequences of reading zeros and are dropped. */
-OUT_OF_LINE static void fail(reader_t *r, mc_status_t rc, int32_t kind, int64_t at)
+static void fail(reader_t *r, mc_status_t rc, int32_t kind, int64_t at)
 {
     if (r->rc == MC_OK) {
         r->rc = rc;
@@ -199,7 +210,7 @@ OUT_OF_LINE static uint32_t get_u32(reader_t *r, int64_t at, int32_t n)
 
 /* The scalar of `kind` (MC_FIELD_*) at `at`, sign-extended, as int32 (int64 fields keep
  * their low 32 bits, floats their bits). */
-OUT_OF_LINE static int32_t get_scalar(reader_t *r, int64_t at, int32_t kind)
+static int32_t get_scalar(reader_t *r, int64_t at, int32_t kind)
 {
     uint32_t v = get_u32(r, at, widths[kind]);
     return kind == MC_FIELD_I8 ? (int32_t)(int8_t)(uint8_t)v
@@ -310,12 +321,19 @@ OUT_OF_LINE static void table_element(reader_t *r, const vector_t *v, uint32_t i
     table_at(r, follow(r, v->data + 4 * (int64_t)i), t);
 }
 
-static int32_t int_element(reader_t *r, const vector_t *v, uint32_t i)
+/* Copies the int32 vector v (a shape, a tensor list) to `to`; returns the end of the
+ * copy.  Out of line: one loop for its four callers. */
+OUT_OF_LINE static int32_t *copy_ints(reader_t *r, const vector_t *v, int32_t *to)
 {
-    return get_scalar(r, v->data + 4 * (int64_t)i, MC_FIELD_I32);
+    uint32_t i;
+    for (i = 0; i < v->length; i++) {
+        *to++ = get_scalar(r, v->data + 4 * (int64_t)i, MC_FIELD_I32);
+    }
+    return to;
 }
 
-static int32_t clamp_length(uint32_t length)
+/* Out of line: its three call sites each inline the compare and select. */
+OUT_OF_LINE static int32_t clamp_length(uint32_t length)
 {
     return length > (uint32_t)INT32_MAX ? INT32_MAX : (int32_t)length;
 }
@@ -329,13 +347,13 @@ static void open_root(reader_t *r)
     root_t *root = &r->root;
     int32_t version, i;
     uint32_t too_many;
+    bool short_file;
     vector_t subgraphs;
     table_t subgraph;
-    if (r->source->file_bytes < 8) {
-        fail(r, MC_E_MODEL, MC_PROBLEM_NOT_TFLITE, 0);
-    }
-    if (get_u32(r, 4, 4) != 0x334c4654u) { /* "TFL3" */
-        fail(r, MC_E_MODEL, MC_PROBLEM_NOT_TFLITE, 4);
+    /* too short for the identifier (at 0), or not it (at 4) */
+    short_file = r->source->file_bytes < 8;
+    if (short_file || get_u32(r, 4, 4) != 0x334c4654u) { /* "TFL3" */
+        fail(r, MC_E_MODEL, MC_PROBLEM_NOT_TFLITE, short_file ? 0 : 4);
     }
     table_at(r, get_u32(r, 0, 4), &root->model);
     version = scalar_field(r, &root->model, MODEL_VERSION, MC_FIELD_I32, 0);
@@ -388,7 +406,7 @@ static int64_t count_op_tensors(reader_t *r)
 }
 
 /* Whether tensor i has data in the file, checking its buffer. */
-OUT_OF_LINE static bool tensor_buffer(reader_t *r, const table_t *t, int32_t i)
+static bool tensor_buffer(reader_t *r, const table_t *t, int32_t i)
 {
     const vector_t *buffers = &r->root.vectors[BUFFERS];
     uint32_t index = (uint32_t)scalar_field(r, t, TENSOR_BUFFER, MC_FIELD_I32, 0);
@@ -424,7 +442,7 @@ OUT_OF_LINE static bool tensor_buffer(reader_t *r, const table_t *t, int32_t i)
     return data.length > 0;
 }
 
-OUT_OF_LINE static void read_quantization(reader_t *r, int64_t at, mc_tensor_t *out)
+static void read_quantization(reader_t *r, int64_t at, mc_tensor_t *out)
 {
     table_t q;
     vector_t scale, zero_point;
@@ -443,7 +461,7 @@ OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out)
     table_t t;
     vector_t shape, name;
     int64_t quant, bytes = 0;
-    int32_t external, d;
+    int32_t external;
     bool constant;
 
     table_element(r, &r->root.vectors[TENSORS], (uint32_t)i, &t);
@@ -454,9 +472,7 @@ OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out)
     }
     memset(out, 0, sizeof *out);
     out->rank = (int32_t)shape.length;
-    for (d = 0; d < out->rank; d++) {
-        out->dims[d] = int_element(r, &shape, (uint32_t)d);
-    }
+    copy_ints(r, &shape, out->dims);
     out->dtype = scalar_field(r, &t, TENSOR_TYPE, MC_FIELD_I8, 0);
     constant = tensor_buffer(r, &t, i);
     vector_field(r, &t, TENSOR_NAME, 1, &name);
@@ -517,7 +533,6 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     vector_t lists[3], custom;
     int32_t index, deprecated, builtin, l;
     int64_t *firsts[3];
-    uint32_t i;
 
     table_element(r, &r->root.vectors[OPERATORS], (uint32_t)k, &op);
     memset(out, 0, sizeof *out);
@@ -550,9 +565,7 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     firsts[2] = &out->first_intermediate;
     for (l = 0; l < 3; l++) {
         *firsts[l] = next - op_tensors;
-        for (i = 0; i < lists[l].length; i++) {
-            *next++ = int_element(r, &lists[l], i);
-        }
+        next = copy_ints(r, &lists[l], next);
     }
     return next;
 }
@@ -575,8 +588,13 @@ static bool offline_plan(reader_t *r)
     return found;
 }
 
-OUT_OF_LINE static void start(reader_t *r, const mc_source_t *source, uint8_t *window, mc_problem_t *problem)
+/* The reader's state for source; problems go to *problem, or to *sink when it is NULL. */
+OUT_OF_LINE static void start(reader_t *r, const mc_source_t *source, uint8_t *window, mc_problem_t *problem,
+                              mc_problem_t *sink)
 {
+    if (problem == NULL) {
+        problem = sink;
+    }
     r->source = source;
     r->problem = problem;
     r->window = window;
@@ -630,7 +648,7 @@ mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_
     if (out == NULL) {
         return MC_E_NULL;
     }
-    start(&r, source, window, problem != NULL ? problem : &sink);
+    start(&r, source, window, problem, &sink);
     MC_TRY(size_of(&r, &n));
     *out = n;
     return MC_OK;
@@ -644,7 +662,6 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     mc_problem_t sink;
     arrays_t a;
     int32_t i, *next;
-    uint32_t k;
     bool offline;
 
     MC_TRY(check_source(source));
@@ -658,7 +675,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
      * sized, and after the graph's arrays once their size is known: a board's stack
      * only carries pointers. */
     r = (reader_t *)scratch;
-    start(r, source, (uint8_t *)scratch + READER_BYTES, problem != NULL ? problem : &sink);
+    start(r, source, (uint8_t *)scratch + READER_BYTES, problem, &sink);
     MC_TRY(size_of(r, &n));
     if (scratch_bytes < n.scratch_bytes) {
         return MC_E_SCRATCH;
@@ -680,12 +697,8 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     for (i = 0; i < (int32_t)n.n_ops && r->rc == MC_OK; i++) {
         next = read_op(r, i, &a.ops[i], a.op_tensors, next);
     }
-    next = a.inputs;
-    for (i = INPUTS; i <= OUTPUTS; i++) {
-        for (k = 0; k < r->root.vectors[i].length; k++) {
-            *next++ = int_element(r, &r->root.vectors[i], k);
-        }
-    }
+    next = copy_ints(r, &r->root.vectors[INPUTS], a.inputs);
+    copy_ints(r, &r->root.vectors[OUTPUTS], next); /* the outputs follow the inputs */
     offline = offline_plan(r);
     MC_TRY(r->rc);
 
@@ -694,12 +707,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     graph->op_tensors = a.op_tensors;
     graph->inputs = a.inputs;
     graph->outputs = a.inputs + n.n_inputs;
-    graph->n_tensors = n.n_tensors;
-    graph->n_ops = n.n_ops;
-    graph->n_op_tensors = n.n_op_tensors;
-    graph->n_inputs = n.n_inputs;
-    graph->n_outputs = n.n_outputs;
-    graph->n_subgraphs = n.n_subgraphs;
+    memcpy(&graph->n_tensors, &n, COUNTS_BYTES);
     graph->flags = offline ? MC_GRAPH_OFFLINE_PLAN : 0u;
     return MC_OK;
 }

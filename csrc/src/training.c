@@ -84,10 +84,10 @@ mc_status_t mc_mlp_max_batch(int64_t inputs, int64_t hidden, int64_t layers, int
     }
     MC_TRY(mlp_shape(inputs, hidden, layers, &parameters, &per, &overflow));
     fixed = mlp_fixed(parameters, state_per_param, &state, &overflow);
-    if (bits_per_value > 0) {
+    if (bits_per_value != 0) { /* 1..64: checked above */
         /* Whole values only: floor(budget_bytes * 8 / bits), computed without overflow. */
         budget_values = mc_mul_or_flag(budget / bits_per_value, 8, &overflow) +
-                        (budget % bits_per_value) * 8 / bits_per_value;
+                        (int32_t)(budget % bits_per_value) * 8 / (int32_t)bits_per_value; /* bits <= 64 */
     }
     if (overflow) {
         return MC_E_OVERFLOW;
