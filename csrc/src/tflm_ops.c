@@ -299,20 +299,24 @@ enum {
     X_REST_IN = 0x41, /* inputs 1 .. n-1 */
     X_P = 0x42,       /* persistent buffer, size rule in the next byte (R_*) */
     X_S = 0x43,       /* scratch buffer request, size rule in the next byte (R_*) */
-    X_IF = 0x44,      /* next byte a condition (Q_*), then a count: skip that many
-                         bytes unless the condition holds */
+    X_IF = 0x44,      /* next byte a type test (GUARD), then a count: skip that many
+                         bytes unless the test holds */
     X_SAME_ELEMENTS = 0x45, /* Prepare fails unless input 0 and output 0 hold as many
                                elements (RESHAPE, SQUEEZE, EXPAND_DIMS check it) */
     X_END = 0xFF
 };
 
-/* Conditions on an operator's tensor types. */
+/* A test of the element type of one of an operator's tensors, in one byte: which tensor
+ * (G_*) in the top three bits, the types it must be one of (T_*) in the low five.  An
+ * absent tensor is of no type; G_NONE always holds.  Scripts' conditions (X_IF) and the
+ * rules' guards (guards[], below) are such tests. */
 enum {
-    Q_IN0_INT8 = 1,   /* input 0 is int8 */
-    Q_IN2_QUANT,      /* input 2 is not float32 (TRANSPOSE_CONV's data input) */
-    Q_OUT0_QUANT,     /* output 0 is int8 or int16 */
-    Q_IN0_QUANT       /* input 0 is int8 or int16 */
+    T_FLOAT32 = 1, T_INT8 = 2, T_INT16 = 4, T_INT4 = 8, T_OTHER = 16, /* any other type */
+    T_QUANT = T_INT8 | T_INT16,
+    T_NOT_FLOAT32 = T_INT8 | T_INT16 | T_INT4 | T_OTHER
 };
+enum { G_NONE = 0, G_IN0, G_IN1, G_IN2, G_OUT0 };
+#define GUARD(tensor, types) ((uint8_t)((tensor) << 5 | (types)))
 
 /* Size rules; each returns the bytes, or -1 for "no allocation". */
 enum {
@@ -392,21 +396,21 @@ static const uint8_t p_batch_matmul[] = {IN(0), IN(1), OUT(0), P(R_BMM_QUANT),
                                          P(R_DIMS_OUT0), X_END};
 /* PrepareMeanOrSumHelper, then PrepareSimple (input, axis, and output when int8). */
 static const uint8_t p_mean_sum[] = {IN(0), OUT(0), IN(1), S(R_REDUCE_ACC), S(R_RANK_IN0),
-                                     S(R_ELEMENTS_IN1), IN(0), IN(1), X_IF, Q_IN0_INT8, 1, OUT(0),
-                                     X_END};
+                                     S(R_ELEMENTS_IN1), IN(0), IN(1), X_IF, GUARD(G_IN0, T_INT8), 1,
+                                     OUT(0), X_END};
 /* PrepareMinMaxHelper: PrepareSimple first. */
-static const uint8_t p_reduce_min_max[] = {IN(0), IN(1), X_IF, Q_IN0_INT8, 1, OUT(0), IN(0), OUT(0),
-                                           IN(1), S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END};
-static const uint8_t p_reduce_all[] = {IN(0), OUT(0), IN(1), IN(0), IN(1), X_IF, Q_IN0_INT8, 1, OUT(0),
-                                       S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END};
+static const uint8_t p_reduce_min_max[] = {IN(0), IN(1), X_IF, GUARD(G_IN0, T_INT8), 1, OUT(0), IN(0),
+                                           OUT(0), IN(1), S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END};
+static const uint8_t p_reduce_all[] = {IN(0), OUT(0), IN(1), IN(0), IN(1), X_IF, GUARD(G_IN0, T_INT8), 1,
+                                       OUT(0), S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END};
 static const uint8_t p_mirror_pad[] = {IN(0), IN(1), OUT(0), S(R_RANK_IN0), S(R_RANK_IN0), X_END};
 static const uint8_t p_svdf[] = {IN(0), IN(1), IN(2), IN(3), IN(4), OUT(0), S(R_SVDF_FILTERS),
                                  S(R_SVDF_UNITS), X_END};
 /* TransposeConvPrepare: output, input, filter; per-channel arrays; the accumulators;
  * then CalculateOpData's temporaries when quantized. */
 static const uint8_t p_transpose_conv[] = {OUT(0), IN(2), IN(1), P(R_CHANNELS_F0), P(R_CHANNELS_F0),
-                                           S(R_TCONV_ACC), X_IF, Q_IN2_QUANT, 6, IN(2), IN(1), IN(3),
-                                           OUT(0), S(R_TCONV_BIAS64), X_END};
+                                           S(R_TCONV_ACC), X_IF, GUARD(G_IN2, T_NOT_FLOAT32), 6, IN(2),
+                                           IN(1), IN(3), OUT(0), S(R_TCONV_BIAS64), X_END};
 static const uint8_t p_lstm[] = {IN(0), IN(1), IN(2), IN(3), IN(4), IN(5), IN(6), IN(7), IN(8),
                                  IN(9), IN(10), IN(11), IN(12), IN(13), IN(14), IN(15), IN(16),
                                  IN(17), IN(18), IN(19), IN(20), IN(21), IN(22), IN(23), OUT(0),
@@ -415,10 +419,10 @@ static const uint8_t p_lstm[] = {IN(0), IN(1), IN(2), IN(3), IN(4), IN(5), IN(6)
 /* CMSIS-NN's ConvPrepare: input, filter, output (its bias lookup asks for an output
  * that does not exist); the per-channel arrays only when quantized; then
  * CalculateOpDataConv's temporaries and the im2col buffer. */
-static const uint8_t p_cmsis_conv[] = {IN(0), IN(1), OUT(0), X_IF, Q_IN0_QUANT, 4, P(R_CHANNELS_F0),
-                                       P(R_CHANNELS_F0), IN(0), IN(1), IN(2), OUT(0),
+static const uint8_t p_cmsis_conv[] = {IN(0), IN(1), OUT(0), X_IF, GUARD(G_IN0, T_QUANT), 4,
+                                       P(R_CHANNELS_F0), P(R_CHANNELS_F0), IN(0), IN(1), IN(2), OUT(0),
                                        S(R_CMSIS_CONV), X_END};
-static const uint8_t p_cmsis_depthwise[] = {IN(0), IN(1), OUT(0), X_IF, Q_IN0_QUANT, 4,
+static const uint8_t p_cmsis_depthwise[] = {IN(0), IN(1), OUT(0), X_IF, GUARD(G_IN0, T_QUANT), 4,
                                             P(R_CHANNELS_F3), P(R_CHANNELS_F3), IN(0), IN(1),
                                             IN(2), OUT(0), S(R_CMSIS_DEPTHWISE), X_END};
 static const uint8_t p_cmsis_fully_connected[] = {IN(0), IN(1), IN(2), OUT(0), P(R_FC_CHANNELS),
@@ -754,28 +758,7 @@ static int64_t type_bytes(int32_t type)
     }
 }
 
-static bool quantized_type(int32_t type)
-{
-    return type == MC_DTYPE_INT8 || type == MC_DTYPE_INT16;
-}
-
 /* ---- the rules ----------------------------------------------------------------------- */
-
-static bool condition(const mc_ctx_t *s, const mc_op_t *op, int32_t q)
-{
-    switch (q) {
-    case Q_IN0_INT8:
-        return dtype(in(s, op, 0)) == MC_DTYPE_INT8;
-    case Q_IN2_QUANT:
-        return in(s, op, 2) != NULL && dtype(in(s, op, 2)) != MC_DTYPE_FLOAT32;
-    case Q_OUT0_QUANT:
-        return quantized_type(dtype(out(s, op, 0)));
-    case Q_IN0_QUANT:
-        return quantized_type(dtype(in(s, op, 0)));
-    default:
-        return false;
-    }
-}
 
 /* x * y * z bytes, overflow-checked; -2 on overflow (the caller reports it). */
 static int64_t product(int64_t x, int64_t y, int64_t z)
@@ -855,42 +838,35 @@ static int64_t dims_copy_bytes(const mc_tensor_t *t)
 }
 
 /* Most rules allocate only for some element types of one tensor (an int8 input, a
- * quantized output, ...): that test, made before the rule's own, is a row here rather
- * than code in each rule.  A rule whose tensor is absent or of another type allocates
- * nothing (-1). */
-enum { T_FLOAT32 = 1, T_INT8 = 2, T_INT16 = 4, T_INT4 = 8, T_QUANT = T_INT8 | T_INT16 };
-enum { G_NONE = 0, G_IN0, G_IN1, G_IN2, G_OUT0 };
-
-typedef struct {
-    uint8_t tensor;   /* G_* */
-    uint8_t types;    /* T_* it must be one of */
-} rule_guard_t;
-
-static const rule_guard_t guards[R_COUNT] = {
-    [R_ADD_N_OPDATA] = {G_OUT0, T_INT8},
-    [R_CUMSUM_OPDATA] = {G_OUT0, T_INT8},
-    [R_LOG_SOFTMAX_OPDATA] = {G_IN0, T_INT8},
-    [R_SOFTMAX_LUT] = {G_IN0, T_INT16},
-    [R_BMM_QUANT] = {G_IN0, T_QUANT},
-    [R_FILTER_INT4] = {G_IN1, T_INT4},
-    [R_TCONV_ACC] = {G_IN2, T_QUANT},
-    [R_TCONV_BIAS64] = {G_IN2, T_INT16},
-    [R_REDUCE_ACC] = {G_IN0, T_QUANT},
-    [R_ADD_N_POINTERS] = {G_OUT0, T_FLOAT32 | T_INT8},
-    [R_SVDF_UNITS] = {G_IN0, T_INT8},
-    [R_CMSIS_CONV] = {G_IN0, T_QUANT},
-    [R_CMSIS_DEPTHWISE] = {G_IN0, T_INT8},
-    [R_CMSIS_AVGPOOL] = {G_IN0, T_QUANT},
-    [R_ESP_SOFTMAX] = {G_IN0, T_INT8},
+ * quantized output, ...): that test (GUARD), made before the rule's own, is a row here
+ * rather than code in each rule.  A rule whose tensor is absent or of another type
+ * allocates nothing (-1). */
+static const uint8_t guards[R_COUNT] = {
+    [R_ADD_N_OPDATA] = GUARD(G_OUT0, T_INT8),
+    [R_CUMSUM_OPDATA] = GUARD(G_OUT0, T_INT8),
+    [R_LOG_SOFTMAX_OPDATA] = GUARD(G_IN0, T_INT8),
+    [R_SOFTMAX_LUT] = GUARD(G_IN0, T_INT16),
+    [R_BMM_QUANT] = GUARD(G_IN0, T_QUANT),
+    [R_FILTER_INT4] = GUARD(G_IN1, T_INT4),
+    [R_TCONV_ACC] = GUARD(G_IN2, T_QUANT),
+    [R_TCONV_BIAS64] = GUARD(G_IN2, T_INT16),
+    [R_REDUCE_ACC] = GUARD(G_IN0, T_QUANT),
+    [R_ADD_N_POINTERS] = GUARD(G_OUT0, T_FLOAT32 | T_INT8),
+    [R_SVDF_UNITS] = GUARD(G_IN0, T_INT8),
+    [R_CMSIS_CONV] = GUARD(G_IN0, T_QUANT),
+    [R_CMSIS_DEPTHWISE] = GUARD(G_IN0, T_INT8),
+    [R_CMSIS_AVGPOOL] = GUARD(G_IN0, T_QUANT),
+    [R_ESP_SOFTMAX] = GUARD(G_IN0, T_INT8),
 };
 
-static bool guard_holds(const mc_ctx_t *s, const mc_op_t *op, rule_guard_t g)
+static bool guard_holds(const mc_ctx_t *s, const mc_op_t *op, uint8_t guard)
 {
-    const mc_tensor_t *t = g.tensor == G_OUT0 ? out(s, op, 0) : in(s, op, g.tensor - G_IN0);
+    int32_t tensor = guard >> 5;
+    const mc_tensor_t *t = tensor == G_OUT0 ? out(s, op, 0) : in(s, op, tensor - G_IN0);
     int32_t type = dtype(t);
-    uint32_t bit = type == MC_DTYPE_FLOAT32 ? T_FLOAT32 : type == MC_DTYPE_INT8 ? T_INT8
-                 : type == MC_DTYPE_INT16 ? T_INT16 : type == MC_DTYPE_INT4 ? T_INT4 : 0;
-    return g.tensor == G_NONE || (bit & g.types) != 0;
+    uint32_t bit = t == NULL ? 0 : type == MC_DTYPE_FLOAT32 ? T_FLOAT32 : type == MC_DTYPE_INT8 ? T_INT8
+                 : type == MC_DTYPE_INT16 ? T_INT16 : type == MC_DTYPE_INT4 ? T_INT4 : T_OTHER;
+    return tensor == G_NONE || (bit & guard) != 0;
 }
 
 /* The bytes of rule r for this operator: >= 0, -1 for no allocation, -2 for an
@@ -1075,8 +1051,8 @@ static void run_script(mc_sim_t *s, const mc_op_t *op, const uint8_t *x)
                 s->refused = s->op;
             }
         } else if (c == X_IF) {
-            int32_t q = *x++, skip = *x++;
-            if (!condition(&s->ctx, op, q)) {
+            uint8_t guard = *x++, skip = *x++;
+            if (!guard_holds(&s->ctx, op, guard)) {
                 x += skip;
             }
         }
@@ -1176,9 +1152,9 @@ int32_t mc__op_scratch_count(const mc_ctx_t *c, const mc_op_t *op)
             }
             n += bytes >= 0;
         } else if (*x == X_IF) {
-            int32_t q = x[1], skip = x[2];
+            uint8_t guard = x[1], skip = x[2];
             x += 2;
-            if (!condition(c, op, q)) {
+            if (!guard_holds(c, op, guard)) {
                 x += skip;
             }
         }
