@@ -772,50 +772,51 @@ static int64_t product(int64_t x, int64_t y, int64_t z)
 }
 
 /* CMSIS-NN's convolution buffers (Cortex-M with DSP, GCC: the 1x1 fast kernel needs
- * none, the 1xN and generic kernels 2 x im2col columns of int16). */
+ * none, the 1xN and generic kernels 2 x im2col columns of int16).  Input 0 is int8 or
+ * int16: the rule's guard. */
 static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
 {
-    const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1);
-    const mc_tensor_t *bias = in(s, op, 2);
+    const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1), *bias = in(s, op, 2);
+    bool int16 = i0->dtype == MC_DTYPE_INT16, overflow = false;
     int64_t cols;
-    int32_t in_c, fh, fw;
-    if (i0 == NULL || f == NULL || i0->rank != 4 || f->rank != 4) {
+    if (f == NULL || i0->rank != 4 || f->rank != 4) {
         return -3;
     }
-    in_c = i0->dims[3];
-    fh = f->dims[1];
-    fw = f->dims[2];
-    if (dtype(i0) == MC_DTYPE_INT16) {
+    if (int16) {
         /* 16x8 runs CMSIS-NN only with an int64 bias or none; its im2col (without MVE)
          * is two columns of int16: arm_convolve_s16_get_buffer_size. */
         if (bias != NULL && dtype(bias) != MC_DTYPE_INT64) {
             return -1;
         }
-        return product(product(in_c, fh, 4), fw, 1); /* an inner overflow (-2) stays -2 */
+    } else if (f->dims[1] == 1 && f->dims[2] == 1 && op->options[4] == 1 && op->options[5] == 1 &&
+               i0->dims[3] == f->dims[3]) {
+        /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h.
+         * 1x1: arm_convolve_1x1_s8_fast needs no buffer outside Arm Compiler.  CMSIS-NN's
+         * 1x1 kernel also wants no padding, but a 1x1 filter without dilation never pads:
+         * SAME's output is VALID's, ceil(in / stride), and its last window ends inside the
+         * input. */
+        return -1;
     }
-    /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h.
-     * CMSIS-NN's 1x1 kernel also wants no padding, but a 1x1 filter without dilation
-     * never pads: SAME's output is VALID's, ceil(in / stride), and its last window ends
-     * inside the input. */
-    if (fw == 1 && fh == 1 && op->options[4] == 1 && op->options[5] == 1 && in_c == f->dims[3]) {
-        return -1; /* 1x1: arm_convolve_1x1_s8_fast needs no buffer outside Arm Compiler */
-    }
-    /* The input's channels need not be the filter's: their product is checked too. */
-    cols = product(fw, fh, in_c);
-    if (cols < 0 || cols > INT64_MAX / 4 - 3) {
+    /* A column: the input's channels (which need not be the filter's) times the filter's
+     * window, fh x fw; int16 x 4 first (arm_convolve_s16_get_buffer_size's order).  Two
+     * dims never overflow 64 bits, so only the last product can, in either order. */
+    cols = mc_dims_product(int16 ? 4 * (int64_t)i0->dims[3] : i0->dims[3], f->dims, 1, 3, &overflow);
+    if (overflow || (!int16 && cols > INT64_MAX / 4 - 3)) {
         return -2;
     }
-    cols += (4 - cols % 4) % 4;
-    return 4 * cols;
+    return int16 ? cols : 4 * ((cols + 3) & ~(int64_t)3); /* int8: 4 x columns rounded up to 4 */
 }
 
+/* Input 0 is int8: the rule's guard. */
 static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1), *o0 = out(s, op, 0);
+    bool overflow = false;
+    int64_t bytes;
     if (dtype(f) != MC_DTYPE_INT8) {
         return -1;
     }
-    if (i0 == NULL || f == NULL || o0 == NULL || i0->rank != 4 || f->rank != 4 || o0->rank != 4) {
+    if (o0 == NULL || i0->rank != 4 || f->rank != 4 || o0->rank != 4) {
         return -3;
     }
     /* DepthwiseConv2DOptions: padding, stride_w, stride_h, depth_multiplier, activation,
@@ -829,7 +830,9 @@ static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
     if (f->dims[1] == 3 && f->dims[2] == 3) {
         return -1;
     }
-    return product(i0->dims[3], (int64_t)f->dims[1] * f->dims[2], 2);
+    /* channels x fh x fw int16 (two dims never overflow, so neither order does first) */
+    bytes = mc_mul_or_flag(mc_dims_product(i0->dims[3], f->dims, 1, 3, &overflow), 2, &overflow);
+    return overflow ? -2 : bytes;
 }
 
 static int64_t dims_copy_bytes(const mc_tensor_t *t)
@@ -879,9 +882,10 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
     }
     switch (r) {
     case R_CHANNELS_F0:
-        return i1 == NULL || i1->rank < 1 ? -3 : 4 * (int64_t)i1->dims[0];
-    case R_CHANNELS_F3:
-        return i1 == NULL || i1->rank < 4 ? -3 : 4 * (int64_t)i1->dims[3];
+    case R_CHANNELS_F3: {
+        int32_t d = r == R_CHANNELS_F0 ? 0 : 3;
+        return i1 == NULL || i1->rank <= d ? -3 : 4 * (int64_t)i1->dims[d];
+    }
     case R_FC_CHANNELS:
         if (i1 == NULL || dtype(i0) == MC_DTYPE_FLOAT32 || i1->quant_channels <= 1) {
             return -1;
@@ -902,29 +906,27 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
     case R_BMM_QUANT:
         return 28; /* QuantizationOpDataBatchMatmul: 7 int32 */
     case R_BMM_LHS_TENSOR:
-    case R_BMM_RHS_TENSOR:
-        if ((r == R_BMM_LHS_TENSOR) != (op->options[r == R_BMM_LHS_TENSOR ? 0 : 1] != 0)) {
-            return -1;
-        }
-        return MC_SZ_BYTES(s->abi->eval_tensor);
     case R_BMM_LHS_DIMS:
     case R_BMM_LHS_DATA:
-        if (op->options[0] == 0) {
-            return -1; /* adj_x false: LHS is used as it is */
-        }
-        if (i0 == NULL) {
-            return -3;
-        }
-        return r == R_BMM_LHS_DIMS ? dims_copy_bytes(i0) : i0->bytes;
+    case R_BMM_RHS_TENSOR:
     case R_BMM_RHS_DIMS:
-    case R_BMM_RHS_DATA:
-        if (op->options[1] != 0) {
-            return -1; /* adj_y true: RHS is already transposed */
+    case R_BMM_RHS_DATA: {
+        /* BatchMatMulOptions: adj_x, adj_y.  LHS is transposed when adj_x, RHS unless
+         * adj_y (it is then already transposed). */
+        bool lhs = r < R_BMM_RHS_TENSOR;
+        int32_t part = r - (lhs ? R_BMM_LHS_TENSOR : R_BMM_RHS_TENSOR);
+        const mc_tensor_t *t = lhs ? i0 : i1;
+        if ((op->options[lhs ? 0 : 1] != 0) != lhs) {
+            return -1;
         }
-        if (i1 == NULL) {
+        if (part == 0) {
+            return MC_SZ_BYTES(s->abi->eval_tensor);
+        }
+        if (t == NULL) {
             return -3;
         }
-        return r == R_BMM_RHS_DIMS ? dims_copy_bytes(i1) : i1->bytes;
+        return part == 1 ? dims_copy_bytes(t) : t->bytes;
+    }
     case R_FILTER_INT4:
         return elements_times(i1, 1);
     case R_TCONV_ACC:
@@ -952,7 +954,9 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         }
         return elements_times(i1, 4);
     case R_ADD_N_POINTERS:
-        return (int64_t)s->abi->pointer_bytes * op->n_inputs;
+        /* At most MC_MAX_OP_TENSORS inputs (mc_graph_structure, before any replay): 8 x
+         * that fits 32 bits. */
+        return s->abi->pointer_bytes * op->n_inputs;
     case R_SVDF_FILTERS:
         return product(dim(i0, 0), dim(i1, 0), 4);
     case R_SVDF_UNITS:
@@ -962,27 +966,28 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         if (hidden == NULL || cell == NULL) {
             return -3;
         }
-        return product(op->options[3] != 0 ? dim(i0, 1) : dim(i0, 0), dim(hidden, 1),
-                       type_bytes(cell->dtype));
+        /* UnidirectionalSequenceLSTMOptions' time_major (field 3): the batch is dim 1 */
+        return product(dim(i0, op->options[3] != 0), dim(hidden, 1), type_bytes(cell->dtype));
     }
     case R_CMSIS_CONV:
         return cmsis_conv(s, op);
     case R_CMSIS_DEPTHWISE:
         return cmsis_depthwise(s, op);
-    case R_CMSIS_FC_1X1:
+    case R_CMSIS_FC_1X1: {
+        bool per_channel = i1 != NULL && i1->quant_channels > 1;
         /* CMSIS-NN's Prepare refuses per-channel quantization unless the input is int8. */
-        if (dtype(i0) == MC_DTYPE_INT16 && i1 != NULL && i1->quant_channels > 1) {
+        if (dtype(i0) == MC_DTYPE_INT16 && per_channel) {
             return REFUSED;
         }
         /* int8, per-tensor, an output of rank > 2 and an accumulation depth that is a
          * multiple of 4: the kernel fakes per-channel quantization (2 int32 per output
          * channel); arm_convolve_1x1_s8_fast itself needs no buffer with GCC. */
-        if (dtype(i0) != MC_DTYPE_INT8 || dtype(i1) != MC_DTYPE_INT8 || o0 == NULL ||
-            o0->rank <= 2 || i1->rank < 1 || i1->dims[i1->rank - 1] % 4 != 0 ||
-            i1->quant_channels > 1) {
+        if (dtype(i0) != MC_DTYPE_INT8 || dtype(i1) != MC_DTYPE_INT8 || per_channel || o0 == NULL ||
+            o0->rank <= 2 || i1->rank < 1 || i1->dims[i1->rank - 1] % 4 != 0) {
             return -1;
         }
-        return product(o0->dims[o0->rank - 1], 8, 1);
+        return 8 * (int64_t)o0->dims[o0->rank - 1]; /* a dim is below 2^31: no overflow */
+    }
     case R_CMSIS_AVGPOOL:
         return i0 == NULL || i0->rank != 4 ? -3 : 4 * (int64_t)i0->dims[3];
     case R_ESP_SOFTMAX:
