@@ -363,97 +363,90 @@ enum {
 /* A rule's value when the kernel's Prepare refuses the operator (TFLM fails it). */
 #define REFUSED (-4)
 
-static const uint8_t p_none[] = {X_END};
-static const uint8_t p_in0[] = {IN(0), X_END};
-static const uint8_t p_in2[] = {IN(2), X_END};
-static const uint8_t p_in0_out0[] = {IN(0), OUT(0), X_END};
-static const uint8_t p_reshape[] = {IN(0), OUT(0), X_SAME_ELEMENTS, X_END};
-static const uint8_t p_expand_dims[] = {IN(0), IN(1), OUT(0), X_SAME_ELEMENTS, X_END};
-static const uint8_t p_in01_out0[] = {IN(0), IN(1), OUT(0), X_END};
-static const uint8_t p_in01[] = {IN(0), IN(1), X_END};
-static const uint8_t p_in012_out0[] = {IN(0), IN(1), IN(2), OUT(0), X_END};
-static const uint8_t p_in0123_out0[] = {IN(0), IN(1), IN(2), IN(3), OUT(0), X_END};
-static const uint8_t p_in0_out0_dims[] = {IN(0), OUT(0), P(R_DIMS_OUT0), X_END};
-static const uint8_t p_in01_out0_dims[] = {IN(0), IN(1), OUT(0), P(R_DIMS_OUT0), X_END};
-static const uint8_t p_out0_in0_dims[] = {OUT(0), IN(0), P(R_DIMS_OUT0), X_END};
-static const uint8_t p_add_n[] = {IN(0), OUT(0), X_REST_IN, P(R_ADD_N_OPDATA), S(R_ADD_N_POINTERS), X_END};
-static const uint8_t p_concatenation[] = {IN(0), OUT(0), X_ALL_IN, X_END};
-/* ConvPrepare: output, input, filter; the per-channel arrays; CalculateOpDataConv's
- * input, filter, bias, output; an int4 filter's unpacking buffer. */
-static const uint8_t p_conv[] = {OUT(0), IN(0), IN(1), P(R_CHANNELS_F0), P(R_CHANNELS_F0),
-                                 IN(0), IN(1), IN(2), OUT(0), S(R_FILTER_INT4), X_END};
-static const uint8_t p_depthwise[] = {OUT(0), IN(0), IN(1), P(R_CHANNELS_F3), P(R_CHANNELS_F3),
-                                      S(R_FILTER_INT4), IN(0), IN(1), IN(2), OUT(0), X_END};
-static const uint8_t p_fully_connected[] = {IN(0), IN(1), IN(2), OUT(0), S(R_FILTER_INT4),
-                                            P(R_FC_CHANNELS), P(R_FC_CHANNELS), X_END};
-static const uint8_t p_cumsum[] = {IN(0), IN(1), OUT(0), P(R_CUMSUM_OPDATA), X_END};
-static const uint8_t p_embedding[] = {IN(0), IN(1), OUT(0), P(R_DIMS_OUT0), P(R_EMBEDDING_OPDATA), X_END};
-static const uint8_t p_log_softmax[] = {IN(0), OUT(0), P(R_LOG_SOFTMAX_OPDATA), X_END};
-static const uint8_t p_softmax[] = {IN(0), OUT(0), P(R_SOFTMAX_LUT), P(R_SOFTMAX_LUT), X_END};
-static const uint8_t p_batch_matmul[] = {IN(0), IN(1), OUT(0), P(R_BMM_QUANT),
-                                         P(R_BMM_LHS_TENSOR), P(R_BMM_LHS_DIMS), P(R_BMM_LHS_DATA),
-                                         P(R_BMM_RHS_TENSOR), P(R_BMM_RHS_DIMS), P(R_BMM_RHS_DATA),
-                                         P(R_DIMS_OUT0), X_END};
-/* PrepareMeanOrSumHelper, then PrepareSimple (input, axis, and output when int8). */
-static const uint8_t p_mean_sum[] = {IN(0), OUT(0), IN(1), S(R_REDUCE_ACC), S(R_RANK_IN0),
-                                     S(R_ELEMENTS_IN1), IN(0), IN(1), X_IF, GUARD(G_IN0, T_INT8), 1,
-                                     OUT(0), X_END};
-/* PrepareMinMaxHelper: PrepareSimple first. */
-static const uint8_t p_reduce_min_max[] = {IN(0), IN(1), X_IF, GUARD(G_IN0, T_INT8), 1, OUT(0), IN(0),
-                                           OUT(0), IN(1), S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END};
-static const uint8_t p_reduce_all[] = {IN(0), OUT(0), IN(1), IN(0), IN(1), X_IF, GUARD(G_IN0, T_INT8), 1,
-                                       OUT(0), S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END};
-static const uint8_t p_mirror_pad[] = {IN(0), IN(1), OUT(0), S(R_RANK_IN0), S(R_RANK_IN0), X_END};
-static const uint8_t p_svdf[] = {IN(0), IN(1), IN(2), IN(3), IN(4), OUT(0), S(R_SVDF_FILTERS),
-                                 S(R_SVDF_UNITS), X_END};
-/* TransposeConvPrepare: output, input, filter; per-channel arrays; the accumulators;
- * then CalculateOpData's temporaries when quantized. */
-static const uint8_t p_transpose_conv[] = {OUT(0), IN(2), IN(1), P(R_CHANNELS_F0), P(R_CHANNELS_F0),
-                                           S(R_TCONV_ACC), X_IF, GUARD(G_IN2, T_NOT_FLOAT32), 6, IN(2),
-                                           IN(1), IN(3), OUT(0), S(R_TCONV_BIAS64), X_END};
-static const uint8_t p_lstm[] = {IN(0), IN(1), IN(2), IN(3), IN(4), IN(5), IN(6), IN(7), IN(8),
-                                 IN(9), IN(10), IN(11), IN(12), IN(13), IN(14), IN(15), IN(16),
-                                 IN(17), IN(18), IN(19), IN(20), IN(21), IN(22), IN(23), OUT(0),
-                                 S(R_LSTM_STATE), S(R_LSTM_STATE), S(R_LSTM_STATE), S(R_LSTM_STATE),
-                                 X_END};
-/* CMSIS-NN's ConvPrepare: input, filter, output (its bias lookup asks for an output
- * that does not exist); the per-channel arrays only when quantized; then
- * CalculateOpDataConv's temporaries and the im2col buffer. */
-static const uint8_t p_cmsis_conv[] = {IN(0), IN(1), OUT(0), X_IF, GUARD(G_IN0, T_QUANT), 4,
-                                       P(R_CHANNELS_F0), P(R_CHANNELS_F0), IN(0), IN(1), IN(2), OUT(0),
-                                       S(R_CMSIS_CONV), X_END};
-static const uint8_t p_cmsis_depthwise[] = {IN(0), IN(1), OUT(0), X_IF, GUARD(G_IN0, T_QUANT), 4,
-                                            P(R_CHANNELS_F3), P(R_CHANNELS_F3), IN(0), IN(1),
-                                            IN(2), OUT(0), S(R_CMSIS_DEPTHWISE), X_END};
-static const uint8_t p_cmsis_fully_connected[] = {IN(0), IN(1), IN(2), OUT(0), P(R_FC_CHANNELS),
-                                                  P(R_FC_CHANNELS), S(R_CMSIS_FC_1X1), X_END};
-static const uint8_t p_cmsis_avgpool[] = {IN(0), OUT(0), IN(0), OUT(0), S(R_CMSIS_AVGPOOL), X_END};
-static const uint8_t p_esp_softmax[] = {IN(0), OUT(0), P(R_SOFTMAX_LUT), P(R_SOFTMAX_LUT),
-                                        S(R_ESP_SOFTMAX), X_END};
-/* TanhPrepare: the input, then CalculateArithmeticOpData's input and output. */
-static const uint8_t p_tanh[] = {IN(0), IN(0), OUT(0), X_END};
+/* The scripts, each once and all in one block (scripts_t): an op row names its script
+ * (SC_*) and script_at[] says where it starts, two bytes a script instead of a pointer. */
+#define SCRIPTS(X)                                                                                 \
+    X(NONE, X_END)                                                                                 \
+    X(IN0, IN(0), X_END)                                                                           \
+    X(IN2, IN(2), X_END)                                                                           \
+    X(IN0_OUT0, IN(0), OUT(0), X_END)                                                              \
+    X(IN01_OUT0, IN(0), IN(1), OUT(0), X_END)                                                      \
+    X(IN01, IN(0), IN(1), X_END)                                                                   \
+    X(IN012_OUT0, IN(0), IN(1), IN(2), OUT(0), X_END)                                              \
+    X(IN0123_OUT0, IN(0), IN(1), IN(2), IN(3), OUT(0), X_END)                                      \
+    X(IN0_OUT0_DIMS, IN(0), OUT(0), P(R_DIMS_OUT0), X_END)                                         \
+    X(IN01_OUT0_DIMS, IN(0), IN(1), OUT(0), P(R_DIMS_OUT0), X_END)                                 \
+    X(OUT0_IN0_DIMS, OUT(0), IN(0), P(R_DIMS_OUT0), X_END)                                         \
+    X(ADD_N, IN(0), OUT(0), X_REST_IN, P(R_ADD_N_OPDATA), S(R_ADD_N_POINTERS), X_END)              \
+    X(CONCATENATION, IN(0), OUT(0), X_ALL_IN, X_END)                                               \
+    /* ConvPrepare: output, input, filter; the per-channel arrays; CalculateOpDataConv's           \
+     * input, filter, bias, output; an int4 filter's unpacking buffer. */                          \
+    X(CONV, OUT(0), IN(0), IN(1), P(R_CHANNELS_F0), P(R_CHANNELS_F0), IN(0), IN(1), IN(2),         \
+      OUT(0), S(R_FILTER_INT4), X_END)                                                             \
+    X(DEPTHWISE, OUT(0), IN(0), IN(1), P(R_CHANNELS_F3), P(R_CHANNELS_F3), S(R_FILTER_INT4),       \
+      IN(0), IN(1), IN(2), OUT(0), X_END)                                                          \
+    X(FULLY_CONNECTED, IN(0), IN(1), IN(2), OUT(0), S(R_FILTER_INT4), P(R_FC_CHANNELS),            \
+      P(R_FC_CHANNELS), X_END)                                                                     \
+    X(CUMSUM, IN(0), IN(1), OUT(0), P(R_CUMSUM_OPDATA), X_END)                                     \
+    X(EMBEDDING, IN(0), IN(1), OUT(0), P(R_DIMS_OUT0), P(R_EMBEDDING_OPDATA), X_END)               \
+    X(LOG_SOFTMAX, IN(0), OUT(0), P(R_LOG_SOFTMAX_OPDATA), X_END)                                  \
+    X(SOFTMAX, IN(0), OUT(0), P(R_SOFTMAX_LUT), P(R_SOFTMAX_LUT), X_END)                           \
+    X(BATCH_MATMUL, IN(0), IN(1), OUT(0), P(R_BMM_QUANT), P(R_BMM_LHS_TENSOR), P(R_BMM_LHS_DIMS),  \
+      P(R_BMM_LHS_DATA), P(R_BMM_RHS_TENSOR), P(R_BMM_RHS_DIMS), P(R_BMM_RHS_DATA),                \
+      P(R_DIMS_OUT0), X_END)                                                                       \
+    /* PrepareMeanOrSumHelper, then PrepareSimple (input, axis, and output when int8). */          \
+    X(MEAN_SUM, IN(0), OUT(0), IN(1), S(R_REDUCE_ACC), S(R_RANK_IN0), S(R_ELEMENTS_IN1), IN(0),    \
+      IN(1), X_IF, GUARD(G_IN0, T_INT8), 1, OUT(0), X_END)                                         \
+    /* PrepareMinMaxHelper: PrepareSimple first. */                                                \
+    X(REDUCE_MIN_MAX, IN(0), IN(1), X_IF, GUARD(G_IN0, T_INT8), 1, OUT(0), IN(0), OUT(0), IN(1),   \
+      S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END)                                                     \
+    X(REDUCE_ALL, IN(0), OUT(0), IN(1), IN(0), IN(1), X_IF, GUARD(G_IN0, T_INT8), 1, OUT(0),       \
+      S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END)                                                     \
+    X(MIRROR_PAD, IN(0), IN(1), OUT(0), S(R_RANK_IN0), S(R_RANK_IN0), X_END)                       \
+    X(SVDF, IN(0), IN(1), IN(2), IN(3), IN(4), OUT(0), S(R_SVDF_FILTERS), S(R_SVDF_UNITS), X_END)  \
+    /* TransposeConvPrepare: output, input, filter; per-channel arrays; the accumulators;          \
+     * then CalculateOpData's temporaries when quantized. */                                       \
+    X(TRANSPOSE_CONV, OUT(0), IN(2), IN(1), P(R_CHANNELS_F0), P(R_CHANNELS_F0), S(R_TCONV_ACC),    \
+      X_IF, GUARD(G_IN2, T_NOT_FLOAT32), 6, IN(2), IN(1), IN(3), OUT(0), S(R_TCONV_BIAS64), X_END) \
+    X(LSTM, IN(0), IN(1), IN(2), IN(3), IN(4), IN(5), IN(6), IN(7), IN(8), IN(9), IN(10), IN(11),  \
+      IN(12), IN(13), IN(14), IN(15), IN(16), IN(17), IN(18), IN(19), IN(20), IN(21), IN(22),      \
+      IN(23), OUT(0), S(R_LSTM_STATE), S(R_LSTM_STATE), S(R_LSTM_STATE), S(R_LSTM_STATE), X_END)   \
+    /* TanhPrepare: the input, then CalculateArithmeticOpData's input and output. */               \
+    X(TANH, IN(0), IN(0), OUT(0), X_END)                                                           \
+    /* CMSIS-NN's ConvPrepare: input, filter, output (its bias lookup asks for an output           \
+     * that does not exist); the per-channel arrays only when quantized; then                      \
+     * CalculateOpDataConv's temporaries and the im2col buffer. */                                 \
+    X(CMSIS_CONV, IN(0), IN(1), OUT(0), X_IF, GUARD(G_IN0, T_QUANT), 4, P(R_CHANNELS_F0),          \
+      P(R_CHANNELS_F0), IN(0), IN(1), IN(2), OUT(0), S(R_CMSIS_CONV), X_END)                       \
+    X(CMSIS_DEPTHWISE, IN(0), IN(1), OUT(0), X_IF, GUARD(G_IN0, T_QUANT), 4, P(R_CHANNELS_F3),     \
+      P(R_CHANNELS_F3), IN(0), IN(1), IN(2), OUT(0), S(R_CMSIS_DEPTHWISE), X_END)                  \
+    X(CMSIS_FULLY_CONNECTED, IN(0), IN(1), IN(2), OUT(0), P(R_FC_CHANNELS), P(R_FC_CHANNELS),      \
+      S(R_CMSIS_FC_1X1), X_END)                                                                    \
+    X(CMSIS_AVGPOOL, IN(0), OUT(0), IN(0), OUT(0), S(R_CMSIS_AVGPOOL), X_END)                      \
+    X(ESP_SOFTMAX, IN(0), OUT(0), P(R_SOFTMAX_LUT), P(R_SOFTMAX_LUT), S(R_ESP_SOFTMAX), X_END)     \
+    X(RESHAPE, IN(0), OUT(0), X_SAME_ELEMENTS, X_END)                                              \
+    X(EXPAND_DIMS, IN(0), IN(1), OUT(0), X_SAME_ELEMENTS, X_END)                                   \
+    /* registered, not modelled (below): no script */                                              \
+    X(NOT_MODELLED, X_END)
 
-enum {
-    SC_NONE = 0, SC_IN0, SC_IN2, SC_IN0_OUT0, SC_IN01_OUT0, SC_IN01, SC_IN012_OUT0,
-    SC_IN0123_OUT0, SC_IN0_OUT0_DIMS, SC_IN01_OUT0_DIMS, SC_OUT0_IN0_DIMS, SC_ADD_N,
-    SC_CONCATENATION, SC_CONV, SC_DEPTHWISE, SC_FULLY_CONNECTED, SC_CUMSUM, SC_EMBEDDING,
-    SC_LOG_SOFTMAX, SC_SOFTMAX, SC_BATCH_MATMUL, SC_MEAN_SUM, SC_REDUCE_MIN_MAX,
-    SC_REDUCE_ALL, SC_MIRROR_PAD, SC_SVDF, SC_TRANSPOSE_CONV, SC_LSTM, SC_TANH,
-    SC_CMSIS_CONV, SC_CMSIS_DEPTHWISE, SC_CMSIS_FULLY_CONNECTED, SC_CMSIS_AVGPOOL,
-    SC_ESP_SOFTMAX, SC_RESHAPE, SC_EXPAND_DIMS,
-    SC_NOT_MODELLED, /* registered, not modelled (below): no script */
-    SC_COUNT
-};
+#define SCRIPT_MEMBER(name, ...) uint8_t name[sizeof((const uint8_t[]){__VA_ARGS__})];
+#define SCRIPT_BYTES(name, ...) {__VA_ARGS__},
+#define SCRIPT_ID(name, ...) SC_##name,
+#define SCRIPT_AT(name, ...) (uint16_t)offsetof(scripts_t, name),
 
-static const uint8_t *const scripts[SC_COUNT] = {
-    p_none, p_in0, p_in2, p_in0_out0, p_in01_out0, p_in01, p_in012_out0,
-    p_in0123_out0, p_in0_out0_dims, p_in01_out0_dims, p_out0_in0_dims, p_add_n,
-    p_concatenation, p_conv, p_depthwise, p_fully_connected, p_cumsum, p_embedding,
-    p_log_softmax, p_softmax, p_batch_matmul, p_mean_sum, p_reduce_min_max,
-    p_reduce_all, p_mirror_pad, p_svdf, p_transpose_conv, p_lstm, p_tanh,
-    p_cmsis_conv, p_cmsis_depthwise, p_cmsis_fully_connected, p_cmsis_avgpool,
-    p_esp_softmax, p_reshape, p_expand_dims, p_none,
-};
+typedef struct {
+    SCRIPTS(SCRIPT_MEMBER)
+} scripts_t;
+
+enum { SCRIPTS(SCRIPT_ID) SC_COUNT };
+
+static const scripts_t scripts = {SCRIPTS(SCRIPT_BYTES)};
+static const uint16_t script_at[SC_COUNT] = {SCRIPTS(SCRIPT_AT)};
+
+static const uint8_t *script(int32_t sc)
+{
+    return (const uint8_t *)&scripts + script_at[sc];
+}
 
 /* ---- the rows ---------------------------------------------------------------------- */
 
@@ -864,12 +857,15 @@ static const uint8_t guards[R_COUNT] = {
 
 static bool guard_holds(const mc_ctx_t *s, const mc_op_t *op, uint8_t guard)
 {
+    /* The T_* of each MC_DTYPE_* (start() checked that a tensor's type is one). */
+    static const uint8_t type_bit[MC_DTYPE_COUNT] = {
+        T_FLOAT32, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_INT16, /* 0-7 */
+        T_OTHER, T_INT8, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_OTHER,    /* 8-15 */
+        T_OTHER, T_INT4, T_OTHER                                                  /* 16-18 */
+    };
     int32_t tensor = guard >> 5;
     const mc_tensor_t *t = tensor == G_OUT0 ? out(s, op, 0) : in(s, op, tensor - G_IN0);
-    int32_t type = dtype(t);
-    uint32_t bit = t == NULL ? 0 : type == MC_DTYPE_FLOAT32 ? T_FLOAT32 : type == MC_DTYPE_INT8 ? T_INT8
-                 : type == MC_DTYPE_INT16 ? T_INT16 : type == MC_DTYPE_INT4 ? T_INT4 : T_OTHER;
-    return tensor == G_NONE || (bit & guard) != 0;
+    return tensor == G_NONE || (t != NULL && (type_bit[t->dtype] & guard) != 0);
 }
 
 /* The bytes of rule r for this operator: >= 0, -1 for no allocation, -2 for an
@@ -1088,7 +1084,7 @@ void mc__op_prepare(mc_sim_t *s, const mc_op_t *op)
     const op_row_t *row = find_row(op->kind);
     const vendor_row_t *v = vendor_of(row, s->ctx.vendor);
     if (row != NULL) {
-        run_script(s, op, scripts[v != NULL ? v->prepare : row->prepare]);
+        run_script(s, op, script(v != NULL ? v->prepare : row->prepare));
     }
 }
 
@@ -1147,7 +1143,7 @@ int32_t mc__op_scratch_count(const mc_ctx_t *c, const mc_op_t *op)
     if (row == NULL) {
         return -1;
     }
-    for (x = scripts[v != NULL ? v->prepare : row->prepare]; *x != X_END; x++) {
+    for (x = script(v != NULL ? v->prepare : row->prepare); *x != X_END; x++) {
         if (*x == X_P) {
             x++;
         } else if (*x == X_S) {
