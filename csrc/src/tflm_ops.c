@@ -301,8 +301,6 @@ enum {
     X_S = 0x43,       /* scratch buffer request, size rule in the next byte (R_*) */
     X_IF = 0x44,      /* next byte a type test (GUARD), then a count: skip that many
                          bytes unless the test holds */
-    X_SAME_ELEMENTS = 0x45, /* Prepare fails unless input 0 and output 0 hold as many
-                               elements (RESHAPE, SQUEEZE, EXPAND_DIMS check it) */
     X_END = 0xFF
 };
 
@@ -353,6 +351,9 @@ enum {
     R_CMSIS_AVGPOOL,     /* arm_avgpool_s8/s16_get_buffer_size: 4 x channels */
     /* ESP-NN, the plain ESP32's "generic optimised" functions */
     R_ESP_SOFTMAX,       /* esp_nn_get_softmax_scratch_size_opt: 4 x input dims[1] */
+    /* A check, not a buffer (as P: a replay step the request count skips) */
+    R_SAME_ELEMENTS,     /* Prepare fails unless input 0 and output 0 hold as many elements
+                            (RESHAPE, SQUEEZE, EXPAND_DIMS check it) */
     R_COUNT
 };
 
@@ -424,8 +425,8 @@ enum {
       S(R_CMSIS_FC_1X1), X_END)                                                                    \
     X(CMSIS_AVGPOOL, IN(0), OUT(0), IN(0), OUT(0), S(R_CMSIS_AVGPOOL), X_END)                      \
     X(ESP_SOFTMAX, IN(0), OUT(0), P(R_SOFTMAX_LUT), P(R_SOFTMAX_LUT), S(R_ESP_SOFTMAX), X_END)     \
-    X(RESHAPE, IN(0), OUT(0), X_SAME_ELEMENTS, X_END)                                              \
-    X(EXPAND_DIMS, IN(0), IN(1), OUT(0), X_SAME_ELEMENTS, X_END)                                   \
+    X(RESHAPE, IN(0), OUT(0), P(R_SAME_ELEMENTS), X_END)                                           \
+    X(EXPAND_DIMS, IN(0), IN(1), OUT(0), P(R_SAME_ELEMENTS), X_END)                                \
     /* registered, not modelled (below): no script */                                              \
     X(NOT_MODELLED, X_END)
 
@@ -991,6 +992,10 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
             return -1;
         }
         return 4 * (int64_t)dim(i0, 1);
+    case R_SAME_ELEMENTS:
+        /* A graph's tensor holds no more elements than bytes (mc_graph_structure counts
+         * its bytes from them), so neither count overflows. */
+        return i0 != NULL && o0 != NULL && elements_times(i0, 1) == elements_times(o0, 1) ? -1 : REFUSED;
     default:
         return -3;
     }
@@ -1043,14 +1048,6 @@ static void run_script(mc_sim_t *s, const mc_op_t *op, const uint8_t *x)
             }
         } else if (c == X_P || c == X_S) {
             apply(s, op, *x++, c == X_S);
-        } else if (c == X_SAME_ELEMENTS) {
-            const mc_tensor_t *i0 = in(&s->ctx, op, 0), *o0 = out(&s->ctx, op, 0);
-            int64_t n;
-            if (i0 == NULL || o0 == NULL || (n = elements_times(i0, 1)) < 0 ||
-                n != elements_times(o0, 1)) {
-                s->status = MC_E_UNSUPPORTED;
-                s->refused = s->op;
-            }
         } else if (c == X_IF) {
             uint8_t guard = *x++, skip = *x++;
             if (!guard_holds(&s->ctx, op, guard)) {
