@@ -754,6 +754,11 @@ static int64_t type_bytes(int32_t type)
 
 /* ---- the rules ----------------------------------------------------------------------- */
 
+/* The rules and scripts read graphs that passed mc_graph_structure and tflm_model.c's
+ * start() (every mc_tflm_* call runs both before the op table): ranks, element types and
+ * list lengths within their limits, dims non-negative, tensors' bytes counted from
+ * their dims without overflow. */
+
 /* x * y * z bytes, overflow-checked; -2 on overflow (the caller reports it). */
 static int64_t product(int64_t x, int64_t y, int64_t z)
 {
@@ -831,7 +836,8 @@ static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
 
 static int64_t dims_copy_bytes(const mc_tensor_t *t)
 {
-    return t == NULL ? -1 : 4 + 4 * (int64_t)t->rank; /* TfLiteIntArrayGetSizeInBytes */
+    /* TfLiteIntArrayGetSizeInBytes; a rank is at most MC_MAX_DIMS (mc_graph_structure) */
+    return t == NULL ? -1 : 4 + 4 * t->rank;
 }
 
 /* Most rules allocate only for some element types of one tensor (an int8 input, a
@@ -858,7 +864,7 @@ static const uint8_t guards[R_COUNT] = {
 
 static bool guard_holds(const mc_ctx_t *s, const mc_op_t *op, uint8_t guard)
 {
-    /* The T_* of each MC_DTYPE_* (start() checked that a tensor's type is one). */
+    /* The T_* of each MC_DTYPE_* (mc_graph_structure refuses a tensor of any other type). */
     static const uint8_t type_bit[MC_DTYPE_COUNT] = {
         T_FLOAT32, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_INT16, /* 0-7 */
         T_OTHER, T_INT8, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_OTHER,    /* 8-15 */
@@ -944,7 +950,7 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         }
         return elements_times(o0, 4);
     case R_RANK_IN0:
-        return i0 == NULL ? -3 : 4 * (int64_t)i0->rank;
+        return i0 == NULL ? -3 : 4 * i0->rank;
     case R_ELEMENTS_IN1:
         if (i1 == NULL) {
             return -3;
@@ -1089,13 +1095,13 @@ void mc__op_prepare(mc_sim_t *s, const mc_op_t *op)
  * struct, 1 Init, 2 Prepare. */
 void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase)
 {
-    int32_t i, pass;
-    int64_t best = 0, sum = 0, n = 0;
+    int32_t i, pass, best = 0;
+    int64_t sum = 0, n = 0;
     bool overflow = false;
     if (phase == 0 || phase == 1) {
         for (i = 0; i < N_OPS; i++) {
-            n = struct_bytes(phase == 0 ? ops[i].options : ops[i].opdata, s->ctx.target);
-            best = n > best ? n : best;
+            int32_t bytes = (int32_t)struct_bytes(phase == 0 ? ops[i].options : ops[i].opdata, s->ctx.target);
+            best = bytes > best ? bytes : best;
         }
         mc__sim_persistent(s, best, phase == 0 ? 8 : 16,
                            phase == 0 ? MC_TFLM_UNRECORDED : MC_TFLM_PERSISTENT_BUFFERS);
@@ -1115,8 +1121,9 @@ void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase)
             if (pass > 0) {
                 continue;
             }
-            n = elements_times(&s->ctx.graph->tensors[t], 1);
-            if (n < 0 || mc_checked_add(sum, n, &sum) != MC_OK) {
+            /* A graph's tensor holds no more elements than bytes (mc_graph_structure
+             * counts its bytes from them): their count does not overflow. */
+            if (mc_checked_add(sum, elements_times(&s->ctx.graph->tensors[t], 1), &sum) != MC_OK) {
                 s->status = MC_E_OVERFLOW;
                 return;
             }
