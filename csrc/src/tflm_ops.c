@@ -239,54 +239,56 @@ static const mc_size_t structs[MC_S_COUNT] = {
  * pointers of host64, the 1-byte enums of cortex-m, the missing compression members of
  * esp32.  Looked up before the armhf size. */
 typedef struct {
-    uint8_t id;          /* MC_S_* */
-    uint8_t column;      /* C_* */
-    mc_size_t size;
+    uint8_t id;            /* MC_S_* */
+    uint8_t column_align;  /* C_* << 2 | the alignment's code (MC_SZ's, 1, 2, 4, 8 -> 0..3) */
+    uint8_t bytes;         /* a byte is enough: the largest of these structs is 88 bytes (and
+                              one past 255 would not compile: -Werror=overflow) */
 } struct_diff_t;
+#define DIFF(id, column, bytes, align) {id, (uint8_t)((column) << 2 | MC_SZ(0, align) >> 12), bytes}
 
 static const struct_diff_t struct_diffs[] = {
-    {MC_S_K_ASSIGN_VARIABLE, C_ESP32, MC_SZ(0, 1)},
-    {MC_S_K_BATCH_MATMUL, C_HOST64, MC_SZ(32, 8)},
-    {MC_S_K_EVAL_TENSOR, C_HOST64, MC_SZ(24, 8)},
-    {MC_S_K_CONCATENATION, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_K_CONCATENATION, C_ESP32, MC_SZ(24, 4)},
-    {MC_S_K_CONV, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_K_CONV, C_ESP32, MC_SZ(56, 4)},
-    {MC_S_K_EMBEDDING_LOOKUP, C_HOST64, MC_SZ(16, 8)},
-    {MC_S_K_FULLY_CONNECTED, C_HOST64, MC_SZ(72, 8)},
-    {MC_S_K_FULLY_CONNECTED, C_ESP32, MC_SZ(48, 4)},
-    {MC_S_K_LOG_SOFTMAX, C_HOST64, MC_SZ(40, 8)},
-    {MC_S_K_SOFTMAX, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_K_TRANSPOSE_CONV, C_HOST64, MC_SZ(88, 8)},
-    {MC_S_K_TRANSPOSE_CONV, C_ESP32, MC_SZ(72, 4)},
-    {MC_S_O_ADD, C_CORTEX_M, MC_SZ(2, 1)},
-    {MC_S_O_ARG_MAX, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_ARG_MIN, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_CAST, C_CORTEX_M, MC_SZ(2, 1)},
-    {MC_S_O_DIV, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_FULLY_CONNECTED, C_HOST64, MC_SZ(32, 8)},
-    {MC_S_O_FULLY_CONNECTED, C_CORTEX_M, MC_SZ(5, 1)},
-    {MC_S_O_L2_NORM, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_MIRROR_PADDING, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_MUL, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_SHAPE, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_SUB, C_CORTEX_M, MC_SZ(2, 1)},
-    {MC_S_O_SVDF, C_CORTEX_M, MC_SZ(8, 4)},
-    {MC_S_O_TRANSPOSE_CONV, C_CORTEX_M, MC_SZ(16, 4)},
-    {MC_S_O_VAR_HANDLE, C_HOST64, MC_SZ(16, 8)},
-    {MC_S_V_CMSIS_CONV, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_V_CMSIS_CONV, C_CORTEX_M, MC_SZ(68, 4)},
-    {MC_S_V_CMSIS_CONV, C_ESP32, MC_SZ(56, 4)},
-    {MC_S_V_CMSIS_FULLY_CONNECTED, C_HOST64, MC_SZ(72, 8)},
-    {MC_S_V_CMSIS_FULLY_CONNECTED, C_CORTEX_M, MC_SZ(80, 4)},
-    {MC_S_V_CMSIS_FULLY_CONNECTED, C_ESP32, MC_SZ(48, 4)},
-    {MC_S_V_CMSIS_POOL, C_CORTEX_M, MC_SZ(36, 4)},
-    {MC_S_V_CMSIS_SOFTMAX, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_V_CMSIS_SOFTMAX, C_CORTEX_M, MC_SZ(64, 8)},
-    {MC_S_V_ESP_CONV, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_V_ESP_CONV, C_ESP32, MC_SZ(60, 4)},
-    {MC_S_V_ESP_SOFTMAX, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_V_ESP_SOFTMAX, C_ESP32, MC_SZ(64, 8)},
+    DIFF(MC_S_K_ASSIGN_VARIABLE, C_ESP32, 0, 1),
+    DIFF(MC_S_K_BATCH_MATMUL, C_HOST64, 32, 8),
+    DIFF(MC_S_K_EVAL_TENSOR, C_HOST64, 24, 8),
+    DIFF(MC_S_K_CONCATENATION, C_HOST64, 80, 8),
+    DIFF(MC_S_K_CONCATENATION, C_ESP32, 24, 4),
+    DIFF(MC_S_K_CONV, C_HOST64, 80, 8),
+    DIFF(MC_S_K_CONV, C_ESP32, 56, 4),
+    DIFF(MC_S_K_EMBEDDING_LOOKUP, C_HOST64, 16, 8),
+    DIFF(MC_S_K_FULLY_CONNECTED, C_HOST64, 72, 8),
+    DIFF(MC_S_K_FULLY_CONNECTED, C_ESP32, 48, 4),
+    DIFF(MC_S_K_LOG_SOFTMAX, C_HOST64, 40, 8),
+    DIFF(MC_S_K_SOFTMAX, C_HOST64, 80, 8),
+    DIFF(MC_S_K_TRANSPOSE_CONV, C_HOST64, 88, 8),
+    DIFF(MC_S_K_TRANSPOSE_CONV, C_ESP32, 72, 4),
+    DIFF(MC_S_O_ADD, C_CORTEX_M, 2, 1),
+    DIFF(MC_S_O_ARG_MAX, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_ARG_MIN, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_CAST, C_CORTEX_M, 2, 1),
+    DIFF(MC_S_O_DIV, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_FULLY_CONNECTED, C_HOST64, 32, 8),
+    DIFF(MC_S_O_FULLY_CONNECTED, C_CORTEX_M, 5, 1),
+    DIFF(MC_S_O_L2_NORM, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_MIRROR_PADDING, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_MUL, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_SHAPE, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_SUB, C_CORTEX_M, 2, 1),
+    DIFF(MC_S_O_SVDF, C_CORTEX_M, 8, 4),
+    DIFF(MC_S_O_TRANSPOSE_CONV, C_CORTEX_M, 16, 4),
+    DIFF(MC_S_O_VAR_HANDLE, C_HOST64, 16, 8),
+    DIFF(MC_S_V_CMSIS_CONV, C_HOST64, 80, 8),
+    DIFF(MC_S_V_CMSIS_CONV, C_CORTEX_M, 68, 4),
+    DIFF(MC_S_V_CMSIS_CONV, C_ESP32, 56, 4),
+    DIFF(MC_S_V_CMSIS_FULLY_CONNECTED, C_HOST64, 72, 8),
+    DIFF(MC_S_V_CMSIS_FULLY_CONNECTED, C_CORTEX_M, 80, 4),
+    DIFF(MC_S_V_CMSIS_FULLY_CONNECTED, C_ESP32, 48, 4),
+    DIFF(MC_S_V_CMSIS_POOL, C_CORTEX_M, 36, 4),
+    DIFF(MC_S_V_CMSIS_SOFTMAX, C_HOST64, 80, 8),
+    DIFF(MC_S_V_CMSIS_SOFTMAX, C_CORTEX_M, 64, 8),
+    DIFF(MC_S_V_ESP_CONV, C_HOST64, 80, 8),
+    DIFF(MC_S_V_ESP_CONV, C_ESP32, 60, 4),
+    DIFF(MC_S_V_ESP_SOFTMAX, C_HOST64, 80, 8),
+    DIFF(MC_S_V_ESP_SOFTMAX, C_ESP32, 64, 8),
 };
 
 
@@ -616,8 +618,9 @@ static mc_size_t struct_size(int32_t id, mc_target_t target)
 {
     int32_t i;
     for (i = 0; i < (int32_t)(sizeof struct_diffs / sizeof struct_diffs[0]); i++) {
-        if (struct_diffs[i].id == id && struct_diffs[i].column == column_of[target]) {
-            return struct_diffs[i].size;
+        const struct_diff_t *d = &struct_diffs[i];
+        if (d->id == id && d->column_align >> 2 == column_of[target]) {
+            return (mc_size_t)(d->bytes | (d->column_align & 3) << 12);
         }
     }
     return structs[id];
@@ -626,6 +629,12 @@ static mc_size_t struct_size(int32_t id, mc_target_t target)
 static int64_t struct_bytes(int32_t id, mc_target_t target)
 {
     return MC_SZ_BYTES(struct_size(id, target));
+}
+
+/* MC_SZ_ALIGN in 32 bits (a 64-bit shift is a library call on Xtensa). */
+static int32_t struct_align(mc_size_t size)
+{
+    return 1 << ((size >> 12) & 3);
 }
 
 /* The vendor kernel the replay uses for a row, or NULL for the reference kernel. */
@@ -662,6 +671,8 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
                             mc_tflm_op_info_t *out)
 {
     const op_row_t *row;
+    const vendor_row_t *v;
+    mc_size_t options;
     if (out == NULL) {
         return MC_E_NULL;
     }
@@ -670,22 +681,18 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
         return MC_E_RANGE;
     }
     row = find_row(code);
+    v = vendor_of(row, kernels == MC_KERNELS_OPTIMISED ? mc__target_abi(target)->vendor : MC_VENDOR_NONE);
+    /* A kind TFLM does not register: no options struct (0 bytes, aligned to 1), no OpData. */
+    options = struct_size(row != NULL ? row->options : MC_S_NONE, target);
     memset(out, 0, sizeof *out);
     out->code = code;
     out->name = mc_op_name(code);
     out->registered = row != NULL;
-    out->options_alignment = 1;
-    if (row != NULL) {
-        const vendor_row_t *v = vendor_of(row, kernels == MC_KERNELS_OPTIMISED
-                                                   ? mc__target_abi(target)->vendor
-                                                   : MC_VENDOR_NONE);
-        out->vendor_kernel = v != NULL;
-        out->modelled = modelled(row, v);
-        mc_size_t options = struct_size(row->options, target);
-        out->options_bytes = (int32_t)MC_SZ_BYTES(options);
-        out->options_alignment = (int32_t)MC_SZ_ALIGN(options);
-        out->opdata_bytes = (int32_t)struct_bytes(v != NULL ? v->opdata : row->opdata, target);
-    }
+    out->vendor_kernel = v != NULL;
+    out->modelled = modelled(row, v);
+    out->options_bytes = (int32_t)MC_SZ_BYTES(options);
+    out->options_alignment = struct_align(options);
+    out->opdata_bytes = (int32_t)struct_bytes(v != NULL ? v->opdata : row != NULL ? row->opdata : MC_S_NONE, target);
     return MC_OK;
 }
 
@@ -1068,7 +1075,7 @@ void mc__op_parse(mc_sim_t *s, const mc_op_t *op)
     const op_row_t *row = find_row(op->kind);
     if (row != NULL && row->options != MC_S_NONE) {
         mc_size_t options = struct_size(row->options, s->ctx.target);
-        mc__sim_persistent(s, MC_SZ_BYTES(options), MC_SZ_ALIGN(options), MC_TFLM_UNRECORDED);
+        mc__sim_persistent(s, MC_SZ_BYTES(options), struct_align(options), MC_TFLM_UNRECORDED);
     }
 }
 
