@@ -742,21 +742,17 @@ static int32_t dim(const mc_tensor_t *t, int32_t i)
     return (t != NULL && i >= 0 && i < t->rank) ? t->dims[i] : 0;
 }
 
-/* TfLiteTypeGetSize */
+/* TfLiteTypeGetSize, by MC_DTYPE_* (mc_graph_structure refuses any other type) */
 static int64_t type_bytes(int32_t type)
 {
-    switch (type) {
-    case MC_DTYPE_FLOAT64: case MC_DTYPE_INT64: case MC_DTYPE_UINT64: case MC_DTYPE_COMPLEX64:
-        return 8;
-    case MC_DTYPE_COMPLEX128:
-        return 16;
-    case MC_DTYPE_FLOAT32: case MC_DTYPE_INT32: case MC_DTYPE_UINT32:
-        return 4;
-    case MC_DTYPE_FLOAT16: case MC_DTYPE_INT16: case MC_DTYPE_UINT16: case MC_DTYPE_BFLOAT16:
-        return 2;
-    default:
-        return 1;
-    }
+    static const uint8_t bytes[MC_DTYPE_COUNT] = {
+        [MC_DTYPE_FLOAT32] = 4, [MC_DTYPE_FLOAT16] = 2, [MC_DTYPE_INT32] = 4, [MC_DTYPE_UINT8] = 1,
+        [MC_DTYPE_INT64] = 8, [MC_DTYPE_STRING] = 1, [MC_DTYPE_BOOL] = 1, [MC_DTYPE_INT16] = 2,
+        [MC_DTYPE_COMPLEX64] = 8, [MC_DTYPE_INT8] = 1, [MC_DTYPE_FLOAT64] = 8, [MC_DTYPE_COMPLEX128] = 16,
+        [MC_DTYPE_UINT64] = 8, [MC_DTYPE_RESOURCE] = 1, [MC_DTYPE_VARIANT] = 1, [MC_DTYPE_UINT32] = 4,
+        [MC_DTYPE_UINT16] = 2, [MC_DTYPE_INT4] = 1, [MC_DTYPE_BFLOAT16] = 2,
+    };
+    return bytes[type];
 }
 
 /* ---- the rules ----------------------------------------------------------------------- */
@@ -844,7 +840,7 @@ static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
 static int64_t dims_copy_bytes(const mc_tensor_t *t)
 {
     /* TfLiteIntArrayGetSizeInBytes; a rank is at most MC_MAX_DIMS (mc_graph_structure) */
-    return t == NULL ? -1 : 4 + 4 * t->rank;
+    return 4 + 4 * t->rank;
 }
 
 /* Most rules allocate only for some element types of one tensor (an int8 input, a
@@ -1017,16 +1013,14 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
 static void apply(mc_sim_t *s, const mc_op_t *op, int32_t r, bool scratch)
 {
     int64_t bytes = rule(&s->ctx, op, r);
-    if (bytes == -1) {
-        return;
-    }
-    if (bytes == REFUSED) {
-        s->status = MC_E_UNSUPPORTED;
-        s->refused = s->op;
-        return;
-    }
     if (bytes < 0) {
-        s->status = bytes == -2 ? MC_E_OVERFLOW : MC_E_RANGE;
+        int32_t why = (int32_t)bytes; /* -1 .. -4: 32-bit tests */
+        if (why == REFUSED) {
+            s->status = MC_E_UNSUPPORTED;
+            s->refused = s->op;
+        } else if (why != -1) {
+            s->status = why == -2 ? MC_E_OVERFLOW : MC_E_RANGE;
+        }
         return;
     }
     if (scratch) {
@@ -1159,10 +1153,12 @@ int32_t mc__op_scratch_count(const mc_ctx_t *c, const mc_op_t *op)
             x++;
         } else if (*x == X_S) {
             int64_t bytes = rule(c, op, *++x);
-            if (bytes < -1) { /* -3, an input missing, is -1; -2 (overflow) and REFUSED stay */
-                return bytes == -3 ? -1 : (int32_t)bytes;
+            if (bytes >= 0) {
+                n++;
+            } else if ((int32_t)bytes != -1) { /* -1 .. -4: 32-bit tests */
+                /* -3, an input missing, is -1; -2 (overflow) and REFUSED stay */
+                return (int32_t)bytes == -3 ? -1 : (int32_t)bytes;
             }
-            n += bytes >= 0;
         } else if (*x == X_IF) {
             uint8_t guard = x[1], skip = x[2];
             x += 2;
