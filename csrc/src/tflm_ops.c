@@ -800,13 +800,14 @@ static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
         return -1;
     }
     /* A column: the input's channels (which need not be the filter's) times the filter's
-     * window, fh x fw; int16 x 4 first (arm_convolve_s16_get_buffer_size's order).  Two
-     * dims never overflow 64 bits, so only the last product can, in either order. */
+     * window, fh x fw, and for int16 x 4 bytes.  Two dims never overflow 64 bits, nor 4 x a
+     * dim, so a product passes 64 bits in this order exactly when it does in the kernel's
+     * (fw x fh x channels; int16: channels x fh x 4 x fw). */
     cols = mc_dims_product(int16 ? 4 * (int64_t)i0->dims[3] : i0->dims[3], f->dims, 1, 3, &overflow);
-    if (overflow || (!int16 && cols > INT64_MAX / 4 - 3)) {
-        return -2;
+    if (!int16) { /* int8: 4 x the column rounded up to 4, past 64 bits an overflow too */
+        cols = mc_mul_or_flag(mc_add_or_flag(cols, 3, &overflow) & ~(int64_t)3, 4, &overflow);
     }
-    return int16 ? cols : 4 * ((cols + 3) & ~(int64_t)3); /* int8: 4 x columns rounded up to 4 */
+    return overflow ? -2 : cols;
 }
 
 /* Input 0 is int8: the rule's guard. */
