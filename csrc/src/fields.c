@@ -310,15 +310,19 @@ static const char *word(const char *text, const char *names, int32_t *code)
  * read by their parts rather than kept as sixteen names (600 bytes on a board). */
 static bool rate_offset(const char *name, uint8_t *offset)
 {
-    int32_t cls = 0, numeric = 0, kernels = 0;
-    const char *rest = word(name, opclass_names, &cls);
-    rest = rest != NULL ? word(rest, numeric_names, &numeric) : NULL;
-    rest = rest != NULL ? word(rest, kernels_names, &kernels) : NULL;
+    /* The parts in order, and how many names each has: the rate's index counts in them. */
+    static const char *const parts[] = {opclass_names, numeric_names, kernels_names};
+    static const uint8_t counts[] = {MC_OPCLASS_COUNT, MC_NUMERIC_COUNT, 2};
+    int32_t k, code = 0, index = 0;
+    const char *rest = name;
+    for (k = 0; k < 3 && rest != NULL; k++) {
+        rest = word(rest, parts[k], &code);
+        index = index * counts[k] + code;
+    }
     if (rest == NULL || strcmp(rest, "ops_per_second") != 0) {
         return false;
     }
-    *offset = (uint8_t)(offsetof(mc_board_t, ops_per_second) +
-                         sizeof(double) * (size_t)((cls * MC_NUMERIC_COUNT + numeric) * 2 + kernels));
+    *offset = (uint8_t)(offsetof(mc_board_t, ops_per_second) + sizeof(double) * (size_t)index);
     return true;
 }
 

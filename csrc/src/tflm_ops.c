@@ -762,15 +762,13 @@ static int64_t type_bytes(int32_t type)
  * list lengths within their limits, dims non-negative, tensors' bytes counted from
  * their dims without overflow. */
 
-/* x * y * z bytes, overflow-checked; -2 on overflow (the caller reports it). */
+/* x * y * z bytes (none negative: dims, and sizes), overflow-checked; -2 on overflow
+ * (the caller reports it). */
 static int64_t product(int64_t x, int64_t y, int64_t z)
 {
-    int64_t r = 0;
-    if (x < 0 || y < 0 || z < 0 || mc_checked_mul(x, y, &r) != MC_OK ||
-        mc_checked_mul(r, z, &r) != MC_OK) {
-        return -2;
-    }
-    return r;
+    bool overflow = false;
+    int64_t r = mc_mul_or_flag(mc_mul_or_flag(x, y, &overflow), z, &overflow);
+    return overflow ? -2 : r;
 }
 
 /* CMSIS-NN's convolution buffers (Cortex-M with DSP, GCC: the 1x1 fast kernel needs
