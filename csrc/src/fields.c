@@ -387,18 +387,26 @@ void mc_board_init(mc_board_t *board)
     }
 }
 
-mc_status_t mc_board_set(mc_board_t *board, const char *name, const mc_field_t *value)
+/* Sets the field `name` of target, whose n fields are inputs and names; a board's rates
+ * (rates) are read by their parts. */
+static mc_status_t set_named(void *target, const input_t *inputs, const char *names, int32_t n, bool rates,
+                             const char *name, const mc_field_t *value)
 {
     input_t rate = {0, IN_DOUBLE};
     const input_t *in;
-    if (board == NULL || name == NULL || value == NULL) {
+    if (target == NULL || name == NULL || value == NULL) {
         return MC_E_NULL;
     }
-    in = find(board_inputs, board_names, mc_board_field_count(), name);
-    if (in == NULL && rate_offset(name, &rate.offset)) {
+    in = find(inputs, names, n, name);
+    if (in == NULL && rates && rate_offset(name, &rate.offset)) {
         in = &rate;
     }
-    return set_input(in, board, value);
+    return set_input(in, target, value);
+}
+
+mc_status_t mc_board_set(mc_board_t *board, const char *name, const mc_field_t *value)
+{
+    return set_named(board, board_inputs, board_names, mc_board_field_count(), true, name, value);
 }
 
 int32_t mc_board_field_count(void)
@@ -425,10 +433,7 @@ void mc_check_config_init(mc_check_config_t *config)
 
 mc_status_t mc_check_config_set(mc_check_config_t *config, const char *name, const mc_field_t *value)
 {
-    if (config == NULL || name == NULL || value == NULL) {
-        return MC_E_NULL;
-    }
-    return set_input(find(config_inputs, config_names, mc_check_config_field_count(), name), config, value);
+    return set_named(config, config_inputs, config_names, mc_check_config_field_count(), false, name, value);
 }
 
 int32_t mc_check_config_field_count(void)
