@@ -641,7 +641,10 @@ static int32_t struct_align(mc_size_t size)
 static const vendor_row_t *vendor_of(const op_row_t *row, int32_t vendor)
 {
     int32_t i;
-    for (i = 0; row != NULL && i < (int32_t)(sizeof vendors / sizeof vendors[0]); i++) {
+    if (row == NULL) {
+        return NULL;
+    }
+    for (i = 0; i < (int32_t)(sizeof vendors / sizeof vendors[0]); i++) {
         if (vendors[i].code == row->code && vendors[i].vendor == vendor) {
             return &vendors[i];
         }
@@ -701,7 +704,7 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
 static const mc_tensor_t *op_tensor(const mc_graph_t *g, int64_t first, int32_t n, int32_t i)
 {
     int32_t t;
-    if (i < 0 || i >= n) {
+    if ((uint32_t)i >= (uint32_t)n) { /* i < 0 too: n is not negative (start()) */
         return NULL;
     }
     t = g->op_tensors[first + i];
