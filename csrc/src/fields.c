@@ -227,7 +227,8 @@ typedef struct {
     uint8_t offset;
     uint8_t storage;
 } input_t;
-typedef char mc_input_offsets_fit_a_byte[sizeof(mc_board_t) <= 256 && sizeof(mc_check_config_t) <= 256 ? 1 : -1];
+typedef char mc_input_offsets_fit_a_byte[sizeof(mc_board_t) <= 256 && sizeof(mc_check_config_t) <= 256
+                                             ? 1 : -1];
 
 /* The board's rates are not in the table: see rate_offset. */
 #define BOARD_INPUTS(X)                                                                       \

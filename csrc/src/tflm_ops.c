@@ -695,7 +695,8 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
     out->modelled = modelled(row, v);
     out->options_bytes = (int32_t)MC_SZ_BYTES(options);
     out->options_alignment = struct_align(options);
-    out->opdata_bytes = (int32_t)struct_bytes(v != NULL ? v->opdata : row != NULL ? row->opdata : MC_S_NONE, target);
+    out->opdata_bytes =
+        (int32_t)struct_bytes(v != NULL ? v->opdata : row != NULL ? row->opdata : MC_S_NONE, target);
     return MC_OK;
 }
 
@@ -863,6 +864,7 @@ static const uint8_t guards[R_COUNT] = {
     [R_SVDF_UNITS] = GUARD(G_IN0, T_INT8),
     [R_CMSIS_CONV] = GUARD(G_IN0, T_QUANT),
     [R_CMSIS_DEPTHWISE] = GUARD(G_IN0, T_INT8),
+    [R_CMSIS_FC_1X1] = GUARD(G_IN0, T_QUANT),
     [R_CMSIS_AVGPOOL] = GUARD(G_IN0, T_QUANT),
     [R_ESP_SOFTMAX] = GUARD(G_IN0, T_INT8),
 };
@@ -941,7 +943,8 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         if (o0 == NULL) {
             return -3;
         }
-        return elements_times(o0, dtype(in(s, op, 2)) == MC_DTYPE_INT8 ? 4 : 8);
+        /* input 2 is int8 or int16: the guard */
+        return elements_times(o0, in(s, op, 2)->dtype == MC_DTYPE_INT8 ? 4 : 8);
     case R_TCONV_BIAS64: {
         const mc_tensor_t *bias = in(s, op, 3);
         if (dtype(bias) != MC_DTYPE_INT16) {
@@ -983,14 +986,15 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         return cmsis_depthwise(s, op);
     case R_CMSIS_FC_1X1: {
         bool per_channel = i1 != NULL && i1->quant_channels > 1;
-        /* CMSIS-NN's Prepare refuses per-channel quantization unless the input is int8. */
-        if (dtype(i0) == MC_DTYPE_INT16 && per_channel) {
+        /* CMSIS-NN's Prepare refuses per-channel quantization unless the input (int8 or
+         * int16: the guard) is int8. */
+        if (i0->dtype == MC_DTYPE_INT16 && per_channel) {
             return REFUSED;
         }
         /* int8, per-tensor, an output of rank > 2 and an accumulation depth that is a
          * multiple of 4: the kernel fakes per-channel quantization (2 int32 per output
          * channel); arm_convolve_1x1_s8_fast itself needs no buffer with GCC. */
-        if (dtype(i0) != MC_DTYPE_INT8 || dtype(i1) != MC_DTYPE_INT8 || per_channel || o0 == NULL ||
+        if (i0->dtype != MC_DTYPE_INT8 || dtype(i1) != MC_DTYPE_INT8 || per_channel || o0 == NULL ||
             o0->rank <= 2 || i1->rank < 1 || i1->dims[i1->rank - 1] % 4 != 0) {
             return -1;
         }
