@@ -904,13 +904,14 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
     case R_DIMS_OUT0:
         return o0 == NULL ? -3 : dims_copy_bytes(o0);
     case R_ADD_N_OPDATA:
-        return struct_bytes(MC_S_K_ADD_N, s->target);
     case R_CUMSUM_OPDATA:
-        return struct_bytes(MC_S_K_CUMSUM, s->target);
     case R_LOG_SOFTMAX_OPDATA:
-        return struct_bytes(MC_S_K_LOG_SOFTMAX, s->target);
-    case R_EMBEDDING_OPDATA:
-        return struct_bytes(MC_S_K_EMBEDDING_LOOKUP, s->target);
+    case R_EMBEDDING_OPDATA: {
+        /* The OpData these kernels allocate in Prepare, in the rules' order. */
+        static const uint8_t opdata[] = {MC_S_K_ADD_N, MC_S_K_CUMSUM, MC_S_K_LOG_SOFTMAX,
+                                         MC_S_K_EMBEDDING_LOOKUP};
+        return struct_bytes(opdata[r - R_ADD_N_OPDATA], s->target);
+    }
     case R_SOFTMAX_LUT:
         return 2 * 513;
     case R_BMM_QUANT:
