@@ -13,15 +13,15 @@
 #define SCHEMA "memcore.report/1"
 #define PREFIX "@memcore "
 
-/* Storage of a field in mc_check_t. */
-enum { INT64 = 0, DOUBLE = 1, BOOL = 2, INT32_NAME = 3 };
+/* Storage of a field in mc_check_t, numbered as the kind of field it reports. */
+enum { INT64 = MC_FIELD_INTEGER, DOUBLE = MC_FIELD_REAL, BOOL = MC_FIELD_BOOL, INT32_NAME = MC_FIELD_NAME };
 
-/* Which names an INT32_NAME field takes. */
-enum { NAMES_NONE = 0, NAMES_NUMERIC, NAMES_KERNELS, NAMES_VERDICT, NAMES_RESOURCE };
+/* Which names an INT32_NAME field takes (namers[], below). */
+enum { NAMES_NUMERIC = 0, NAMES_KERNELS, NAMES_VERDICT, NAMES_RESOURCE };
 
 /* Each field once, in report order: its name, its member of mc_check_t, its storage and
  * which names it takes.  The names go into one NUL-separated string and the rest into a
- * 4-byte row, so a field costs its name and 4 bytes, not a pointer besides. */
+ * 2-byte row, so a field costs its name and 2 bytes, not a pointer besides. */
 #define RESOURCE(X, r, prefix)                                                                      \
     X(prefix "_checked", resources[r].checked, BOOL, 0) X(prefix "_fits", resources[r].fits, BOOL, 0) \
     X(prefix "_need", resources[r].need, DOUBLE, 0) X(prefix "_limit", resources[r].limit, DOUBLE, 0) \
@@ -83,14 +83,18 @@ enum { NAMES_NONE = 0, NAMES_NUMERIC, NAMES_KERNELS, NAMES_VERDICT, NAMES_RESOUR
     RESOURCE(X, MC_RESOURCE_LATENCY, "latency")                               \
     RESOURCE(X, MC_RESOURCE_BATTERY, "battery")
 
-typedef struct {
-    uint16_t offset;
-    uint8_t storage;
-    uint8_t names;
-} field_t;
+/* A field's row: its offset in mc_check_t in the low 10 bits, its storage in the next
+ * two, the names it takes in the two above.  mc_check_t is 960 bytes on x86-64, the
+ * largest of its layouts; the typedef below fails to compile should it pass 1024. */
+typedef uint16_t field_t;
+typedef char mc_check_offsets_fit_10_bits[sizeof(mc_check_t) <= 1024 ? 1 : -1];
+#define FIELD_OFFSET(f) ((f) & 0x3FFu)
+#define FIELD_STORAGE(f) (((f) >> 10) & 3u)
+#define FIELD_NAMES(f) ((f) >> 12)
 
 #define FIELD_NAME(name, member, storage, names) name "\0"
-#define FIELD_ROW(name, member, storage, names) {(uint16_t)offsetof(mc_check_t, member), storage, names},
+#define FIELD_ROW(name, member, storage, names) \
+    (field_t)(offsetof(mc_check_t, member) | (storage) << 10 | (names) << 12),
 static const char field_names[] = CHECK_FIELDS(FIELD_NAME);
 static const field_t fields[] = {CHECK_FIELDS(FIELD_ROW)};
 
@@ -112,9 +116,11 @@ static const char *pick(const char *names, int32_t n, int32_t i)
 }
 
 /* Each list in its enum's order (memcore.h). */
+static const char target_names[] = "host64\0armhf\0cortex-m\0riscv32\0esp32";
+
 const char *mc_target_name(int32_t target)
 {
-    return pick("host64\0armhf\0cortex-m\0riscv32\0esp32", MC_TARGET_COUNT, target);
+    return pick(target_names, MC_TARGET_COUNT, target);
 }
 
 /* Lists that rate_offset also reads word by word end in an empty name. */
@@ -172,7 +178,10 @@ int32_t mc_check_field_count(void)
 
 mc_status_t mc_check_field(const mc_check_t *check, int32_t index, mc_field_t *out)
 {
-    const field_t *f;
+    /* The lists an INT32_NAME field's value is named from, by NAMES_*. */
+    static const char *(*const namers[])(int32_t) = {mc_numeric_name, mc_kernels_name, mc_verdict_name,
+                                                      mc_resource_name};
+    field_t f;
     const unsigned char *at;
     if (check == NULL || out == NULL) {
         return MC_E_NULL;
@@ -180,50 +189,46 @@ mc_status_t mc_check_field(const mc_check_t *check, int32_t index, mc_field_t *o
     if (index < 0 || index >= mc_check_field_count()) {
         return MC_E_RANGE;
     }
-    f = &fields[index];
-    at = (const unsigned char *)check + f->offset;
+    f = fields[index];
+    at = (const unsigned char *)check + FIELD_OFFSET(f);
     out->name = nth_name(field_names, index);
+    out->kind = (int32_t)FIELD_STORAGE(f);
     out->integer = 0;
     out->real = 0;
     out->text = NULL;
-    switch (f->storage) {
+    switch (FIELD_STORAGE(f)) {
     case INT64:
-        out->kind = MC_FIELD_INTEGER;
         out->integer = *(const int64_t *)(const void *)at;
         break;
     case DOUBLE:
-        out->kind = MC_FIELD_REAL;
         out->real = *(const double *)(const void *)at;
         break;
     case BOOL:
-        out->kind = MC_FIELD_BOOL;
         out->integer = *(const bool *)(const void *)at ? 1 : 0;
         break;
-    default: {
-        int32_t value = *(const int32_t *)(const void *)at;
-        out->kind = MC_FIELD_NAME;
-        out->integer = value;
-        out->text = f->names == NAMES_NUMERIC   ? mc_numeric_name(value)
-                    : f->names == NAMES_KERNELS ? mc_kernels_name(value)
-                    : f->names == NAMES_VERDICT ? mc_verdict_name(value)
-                                                : mc_resource_name(value);
+    default:
+        out->integer = *(const int32_t *)(const void *)at;
+        out->text = namers[FIELD_NAMES(f)]((int32_t)out->integer);
         break;
-    }
     }
     return MC_OK;
 }
 
 /* ---- inputs: a board and a configuration, by name ------------------------------ */
 
-/* Storage of an input field, and which names a name-kind field takes. */
-enum { IN_INT64 = 0, IN_DOUBLE = 1, IN_BOOL = 2, IN_TARGET, IN_KERNELS, IN_REGION, IN_BIT };
+/* Storage of an input field, and which names a name-kind field takes; IN_BIT + b is
+ * bit b of a uint32_t. */
+enum { IN_INT64 = 0, IN_DOUBLE, IN_TARGET, IN_KERNELS, IN_REGION, IN_BIT };
 
-/* As the report's fields: names in one NUL-separated string, the rest in 4-byte rows. */
+/* As the report's fields: names in one NUL-separated string, the rest in 2-byte rows.
+ * mc_board_t is 248 bytes on x86-64, the largest of its layouts (mc_check_config_t 88):
+ * offsets fit a byte, and the typedef below fails to compile should they not. */
 typedef struct {
-    uint16_t offset;
+    uint8_t offset;
     uint8_t storage;
-    uint8_t bit;      /* IN_BIT: which bit of a uint32_t */
 } input_t;
+typedef char mc_input_offsets_fit_a_byte[sizeof(mc_board_t) <= 256 && sizeof(mc_check_config_t) <= 256
+                                             ? 1 : -1];
 
 /* The board's rates are not in the table: see rate_offset. */
 #define BOARD_INPUTS(X)                                                                       \
@@ -260,19 +265,19 @@ typedef struct {
     X("allow_unknown_ops", flags, IN_BIT, 0)                                  \
     X("memcore_plan", flags, IN_BIT, 1)
 
-#define BOARD_ROW(name, member, storage, bit) {(uint16_t)offsetof(mc_board_t, member), storage, bit},
-#define CONFIG_ROW(name, member, storage, bit) {(uint16_t)offsetof(mc_check_config_t, member), storage, bit},
+#define BOARD_ROW(name, member, storage, bit) {(uint8_t)offsetof(mc_board_t, member), (storage) + (bit)},
+#define CONFIG_ROW(name, member, storage, bit) {(uint8_t)offsetof(mc_check_config_t, member), (storage) + (bit)},
 static const char board_names[] = BOARD_INPUTS(FIELD_NAME);
 static const input_t board_inputs[] = {BOARD_INPUTS(BOARD_ROW)};
 static const char config_names[] = CONFIG_INPUTS(FIELD_NAME);
 static const input_t config_inputs[] = {CONFIG_INPUTS(CONFIG_ROW)};
 
-static int32_t name_code(const char *(*names)(int32_t), int32_t count, const char *text)
+/* The index of `text` among the first n of NUL-separated names, or -1 (and for NULL). */
+static int32_t name_index(const char *names, int32_t n, const char *text)
 {
     int32_t i;
-    for (i = 0; i < count && text != NULL; i++) {
-        const char *name = names(i);
-        if (name != NULL && strcmp(name, text) == 0) {
+    for (i = 0; i < n && text != NULL; i++, names += strlen(names) + 1) {
+        if (strcmp(names, text) == 0) {
             return i;
         }
     }
@@ -282,13 +287,8 @@ static int32_t name_code(const char *(*names)(int32_t), int32_t count, const cha
 /* The row named `name` among n, or NULL. */
 static const input_t *find(const input_t *inputs, const char *names, int32_t n, const char *name)
 {
-    int32_t i;
-    for (i = 0; i < n; i++, names += strlen(names) + 1) {
-        if (strcmp(names, name) == 0) {
-            return &inputs[i];
-        }
-    }
-    return NULL;
+    int32_t i = name_index(names, n, name);
+    return i < 0 ? NULL : &inputs[i];
 }
 
 /* The code of the name among `names` (NUL-separated, ending in an empty one) that starts
@@ -309,17 +309,21 @@ static const char *word(const char *text, const char *names, int32_t *code)
 /* A board's rates, one per operator class, numeric type and kernel library, are named
  * "<opclass>_<numeric>_<kernels>_ops_per_second" ("conv_int8_optimised_ops_per_second"):
  * read by their parts rather than kept as sixteen names (600 bytes on a board). */
-static bool rate_offset(const char *name, uint16_t *offset)
+static bool rate_offset(const char *name, uint8_t *offset)
 {
-    int32_t cls = 0, numeric = 0, kernels = 0;
-    const char *rest = word(name, opclass_names, &cls);
-    rest = rest != NULL ? word(rest, numeric_names, &numeric) : NULL;
-    rest = rest != NULL ? word(rest, kernels_names, &kernels) : NULL;
+    /* The parts in order, and how many names each has: the rate's index counts in them. */
+    static const char *const parts[] = {opclass_names, numeric_names, kernels_names};
+    static const uint8_t counts[] = {MC_OPCLASS_COUNT, MC_NUMERIC_COUNT, 2};
+    int32_t k, code = 0, index = 0;
+    const char *rest = name;
+    for (k = 0; k < 3 && rest != NULL; k++) {
+        rest = word(rest, parts[k], &code);
+        index = index * counts[k] + code;
+    }
     if (rest == NULL || strcmp(rest, "ops_per_second") != 0) {
         return false;
     }
-    *offset = (uint16_t)(offsetof(mc_board_t, ops_per_second) +
-                         sizeof(double) * (size_t)((cls * MC_NUMERIC_COUNT + numeric) * 2 + kernels));
+    *offset = (uint8_t)(offsetof(mc_board_t, ops_per_second) + sizeof(double) * (size_t)index);
     return true;
 }
 
@@ -345,21 +349,15 @@ static mc_status_t set_input(const input_t *in, void *target, const mc_field_t *
         }
         *(double *)(void *)at = v->kind == MC_FIELD_REAL ? v->real : (double)v->integer;
         return MC_OK;
-    case IN_BIT: {
-        uint32_t *flags = (uint32_t *)(void *)at, bit = (uint32_t)1u << in->bit;
-        if (v->kind != MC_FIELD_BOOL) {
-            return MC_E_RANGE;
-        }
-        *flags = v->integer ? (*flags | bit) : (*flags & ~bit);
-        return MC_OK;
-    }
-    default:
+    case IN_TARGET:
+    case IN_KERNELS:
+    case IN_REGION:
         if (v->kind != MC_FIELD_NAME) {
             return MC_E_RANGE;
         }
-        code = in->storage == IN_TARGET    ? name_code(mc_target_name, MC_TARGET_COUNT, v->text)
-               : in->storage == IN_KERNELS ? name_code(mc_kernels_name, 2, v->text)
-                                           : name_code(mc_region_name, MC_REGION_COUNT, v->text);
+        code = in->storage == IN_TARGET    ? name_index(target_names, MC_TARGET_COUNT, v->text)
+               : in->storage == IN_KERNELS ? name_index(kernels_names, 2, v->text)
+                                           : name_index(resource_names, MC_REGION_COUNT, v->text);
         if (code < 0) {
             return MC_E_RANGE;
         }
@@ -371,6 +369,14 @@ static mc_status_t set_input(const input_t *in, void *target, const mc_field_t *
             *(int32_t *)(void *)at = code;
         }
         return MC_OK;
+    default: {
+        uint32_t *flags = (uint32_t *)(void *)at, bit = (uint32_t)1u << (in->storage - IN_BIT);
+        if (v->kind != MC_FIELD_BOOL) {
+            return MC_E_RANGE;
+        }
+        *flags = v->integer ? (*flags | bit) : (*flags & ~bit);
+        return MC_OK;
+    }
     }
 }
 
@@ -382,18 +388,26 @@ void mc_board_init(mc_board_t *board)
     }
 }
 
-mc_status_t mc_board_set(mc_board_t *board, const char *name, const mc_field_t *value)
+/* Sets the field `name` of target, whose n fields are inputs and names; a board's rates
+ * (rates) are read by their parts. */
+static mc_status_t set_named(void *target, const input_t *inputs, const char *names, int32_t n, bool rates,
+                             const char *name, const mc_field_t *value)
 {
-    input_t rate = {0, IN_DOUBLE, 0};
+    input_t rate = {0, IN_DOUBLE};
     const input_t *in;
-    if (board == NULL || name == NULL || value == NULL) {
+    if (target == NULL || name == NULL || value == NULL) {
         return MC_E_NULL;
     }
-    in = find(board_inputs, board_names, mc_board_field_count(), name);
-    if (in == NULL && rate_offset(name, &rate.offset)) {
+    in = find(inputs, names, n, name);
+    if (in == NULL && rates && rate_offset(name, &rate.offset)) {
         in = &rate;
     }
-    return set_input(in, board, value);
+    return set_input(in, target, value);
+}
+
+mc_status_t mc_board_set(mc_board_t *board, const char *name, const mc_field_t *value)
+{
+    return set_named(board, board_inputs, board_names, mc_board_field_count(), true, name, value);
 }
 
 int32_t mc_board_field_count(void)
@@ -420,10 +434,7 @@ void mc_check_config_init(mc_check_config_t *config)
 
 mc_status_t mc_check_config_set(mc_check_config_t *config, const char *name, const mc_field_t *value)
 {
-    if (config == NULL || name == NULL || value == NULL) {
-        return MC_E_NULL;
-    }
-    return set_input(find(config_inputs, config_names, mc_check_config_field_count(), name), config, value);
+    return set_named(config, config_inputs, config_names, mc_check_config_field_count(), false, name, value);
 }
 
 int32_t mc_check_config_field_count(void)

@@ -239,54 +239,56 @@ static const mc_size_t structs[MC_S_COUNT] = {
  * pointers of host64, the 1-byte enums of cortex-m, the missing compression members of
  * esp32.  Looked up before the armhf size. */
 typedef struct {
-    uint8_t id;          /* MC_S_* */
-    uint8_t column;      /* C_* */
-    mc_size_t size;
+    uint8_t id;            /* MC_S_* */
+    uint8_t column_align;  /* C_* << 2 | the alignment's code (MC_SZ's, 1, 2, 4, 8 -> 0..3) */
+    uint8_t bytes;         /* a byte is enough: the largest of these structs is 88 bytes (and
+                              one past 255 would not compile: -Werror=overflow) */
 } struct_diff_t;
+#define DIFF(id, column, bytes, align) {id, (uint8_t)((column) << 2 | MC_SZ(0, align) >> 12), bytes}
 
 static const struct_diff_t struct_diffs[] = {
-    {MC_S_K_ASSIGN_VARIABLE, C_ESP32, MC_SZ(0, 1)},
-    {MC_S_K_BATCH_MATMUL, C_HOST64, MC_SZ(32, 8)},
-    {MC_S_K_EVAL_TENSOR, C_HOST64, MC_SZ(24, 8)},
-    {MC_S_K_CONCATENATION, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_K_CONCATENATION, C_ESP32, MC_SZ(24, 4)},
-    {MC_S_K_CONV, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_K_CONV, C_ESP32, MC_SZ(56, 4)},
-    {MC_S_K_EMBEDDING_LOOKUP, C_HOST64, MC_SZ(16, 8)},
-    {MC_S_K_FULLY_CONNECTED, C_HOST64, MC_SZ(72, 8)},
-    {MC_S_K_FULLY_CONNECTED, C_ESP32, MC_SZ(48, 4)},
-    {MC_S_K_LOG_SOFTMAX, C_HOST64, MC_SZ(40, 8)},
-    {MC_S_K_SOFTMAX, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_K_TRANSPOSE_CONV, C_HOST64, MC_SZ(88, 8)},
-    {MC_S_K_TRANSPOSE_CONV, C_ESP32, MC_SZ(72, 4)},
-    {MC_S_O_ADD, C_CORTEX_M, MC_SZ(2, 1)},
-    {MC_S_O_ARG_MAX, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_ARG_MIN, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_CAST, C_CORTEX_M, MC_SZ(2, 1)},
-    {MC_S_O_DIV, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_FULLY_CONNECTED, C_HOST64, MC_SZ(32, 8)},
-    {MC_S_O_FULLY_CONNECTED, C_CORTEX_M, MC_SZ(5, 1)},
-    {MC_S_O_L2_NORM, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_MIRROR_PADDING, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_MUL, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_SHAPE, C_CORTEX_M, MC_SZ(1, 1)},
-    {MC_S_O_SUB, C_CORTEX_M, MC_SZ(2, 1)},
-    {MC_S_O_SVDF, C_CORTEX_M, MC_SZ(8, 4)},
-    {MC_S_O_TRANSPOSE_CONV, C_CORTEX_M, MC_SZ(16, 4)},
-    {MC_S_O_VAR_HANDLE, C_HOST64, MC_SZ(16, 8)},
-    {MC_S_V_CMSIS_CONV, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_V_CMSIS_CONV, C_CORTEX_M, MC_SZ(68, 4)},
-    {MC_S_V_CMSIS_CONV, C_ESP32, MC_SZ(56, 4)},
-    {MC_S_V_CMSIS_FULLY_CONNECTED, C_HOST64, MC_SZ(72, 8)},
-    {MC_S_V_CMSIS_FULLY_CONNECTED, C_CORTEX_M, MC_SZ(80, 4)},
-    {MC_S_V_CMSIS_FULLY_CONNECTED, C_ESP32, MC_SZ(48, 4)},
-    {MC_S_V_CMSIS_POOL, C_CORTEX_M, MC_SZ(36, 4)},
-    {MC_S_V_CMSIS_SOFTMAX, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_V_CMSIS_SOFTMAX, C_CORTEX_M, MC_SZ(64, 8)},
-    {MC_S_V_ESP_CONV, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_V_ESP_CONV, C_ESP32, MC_SZ(60, 4)},
-    {MC_S_V_ESP_SOFTMAX, C_HOST64, MC_SZ(80, 8)},
-    {MC_S_V_ESP_SOFTMAX, C_ESP32, MC_SZ(64, 8)},
+    DIFF(MC_S_K_ASSIGN_VARIABLE, C_ESP32, 0, 1),
+    DIFF(MC_S_K_BATCH_MATMUL, C_HOST64, 32, 8),
+    DIFF(MC_S_K_EVAL_TENSOR, C_HOST64, 24, 8),
+    DIFF(MC_S_K_CONCATENATION, C_HOST64, 80, 8),
+    DIFF(MC_S_K_CONCATENATION, C_ESP32, 24, 4),
+    DIFF(MC_S_K_CONV, C_HOST64, 80, 8),
+    DIFF(MC_S_K_CONV, C_ESP32, 56, 4),
+    DIFF(MC_S_K_EMBEDDING_LOOKUP, C_HOST64, 16, 8),
+    DIFF(MC_S_K_FULLY_CONNECTED, C_HOST64, 72, 8),
+    DIFF(MC_S_K_FULLY_CONNECTED, C_ESP32, 48, 4),
+    DIFF(MC_S_K_LOG_SOFTMAX, C_HOST64, 40, 8),
+    DIFF(MC_S_K_SOFTMAX, C_HOST64, 80, 8),
+    DIFF(MC_S_K_TRANSPOSE_CONV, C_HOST64, 88, 8),
+    DIFF(MC_S_K_TRANSPOSE_CONV, C_ESP32, 72, 4),
+    DIFF(MC_S_O_ADD, C_CORTEX_M, 2, 1),
+    DIFF(MC_S_O_ARG_MAX, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_ARG_MIN, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_CAST, C_CORTEX_M, 2, 1),
+    DIFF(MC_S_O_DIV, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_FULLY_CONNECTED, C_HOST64, 32, 8),
+    DIFF(MC_S_O_FULLY_CONNECTED, C_CORTEX_M, 5, 1),
+    DIFF(MC_S_O_L2_NORM, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_MIRROR_PADDING, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_MUL, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_SHAPE, C_CORTEX_M, 1, 1),
+    DIFF(MC_S_O_SUB, C_CORTEX_M, 2, 1),
+    DIFF(MC_S_O_SVDF, C_CORTEX_M, 8, 4),
+    DIFF(MC_S_O_TRANSPOSE_CONV, C_CORTEX_M, 16, 4),
+    DIFF(MC_S_O_VAR_HANDLE, C_HOST64, 16, 8),
+    DIFF(MC_S_V_CMSIS_CONV, C_HOST64, 80, 8),
+    DIFF(MC_S_V_CMSIS_CONV, C_CORTEX_M, 68, 4),
+    DIFF(MC_S_V_CMSIS_CONV, C_ESP32, 56, 4),
+    DIFF(MC_S_V_CMSIS_FULLY_CONNECTED, C_HOST64, 72, 8),
+    DIFF(MC_S_V_CMSIS_FULLY_CONNECTED, C_CORTEX_M, 80, 4),
+    DIFF(MC_S_V_CMSIS_FULLY_CONNECTED, C_ESP32, 48, 4),
+    DIFF(MC_S_V_CMSIS_POOL, C_CORTEX_M, 36, 4),
+    DIFF(MC_S_V_CMSIS_SOFTMAX, C_HOST64, 80, 8),
+    DIFF(MC_S_V_CMSIS_SOFTMAX, C_CORTEX_M, 64, 8),
+    DIFF(MC_S_V_ESP_CONV, C_HOST64, 80, 8),
+    DIFF(MC_S_V_ESP_CONV, C_ESP32, 60, 4),
+    DIFF(MC_S_V_ESP_SOFTMAX, C_HOST64, 80, 8),
+    DIFF(MC_S_V_ESP_SOFTMAX, C_ESP32, 64, 8),
 };
 
 
@@ -299,20 +301,22 @@ enum {
     X_REST_IN = 0x41, /* inputs 1 .. n-1 */
     X_P = 0x42,       /* persistent buffer, size rule in the next byte (R_*) */
     X_S = 0x43,       /* scratch buffer request, size rule in the next byte (R_*) */
-    X_IF = 0x44,      /* next byte a condition (Q_*), then a count: skip that many
-                         bytes unless the condition holds */
-    X_SAME_ELEMENTS = 0x45, /* Prepare fails unless input 0 and output 0 hold as many
-                               elements (RESHAPE, SQUEEZE, EXPAND_DIMS check it) */
+    X_IF = 0x44,      /* next byte a type test (GUARD), then a count: skip that many
+                         bytes unless the test holds */
     X_END = 0xFF
 };
 
-/* Conditions on an operator's tensor types. */
+/* A test of the element type of one of an operator's tensors, in one byte: which tensor
+ * (G_*) in the top three bits, the types it must be one of (T_*) in the low five.  An
+ * absent tensor is of no type; G_NONE always holds.  Scripts' conditions (X_IF) and the
+ * rules' guards (guards[], below) are such tests. */
 enum {
-    Q_IN0_INT8 = 1,   /* input 0 is int8 */
-    Q_IN2_QUANT,      /* input 2 is not float32 (TRANSPOSE_CONV's data input) */
-    Q_OUT0_QUANT,     /* output 0 is int8 or int16 */
-    Q_IN0_QUANT       /* input 0 is int8 or int16 */
+    T_FLOAT32 = 1, T_INT8 = 2, T_INT16 = 4, T_INT4 = 8, T_OTHER = 16, /* any other type */
+    T_QUANT = T_INT8 | T_INT16,
+    T_NOT_FLOAT32 = T_INT8 | T_INT16 | T_INT4 | T_OTHER
 };
+enum { G_NONE = 0, G_IN0, G_IN1, G_IN2, G_OUT0 };
+#define GUARD(tensor, types) ((uint8_t)((tensor) << 5 | (types)))
 
 /* Size rules; each returns the bytes, or -1 for "no allocation". */
 enum {
@@ -349,6 +353,9 @@ enum {
     R_CMSIS_AVGPOOL,     /* arm_avgpool_s8/s16_get_buffer_size: 4 x channels */
     /* ESP-NN, the plain ESP32's "generic optimised" functions */
     R_ESP_SOFTMAX,       /* esp_nn_get_softmax_scratch_size_opt: 4 x input dims[1] */
+    /* A check, not a buffer (as P: a replay step the request count skips) */
+    R_SAME_ELEMENTS,     /* Prepare fails unless input 0 and output 0 hold as many elements
+                            (RESHAPE, SQUEEZE, EXPAND_DIMS check it) */
     R_COUNT
 };
 
@@ -359,97 +366,90 @@ enum {
 /* A rule's value when the kernel's Prepare refuses the operator (TFLM fails it). */
 #define REFUSED (-4)
 
-static const uint8_t p_none[] = {X_END};
-static const uint8_t p_in0[] = {IN(0), X_END};
-static const uint8_t p_in2[] = {IN(2), X_END};
-static const uint8_t p_in0_out0[] = {IN(0), OUT(0), X_END};
-static const uint8_t p_reshape[] = {IN(0), OUT(0), X_SAME_ELEMENTS, X_END};
-static const uint8_t p_expand_dims[] = {IN(0), IN(1), OUT(0), X_SAME_ELEMENTS, X_END};
-static const uint8_t p_in01_out0[] = {IN(0), IN(1), OUT(0), X_END};
-static const uint8_t p_in01[] = {IN(0), IN(1), X_END};
-static const uint8_t p_in012_out0[] = {IN(0), IN(1), IN(2), OUT(0), X_END};
-static const uint8_t p_in0123_out0[] = {IN(0), IN(1), IN(2), IN(3), OUT(0), X_END};
-static const uint8_t p_in0_out0_dims[] = {IN(0), OUT(0), P(R_DIMS_OUT0), X_END};
-static const uint8_t p_in01_out0_dims[] = {IN(0), IN(1), OUT(0), P(R_DIMS_OUT0), X_END};
-static const uint8_t p_out0_in0_dims[] = {OUT(0), IN(0), P(R_DIMS_OUT0), X_END};
-static const uint8_t p_add_n[] = {IN(0), OUT(0), X_REST_IN, P(R_ADD_N_OPDATA), S(R_ADD_N_POINTERS), X_END};
-static const uint8_t p_concatenation[] = {IN(0), OUT(0), X_ALL_IN, X_END};
-/* ConvPrepare: output, input, filter; the per-channel arrays; CalculateOpDataConv's
- * input, filter, bias, output; an int4 filter's unpacking buffer. */
-static const uint8_t p_conv[] = {OUT(0), IN(0), IN(1), P(R_CHANNELS_F0), P(R_CHANNELS_F0),
-                                 IN(0), IN(1), IN(2), OUT(0), S(R_FILTER_INT4), X_END};
-static const uint8_t p_depthwise[] = {OUT(0), IN(0), IN(1), P(R_CHANNELS_F3), P(R_CHANNELS_F3),
-                                      S(R_FILTER_INT4), IN(0), IN(1), IN(2), OUT(0), X_END};
-static const uint8_t p_fully_connected[] = {IN(0), IN(1), IN(2), OUT(0), S(R_FILTER_INT4),
-                                            P(R_FC_CHANNELS), P(R_FC_CHANNELS), X_END};
-static const uint8_t p_cumsum[] = {IN(0), IN(1), OUT(0), P(R_CUMSUM_OPDATA), X_END};
-static const uint8_t p_embedding[] = {IN(0), IN(1), OUT(0), P(R_DIMS_OUT0), P(R_EMBEDDING_OPDATA), X_END};
-static const uint8_t p_log_softmax[] = {IN(0), OUT(0), P(R_LOG_SOFTMAX_OPDATA), X_END};
-static const uint8_t p_softmax[] = {IN(0), OUT(0), P(R_SOFTMAX_LUT), P(R_SOFTMAX_LUT), X_END};
-static const uint8_t p_batch_matmul[] = {IN(0), IN(1), OUT(0), P(R_BMM_QUANT),
-                                         P(R_BMM_LHS_TENSOR), P(R_BMM_LHS_DIMS), P(R_BMM_LHS_DATA),
-                                         P(R_BMM_RHS_TENSOR), P(R_BMM_RHS_DIMS), P(R_BMM_RHS_DATA),
-                                         P(R_DIMS_OUT0), X_END};
-/* PrepareMeanOrSumHelper, then PrepareSimple (input, axis, and output when int8). */
-static const uint8_t p_mean_sum[] = {IN(0), OUT(0), IN(1), S(R_REDUCE_ACC), S(R_RANK_IN0),
-                                     S(R_ELEMENTS_IN1), IN(0), IN(1), X_IF, Q_IN0_INT8, 1, OUT(0),
-                                     X_END};
-/* PrepareMinMaxHelper: PrepareSimple first. */
-static const uint8_t p_reduce_min_max[] = {IN(0), IN(1), X_IF, Q_IN0_INT8, 1, OUT(0), IN(0), OUT(0),
-                                           IN(1), S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END};
-static const uint8_t p_reduce_all[] = {IN(0), OUT(0), IN(1), IN(0), IN(1), X_IF, Q_IN0_INT8, 1, OUT(0),
-                                       S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END};
-static const uint8_t p_mirror_pad[] = {IN(0), IN(1), OUT(0), S(R_RANK_IN0), S(R_RANK_IN0), X_END};
-static const uint8_t p_svdf[] = {IN(0), IN(1), IN(2), IN(3), IN(4), OUT(0), S(R_SVDF_FILTERS),
-                                 S(R_SVDF_UNITS), X_END};
-/* TransposeConvPrepare: output, input, filter; per-channel arrays; the accumulators;
- * then CalculateOpData's temporaries when quantized. */
-static const uint8_t p_transpose_conv[] = {OUT(0), IN(2), IN(1), P(R_CHANNELS_F0), P(R_CHANNELS_F0),
-                                           S(R_TCONV_ACC), X_IF, Q_IN2_QUANT, 6, IN(2), IN(1), IN(3),
-                                           OUT(0), S(R_TCONV_BIAS64), X_END};
-static const uint8_t p_lstm[] = {IN(0), IN(1), IN(2), IN(3), IN(4), IN(5), IN(6), IN(7), IN(8),
-                                 IN(9), IN(10), IN(11), IN(12), IN(13), IN(14), IN(15), IN(16),
-                                 IN(17), IN(18), IN(19), IN(20), IN(21), IN(22), IN(23), OUT(0),
-                                 S(R_LSTM_STATE), S(R_LSTM_STATE), S(R_LSTM_STATE), S(R_LSTM_STATE),
-                                 X_END};
-/* CMSIS-NN's ConvPrepare: input, filter, output (its bias lookup asks for an output
- * that does not exist); the per-channel arrays only when quantized; then
- * CalculateOpDataConv's temporaries and the im2col buffer. */
-static const uint8_t p_cmsis_conv[] = {IN(0), IN(1), OUT(0), X_IF, Q_IN0_QUANT, 4, P(R_CHANNELS_F0),
-                                       P(R_CHANNELS_F0), IN(0), IN(1), IN(2), OUT(0),
-                                       S(R_CMSIS_CONV), X_END};
-static const uint8_t p_cmsis_depthwise[] = {IN(0), IN(1), OUT(0), X_IF, Q_IN0_QUANT, 4,
-                                            P(R_CHANNELS_F3), P(R_CHANNELS_F3), IN(0), IN(1),
-                                            IN(2), OUT(0), S(R_CMSIS_DEPTHWISE), X_END};
-static const uint8_t p_cmsis_fully_connected[] = {IN(0), IN(1), IN(2), OUT(0), P(R_FC_CHANNELS),
-                                                  P(R_FC_CHANNELS), S(R_CMSIS_FC_1X1), X_END};
-static const uint8_t p_cmsis_avgpool[] = {IN(0), OUT(0), IN(0), OUT(0), S(R_CMSIS_AVGPOOL), X_END};
-static const uint8_t p_esp_softmax[] = {IN(0), OUT(0), P(R_SOFTMAX_LUT), P(R_SOFTMAX_LUT),
-                                        S(R_ESP_SOFTMAX), X_END};
-/* TanhPrepare: the input, then CalculateArithmeticOpData's input and output. */
-static const uint8_t p_tanh[] = {IN(0), IN(0), OUT(0), X_END};
+/* The scripts, each once and all in one block (scripts_t): an op row names its script
+ * (SC_*) and script_at[] says where it starts, two bytes a script instead of a pointer. */
+#define SCRIPTS(X)                                                                                 \
+    X(NONE, X_END)                                                                                 \
+    X(IN0, IN(0), X_END)                                                                           \
+    X(IN2, IN(2), X_END)                                                                           \
+    X(IN0_OUT0, IN(0), OUT(0), X_END)                                                              \
+    X(IN01_OUT0, IN(0), IN(1), OUT(0), X_END)                                                      \
+    X(IN01, IN(0), IN(1), X_END)                                                                   \
+    X(IN012_OUT0, IN(0), IN(1), IN(2), OUT(0), X_END)                                              \
+    X(IN0123_OUT0, IN(0), IN(1), IN(2), IN(3), OUT(0), X_END)                                      \
+    X(IN0_OUT0_DIMS, IN(0), OUT(0), P(R_DIMS_OUT0), X_END)                                         \
+    X(IN01_OUT0_DIMS, IN(0), IN(1), OUT(0), P(R_DIMS_OUT0), X_END)                                 \
+    X(OUT0_IN0_DIMS, OUT(0), IN(0), P(R_DIMS_OUT0), X_END)                                         \
+    X(ADD_N, IN(0), OUT(0), X_REST_IN, P(R_ADD_N_OPDATA), S(R_ADD_N_POINTERS), X_END)              \
+    X(CONCATENATION, IN(0), OUT(0), X_ALL_IN, X_END)                                               \
+    /* ConvPrepare: output, input, filter; the per-channel arrays; CalculateOpDataConv's           \
+     * input, filter, bias, output; an int4 filter's unpacking buffer. */                          \
+    X(CONV, OUT(0), IN(0), IN(1), P(R_CHANNELS_F0), P(R_CHANNELS_F0), IN(0), IN(1), IN(2),         \
+      OUT(0), S(R_FILTER_INT4), X_END)                                                             \
+    X(DEPTHWISE, OUT(0), IN(0), IN(1), P(R_CHANNELS_F3), P(R_CHANNELS_F3), S(R_FILTER_INT4),       \
+      IN(0), IN(1), IN(2), OUT(0), X_END)                                                          \
+    X(FULLY_CONNECTED, IN(0), IN(1), IN(2), OUT(0), S(R_FILTER_INT4), P(R_FC_CHANNELS),            \
+      P(R_FC_CHANNELS), X_END)                                                                     \
+    X(CUMSUM, IN(0), IN(1), OUT(0), P(R_CUMSUM_OPDATA), X_END)                                     \
+    X(EMBEDDING, IN(0), IN(1), OUT(0), P(R_DIMS_OUT0), P(R_EMBEDDING_OPDATA), X_END)               \
+    X(LOG_SOFTMAX, IN(0), OUT(0), P(R_LOG_SOFTMAX_OPDATA), X_END)                                  \
+    X(SOFTMAX, IN(0), OUT(0), P(R_SOFTMAX_LUT), P(R_SOFTMAX_LUT), X_END)                           \
+    X(BATCH_MATMUL, IN(0), IN(1), OUT(0), P(R_BMM_QUANT), P(R_BMM_LHS_TENSOR), P(R_BMM_LHS_DIMS),  \
+      P(R_BMM_LHS_DATA), P(R_BMM_RHS_TENSOR), P(R_BMM_RHS_DIMS), P(R_BMM_RHS_DATA),                \
+      P(R_DIMS_OUT0), X_END)                                                                       \
+    /* PrepareMeanOrSumHelper, then PrepareSimple (input, axis, and output when int8). */          \
+    X(MEAN_SUM, IN(0), OUT(0), IN(1), S(R_REDUCE_ACC), S(R_RANK_IN0), S(R_ELEMENTS_IN1), IN(0),    \
+      IN(1), X_IF, GUARD(G_IN0, T_INT8), 1, OUT(0), X_END)                                         \
+    /* PrepareMinMaxHelper: PrepareSimple first. */                                                \
+    X(REDUCE_MIN_MAX, IN(0), IN(1), X_IF, GUARD(G_IN0, T_INT8), 1, OUT(0), IN(0), OUT(0), IN(1),   \
+      S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END)                                                     \
+    X(REDUCE_ALL, IN(0), OUT(0), IN(1), IN(0), IN(1), X_IF, GUARD(G_IN0, T_INT8), 1, OUT(0),       \
+      S(R_RANK_IN0), S(R_ELEMENTS_IN1), X_END)                                                     \
+    X(MIRROR_PAD, IN(0), IN(1), OUT(0), S(R_RANK_IN0), S(R_RANK_IN0), X_END)                       \
+    X(SVDF, IN(0), IN(1), IN(2), IN(3), IN(4), OUT(0), S(R_SVDF_FILTERS), S(R_SVDF_UNITS), X_END)  \
+    /* TransposeConvPrepare: output, input, filter; per-channel arrays; the accumulators;          \
+     * then CalculateOpData's temporaries when quantized. */                                       \
+    X(TRANSPOSE_CONV, OUT(0), IN(2), IN(1), P(R_CHANNELS_F0), P(R_CHANNELS_F0), S(R_TCONV_ACC),    \
+      X_IF, GUARD(G_IN2, T_NOT_FLOAT32), 6, IN(2), IN(1), IN(3), OUT(0), S(R_TCONV_BIAS64), X_END) \
+    X(LSTM, IN(0), IN(1), IN(2), IN(3), IN(4), IN(5), IN(6), IN(7), IN(8), IN(9), IN(10), IN(11),  \
+      IN(12), IN(13), IN(14), IN(15), IN(16), IN(17), IN(18), IN(19), IN(20), IN(21), IN(22),      \
+      IN(23), OUT(0), S(R_LSTM_STATE), S(R_LSTM_STATE), S(R_LSTM_STATE), S(R_LSTM_STATE), X_END)   \
+    /* TanhPrepare: the input, then CalculateArithmeticOpData's input and output. */               \
+    X(TANH, IN(0), IN(0), OUT(0), X_END)                                                           \
+    /* CMSIS-NN's ConvPrepare: input, filter, output (its bias lookup asks for an output           \
+     * that does not exist); the per-channel arrays only when quantized; then                      \
+     * CalculateOpDataConv's temporaries and the im2col buffer. */                                 \
+    X(CMSIS_CONV, IN(0), IN(1), OUT(0), X_IF, GUARD(G_IN0, T_QUANT), 4, P(R_CHANNELS_F0),          \
+      P(R_CHANNELS_F0), IN(0), IN(1), IN(2), OUT(0), S(R_CMSIS_CONV), X_END)                       \
+    X(CMSIS_DEPTHWISE, IN(0), IN(1), OUT(0), X_IF, GUARD(G_IN0, T_QUANT), 4, P(R_CHANNELS_F3),     \
+      P(R_CHANNELS_F3), IN(0), IN(1), IN(2), OUT(0), S(R_CMSIS_DEPTHWISE), X_END)                  \
+    X(CMSIS_FULLY_CONNECTED, IN(0), IN(1), IN(2), OUT(0), P(R_FC_CHANNELS), P(R_FC_CHANNELS),      \
+      S(R_CMSIS_FC_1X1), X_END)                                                                    \
+    X(CMSIS_AVGPOOL, IN(0), OUT(0), IN(0), OUT(0), S(R_CMSIS_AVGPOOL), X_END)                      \
+    X(ESP_SOFTMAX, IN(0), OUT(0), P(R_SOFTMAX_LUT), P(R_SOFTMAX_LUT), S(R_ESP_SOFTMAX), X_END)     \
+    X(RESHAPE, IN(0), OUT(0), P(R_SAME_ELEMENTS), X_END)                                           \
+    X(EXPAND_DIMS, IN(0), IN(1), OUT(0), P(R_SAME_ELEMENTS), X_END)                                \
+    /* registered, not modelled (below): no script */                                              \
+    X(NOT_MODELLED, X_END)
 
-enum {
-    SC_NONE = 0, SC_IN0, SC_IN2, SC_IN0_OUT0, SC_IN01_OUT0, SC_IN01, SC_IN012_OUT0,
-    SC_IN0123_OUT0, SC_IN0_OUT0_DIMS, SC_IN01_OUT0_DIMS, SC_OUT0_IN0_DIMS, SC_ADD_N,
-    SC_CONCATENATION, SC_CONV, SC_DEPTHWISE, SC_FULLY_CONNECTED, SC_CUMSUM, SC_EMBEDDING,
-    SC_LOG_SOFTMAX, SC_SOFTMAX, SC_BATCH_MATMUL, SC_MEAN_SUM, SC_REDUCE_MIN_MAX,
-    SC_REDUCE_ALL, SC_MIRROR_PAD, SC_SVDF, SC_TRANSPOSE_CONV, SC_LSTM, SC_TANH,
-    SC_CMSIS_CONV, SC_CMSIS_DEPTHWISE, SC_CMSIS_FULLY_CONNECTED, SC_CMSIS_AVGPOOL,
-    SC_ESP_SOFTMAX, SC_RESHAPE, SC_EXPAND_DIMS,
-    SC_NOT_MODELLED, /* registered, not modelled (below): no script */
-    SC_COUNT
-};
+#define SCRIPT_MEMBER(name, ...) uint8_t name[sizeof((const uint8_t[]){__VA_ARGS__})];
+#define SCRIPT_BYTES(name, ...) {__VA_ARGS__},
+#define SCRIPT_ID(name, ...) SC_##name,
+#define SCRIPT_AT(name, ...) (uint16_t)offsetof(scripts_t, name),
 
-static const uint8_t *const scripts[SC_COUNT] = {
-    p_none, p_in0, p_in2, p_in0_out0, p_in01_out0, p_in01, p_in012_out0,
-    p_in0123_out0, p_in0_out0_dims, p_in01_out0_dims, p_out0_in0_dims, p_add_n,
-    p_concatenation, p_conv, p_depthwise, p_fully_connected, p_cumsum, p_embedding,
-    p_log_softmax, p_softmax, p_batch_matmul, p_mean_sum, p_reduce_min_max,
-    p_reduce_all, p_mirror_pad, p_svdf, p_transpose_conv, p_lstm, p_tanh,
-    p_cmsis_conv, p_cmsis_depthwise, p_cmsis_fully_connected, p_cmsis_avgpool,
-    p_esp_softmax, p_reshape, p_expand_dims, p_none,
-};
+typedef struct {
+    SCRIPTS(SCRIPT_MEMBER)
+} scripts_t;
+
+enum { SCRIPTS(SCRIPT_ID) SC_COUNT };
+
+static const scripts_t scripts = {SCRIPTS(SCRIPT_BYTES)};
+static const uint16_t script_at[SC_COUNT] = {SCRIPTS(SCRIPT_AT)};
+
+static const uint8_t *script(int32_t sc)
+{
+    return (const uint8_t *)&scripts + script_at[sc];
+}
 
 /* ---- the rows ---------------------------------------------------------------------- */
 
@@ -618,8 +618,9 @@ static mc_size_t struct_size(int32_t id, mc_target_t target)
 {
     int32_t i;
     for (i = 0; i < (int32_t)(sizeof struct_diffs / sizeof struct_diffs[0]); i++) {
-        if (struct_diffs[i].id == id && struct_diffs[i].column == column_of[target]) {
-            return struct_diffs[i].size;
+        const struct_diff_t *d = &struct_diffs[i];
+        if (d->id == id && d->column_align >> 2 == column_of[target]) {
+            return (mc_size_t)(d->bytes | (d->column_align & 3) << 12);
         }
     }
     return structs[id];
@@ -630,11 +631,20 @@ static int64_t struct_bytes(int32_t id, mc_target_t target)
     return MC_SZ_BYTES(struct_size(id, target));
 }
 
+/* MC_SZ_ALIGN in 32 bits (a 64-bit shift is a library call on Xtensa). */
+static int32_t struct_align(mc_size_t size)
+{
+    return 1 << ((size >> 12) & 3);
+}
+
 /* The vendor kernel the replay uses for a row, or NULL for the reference kernel. */
 static const vendor_row_t *vendor_of(const op_row_t *row, int32_t vendor)
 {
     int32_t i;
-    for (i = 0; row != NULL && i < (int32_t)(sizeof vendors / sizeof vendors[0]); i++) {
+    if (row == NULL) {
+        return NULL;
+    }
+    for (i = 0; i < (int32_t)(sizeof vendors / sizeof vendors[0]); i++) {
         if (vendors[i].code == row->code && vendors[i].vendor == vendor) {
             return &vendors[i];
         }
@@ -664,6 +674,8 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
                             mc_tflm_op_info_t *out)
 {
     const op_row_t *row;
+    const vendor_row_t *v;
+    mc_size_t options;
     if (out == NULL) {
         return MC_E_NULL;
     }
@@ -672,22 +684,19 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
         return MC_E_RANGE;
     }
     row = find_row(code);
+    v = vendor_of(row, kernels == MC_KERNELS_OPTIMISED ? mc__target_abi(target)->vendor : MC_VENDOR_NONE);
+    /* A kind TFLM does not register: no options struct (0 bytes, aligned to 1), no OpData. */
+    options = struct_size(row != NULL ? row->options : MC_S_NONE, target);
     memset(out, 0, sizeof *out);
     out->code = code;
     out->name = mc_op_name(code);
     out->registered = row != NULL;
-    out->options_alignment = 1;
-    if (row != NULL) {
-        const vendor_row_t *v = vendor_of(row, kernels == MC_KERNELS_OPTIMISED
-                                                   ? mc__target_abi(target)->vendor
-                                                   : MC_VENDOR_NONE);
-        out->vendor_kernel = v != NULL;
-        out->modelled = modelled(row, v);
-        mc_size_t options = struct_size(row->options, target);
-        out->options_bytes = (int32_t)MC_SZ_BYTES(options);
-        out->options_alignment = (int32_t)MC_SZ_ALIGN(options);
-        out->opdata_bytes = (int32_t)struct_bytes(v != NULL ? v->opdata : row->opdata, target);
-    }
+    out->vendor_kernel = v != NULL;
+    out->modelled = modelled(row, v);
+    out->options_bytes = (int32_t)MC_SZ_BYTES(options);
+    out->options_alignment = struct_align(options);
+    out->opdata_bytes =
+        (int32_t)struct_bytes(v != NULL ? v->opdata : row != NULL ? row->opdata : MC_S_NONE, target);
     return MC_OK;
 }
 
@@ -696,7 +705,7 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
 static const mc_tensor_t *op_tensor(const mc_graph_t *g, int64_t first, int32_t n, int32_t i)
 {
     int32_t t;
-    if (i < 0 || i >= n) {
+    if ((uint32_t)i >= (uint32_t)n) { /* i < 0 too: n is not negative (start()) */
         return NULL;
     }
     t = g->op_tensors[first + i];
@@ -737,102 +746,82 @@ static int32_t dim(const mc_tensor_t *t, int32_t i)
     return (t != NULL && i >= 0 && i < t->rank) ? t->dims[i] : 0;
 }
 
-/* TfLiteTypeGetSize */
+/* TfLiteTypeGetSize, by MC_DTYPE_* (mc_graph_structure refuses any other type) */
 static int64_t type_bytes(int32_t type)
 {
-    switch (type) {
-    case MC_DTYPE_FLOAT64: case MC_DTYPE_INT64: case MC_DTYPE_UINT64: case MC_DTYPE_COMPLEX64:
-        return 8;
-    case MC_DTYPE_COMPLEX128:
-        return 16;
-    case MC_DTYPE_FLOAT32: case MC_DTYPE_INT32: case MC_DTYPE_UINT32:
-        return 4;
-    case MC_DTYPE_FLOAT16: case MC_DTYPE_INT16: case MC_DTYPE_UINT16: case MC_DTYPE_BFLOAT16:
-        return 2;
-    default:
-        return 1;
-    }
-}
-
-static bool quantized_type(int32_t type)
-{
-    return type == MC_DTYPE_INT8 || type == MC_DTYPE_INT16;
+    static const uint8_t bytes[MC_DTYPE_COUNT] = {
+        [MC_DTYPE_FLOAT32] = 4, [MC_DTYPE_FLOAT16] = 2, [MC_DTYPE_INT32] = 4, [MC_DTYPE_UINT8] = 1,
+        [MC_DTYPE_INT64] = 8, [MC_DTYPE_STRING] = 1, [MC_DTYPE_BOOL] = 1, [MC_DTYPE_INT16] = 2,
+        [MC_DTYPE_COMPLEX64] = 8, [MC_DTYPE_INT8] = 1, [MC_DTYPE_FLOAT64] = 8, [MC_DTYPE_COMPLEX128] = 16,
+        [MC_DTYPE_UINT64] = 8, [MC_DTYPE_RESOURCE] = 1, [MC_DTYPE_VARIANT] = 1, [MC_DTYPE_UINT32] = 4,
+        [MC_DTYPE_UINT16] = 2, [MC_DTYPE_INT4] = 1, [MC_DTYPE_BFLOAT16] = 2,
+    };
+    return bytes[type];
 }
 
 /* ---- the rules ----------------------------------------------------------------------- */
 
-static bool condition(const mc_ctx_t *s, const mc_op_t *op, int32_t q)
-{
-    switch (q) {
-    case Q_IN0_INT8:
-        return dtype(in(s, op, 0)) == MC_DTYPE_INT8;
-    case Q_IN2_QUANT:
-        return in(s, op, 2) != NULL && dtype(in(s, op, 2)) != MC_DTYPE_FLOAT32;
-    case Q_OUT0_QUANT:
-        return quantized_type(dtype(out(s, op, 0)));
-    case Q_IN0_QUANT:
-        return quantized_type(dtype(in(s, op, 0)));
-    default:
-        return false;
-    }
-}
+/* The rules and scripts read graphs that passed mc_graph_structure and tflm_model.c's
+ * start() (every mc_tflm_* call runs both before the op table): ranks, element types and
+ * list lengths within their limits, dims non-negative, tensors' bytes counted from
+ * their dims without overflow. */
 
-/* x * y * z bytes, overflow-checked; -2 on overflow (the caller reports it). */
+/* x * y * z bytes (none negative: dims, and sizes), overflow-checked; -2 on overflow
+ * (the caller reports it). */
 static int64_t product(int64_t x, int64_t y, int64_t z)
 {
-    int64_t r = 0;
-    if (x < 0 || y < 0 || z < 0 || mc_checked_mul(x, y, &r) != MC_OK ||
-        mc_checked_mul(r, z, &r) != MC_OK) {
-        return -2;
-    }
-    return r;
+    bool overflow = false;
+    int64_t r = mc_mul_or_flag(mc_mul_or_flag(x, y, &overflow), z, &overflow);
+    return overflow ? -2 : r;
 }
 
 /* CMSIS-NN's convolution buffers (Cortex-M with DSP, GCC: the 1x1 fast kernel needs
- * none, the 1xN and generic kernels 2 x im2col columns of int16). */
+ * none, the 1xN and generic kernels 2 x im2col columns of int16).  Input 0 is int8 or
+ * int16: the rule's guard. */
 static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
 {
-    const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1);
-    const mc_tensor_t *bias = in(s, op, 2);
+    const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1), *bias = in(s, op, 2);
+    bool int16 = i0->dtype == MC_DTYPE_INT16, overflow = false;
     int64_t cols;
-    int32_t in_c, fh, fw;
-    if (i0 == NULL || f == NULL || i0->rank != 4 || f->rank != 4) {
+    if (f == NULL || i0->rank != 4 || f->rank != 4) {
         return -3;
     }
-    in_c = i0->dims[3];
-    fh = f->dims[1];
-    fw = f->dims[2];
-    if (dtype(i0) == MC_DTYPE_INT16) {
+    if (int16) {
         /* 16x8 runs CMSIS-NN only with an int64 bias or none; its im2col (without MVE)
          * is two columns of int16: arm_convolve_s16_get_buffer_size. */
         if (bias != NULL && dtype(bias) != MC_DTYPE_INT64) {
             return -1;
         }
-        return product(product(in_c, fh, 4), fw, 1); /* an inner overflow (-2) stays -2 */
+    } else if (f->dims[1] == 1 && f->dims[2] == 1 && op->options[4] == 1 && op->options[5] == 1 &&
+               i0->dims[3] == f->dims[3]) {
+        /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h.
+         * 1x1: arm_convolve_1x1_s8_fast needs no buffer outside Arm Compiler.  CMSIS-NN's
+         * 1x1 kernel also wants no padding, but a 1x1 filter without dilation never pads:
+         * SAME's output is VALID's, ceil(in / stride), and its last window ends inside the
+         * input. */
+        return -1;
     }
-    /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h.
-     * CMSIS-NN's 1x1 kernel also wants no padding, but a 1x1 filter without dilation
-     * never pads: SAME's output is VALID's, ceil(in / stride), and its last window ends
-     * inside the input. */
-    if (fw == 1 && fh == 1 && op->options[4] == 1 && op->options[5] == 1 && in_c == f->dims[3]) {
-        return -1; /* 1x1: arm_convolve_1x1_s8_fast needs no buffer outside Arm Compiler */
+    /* A column: the input's channels (which need not be the filter's) times the filter's
+     * window, fh x fw, and for int16 x 4 bytes.  Two dims never overflow 64 bits, nor 4 x a
+     * dim, so a product passes 64 bits in this order exactly when it does in the kernel's
+     * (fw x fh x channels; int16: channels x fh x 4 x fw). */
+    cols = mc_dims_product(int16 ? 4 * (int64_t)i0->dims[3] : i0->dims[3], f->dims, 1, 3, &overflow);
+    if (!int16) { /* int8: 4 x the column rounded up to 4, past 64 bits an overflow too */
+        cols = mc_mul_or_flag(mc_add_or_flag(cols, 3, &overflow) & ~(int64_t)3, 4, &overflow);
     }
-    /* The input's channels need not be the filter's: their product is checked too. */
-    cols = product(fw, fh, in_c);
-    if (cols < 0 || cols > INT64_MAX / 4 - 3) {
-        return -2;
-    }
-    cols += (4 - cols % 4) % 4;
-    return 4 * cols;
+    return overflow ? -2 : cols;
 }
 
+/* Input 0 is int8: the rule's guard. */
 static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
 {
     const mc_tensor_t *i0 = in(s, op, 0), *f = in(s, op, 1), *o0 = out(s, op, 0);
+    bool overflow = false;
+    int64_t bytes;
     if (dtype(f) != MC_DTYPE_INT8) {
         return -1;
     }
-    if (i0 == NULL || f == NULL || o0 == NULL || i0->rank != 4 || f->rank != 4 || o0->rank != 4) {
+    if (o0 == NULL || i0->rank != 4 || f->rank != 4 || o0->rank != 4) {
         return -3;
     }
     /* DepthwiseConv2DOptions: padding, stride_w, stride_h, depth_multiplier, activation,
@@ -846,51 +835,51 @@ static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
     if (f->dims[1] == 3 && f->dims[2] == 3) {
         return -1;
     }
-    return product(i0->dims[3], (int64_t)f->dims[1] * f->dims[2], 2);
+    /* channels x fh x fw int16 (two dims never overflow, so neither order does first) */
+    bytes = mc_mul_or_flag(mc_dims_product(i0->dims[3], f->dims, 1, 3, &overflow), 2, &overflow);
+    return overflow ? -2 : bytes;
 }
 
 static int64_t dims_copy_bytes(const mc_tensor_t *t)
 {
-    return t == NULL ? -1 : 4 + 4 * (int64_t)t->rank; /* TfLiteIntArrayGetSizeInBytes */
+    /* TfLiteIntArrayGetSizeInBytes; a rank is at most MC_MAX_DIMS (mc_graph_structure) */
+    return 4 + 4 * t->rank;
 }
 
 /* Most rules allocate only for some element types of one tensor (an int8 input, a
- * quantized output, ...): that test, made before the rule's own, is a row here rather
- * than code in each rule.  A rule whose tensor is absent or of another type allocates
- * nothing (-1). */
-enum { T_FLOAT32 = 1, T_INT8 = 2, T_INT16 = 4, T_INT4 = 8, T_QUANT = T_INT8 | T_INT16 };
-enum { G_NONE = 0, G_IN0, G_IN1, G_IN2, G_OUT0 };
-
-typedef struct {
-    uint8_t tensor;   /* G_* */
-    uint8_t types;    /* T_* it must be one of */
-} rule_guard_t;
-
-static const rule_guard_t guards[R_COUNT] = {
-    [R_ADD_N_OPDATA] = {G_OUT0, T_INT8},
-    [R_CUMSUM_OPDATA] = {G_OUT0, T_INT8},
-    [R_LOG_SOFTMAX_OPDATA] = {G_IN0, T_INT8},
-    [R_SOFTMAX_LUT] = {G_IN0, T_INT16},
-    [R_BMM_QUANT] = {G_IN0, T_QUANT},
-    [R_FILTER_INT4] = {G_IN1, T_INT4},
-    [R_TCONV_ACC] = {G_IN2, T_QUANT},
-    [R_TCONV_BIAS64] = {G_IN2, T_INT16},
-    [R_REDUCE_ACC] = {G_IN0, T_QUANT},
-    [R_ADD_N_POINTERS] = {G_OUT0, T_FLOAT32 | T_INT8},
-    [R_SVDF_UNITS] = {G_IN0, T_INT8},
-    [R_CMSIS_CONV] = {G_IN0, T_QUANT},
-    [R_CMSIS_DEPTHWISE] = {G_IN0, T_INT8},
-    [R_CMSIS_AVGPOOL] = {G_IN0, T_QUANT},
-    [R_ESP_SOFTMAX] = {G_IN0, T_INT8},
+ * quantized output, ...): that test (GUARD), made before the rule's own, is a row here
+ * rather than code in each rule.  A rule whose tensor is absent or of another type
+ * allocates nothing (-1). */
+static const uint8_t guards[R_COUNT] = {
+    [R_ADD_N_OPDATA] = GUARD(G_OUT0, T_INT8),
+    [R_CUMSUM_OPDATA] = GUARD(G_OUT0, T_INT8),
+    [R_LOG_SOFTMAX_OPDATA] = GUARD(G_IN0, T_INT8),
+    [R_SOFTMAX_LUT] = GUARD(G_IN0, T_INT16),
+    [R_BMM_QUANT] = GUARD(G_IN0, T_QUANT),
+    [R_FILTER_INT4] = GUARD(G_IN1, T_INT4),
+    [R_TCONV_ACC] = GUARD(G_IN2, T_QUANT),
+    [R_TCONV_BIAS64] = GUARD(G_IN2, T_INT16),
+    [R_REDUCE_ACC] = GUARD(G_IN0, T_QUANT),
+    [R_ADD_N_POINTERS] = GUARD(G_OUT0, T_FLOAT32 | T_INT8),
+    [R_SVDF_UNITS] = GUARD(G_IN0, T_INT8),
+    [R_CMSIS_CONV] = GUARD(G_IN0, T_QUANT),
+    [R_CMSIS_DEPTHWISE] = GUARD(G_IN0, T_INT8),
+    [R_CMSIS_FC_1X1] = GUARD(G_IN0, T_QUANT),
+    [R_CMSIS_AVGPOOL] = GUARD(G_IN0, T_QUANT),
+    [R_ESP_SOFTMAX] = GUARD(G_IN0, T_INT8),
 };
 
-static bool guard_holds(const mc_ctx_t *s, const mc_op_t *op, rule_guard_t g)
+static bool guard_holds(const mc_ctx_t *s, const mc_op_t *op, uint8_t guard)
 {
-    const mc_tensor_t *t = g.tensor == G_OUT0 ? out(s, op, 0) : in(s, op, g.tensor - G_IN0);
-    int32_t type = dtype(t);
-    uint32_t bit = type == MC_DTYPE_FLOAT32 ? T_FLOAT32 : type == MC_DTYPE_INT8 ? T_INT8
-                 : type == MC_DTYPE_INT16 ? T_INT16 : type == MC_DTYPE_INT4 ? T_INT4 : 0;
-    return g.tensor == G_NONE || (bit & g.types) != 0;
+    /* The T_* of each MC_DTYPE_* (mc_graph_structure refuses a tensor of any other type). */
+    static const uint8_t type_bit[MC_DTYPE_COUNT] = {
+        T_FLOAT32, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_INT16, /* 0-7 */
+        T_OTHER, T_INT8, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_OTHER, T_OTHER,    /* 8-15 */
+        T_OTHER, T_INT4, T_OTHER                                                  /* 16-18 */
+    };
+    int32_t tensor = guard >> 5;
+    const mc_tensor_t *t = tensor == G_OUT0 ? out(s, op, 0) : in(s, op, tensor - G_IN0);
+    return tensor == G_NONE || (t != NULL && (type_bit[t->dtype] & guard) != 0);
 }
 
 /* The bytes of rule r for this operator: >= 0, -1 for no allocation, -2 for an
@@ -903,9 +892,10 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
     }
     switch (r) {
     case R_CHANNELS_F0:
-        return i1 == NULL || i1->rank < 1 ? -3 : 4 * (int64_t)i1->dims[0];
-    case R_CHANNELS_F3:
-        return i1 == NULL || i1->rank < 4 ? -3 : 4 * (int64_t)i1->dims[3];
+    case R_CHANNELS_F3: {
+        int32_t d = r == R_CHANNELS_F0 ? 0 : 3;
+        return i1 == NULL || i1->rank <= d ? -3 : 4 * (int64_t)i1->dims[d];
+    }
     case R_FC_CHANNELS:
         if (i1 == NULL || dtype(i0) == MC_DTYPE_FLOAT32 || i1->quant_channels <= 1) {
             return -1;
@@ -914,48 +904,48 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
     case R_DIMS_OUT0:
         return o0 == NULL ? -3 : dims_copy_bytes(o0);
     case R_ADD_N_OPDATA:
-        return struct_bytes(MC_S_K_ADD_N, s->target);
     case R_CUMSUM_OPDATA:
-        return struct_bytes(MC_S_K_CUMSUM, s->target);
     case R_LOG_SOFTMAX_OPDATA:
-        return struct_bytes(MC_S_K_LOG_SOFTMAX, s->target);
-    case R_EMBEDDING_OPDATA:
-        return struct_bytes(MC_S_K_EMBEDDING_LOOKUP, s->target);
+    case R_EMBEDDING_OPDATA: {
+        /* The OpData these kernels allocate in Prepare, in the rules' order. */
+        static const uint8_t opdata[] = {MC_S_K_ADD_N, MC_S_K_CUMSUM, MC_S_K_LOG_SOFTMAX,
+                                         MC_S_K_EMBEDDING_LOOKUP};
+        return struct_bytes(opdata[r - R_ADD_N_OPDATA], s->target);
+    }
     case R_SOFTMAX_LUT:
         return 2 * 513;
     case R_BMM_QUANT:
         return 28; /* QuantizationOpDataBatchMatmul: 7 int32 */
     case R_BMM_LHS_TENSOR:
-    case R_BMM_RHS_TENSOR:
-        if ((r == R_BMM_LHS_TENSOR) != (op->options[r == R_BMM_LHS_TENSOR ? 0 : 1] != 0)) {
-            return -1;
-        }
-        return MC_SZ_BYTES(s->abi->eval_tensor);
     case R_BMM_LHS_DIMS:
     case R_BMM_LHS_DATA:
-        if (op->options[0] == 0) {
-            return -1; /* adj_x false: LHS is used as it is */
-        }
-        if (i0 == NULL) {
-            return -3;
-        }
-        return r == R_BMM_LHS_DIMS ? dims_copy_bytes(i0) : i0->bytes;
+    case R_BMM_RHS_TENSOR:
     case R_BMM_RHS_DIMS:
-    case R_BMM_RHS_DATA:
-        if (op->options[1] != 0) {
-            return -1; /* adj_y true: RHS is already transposed */
+    case R_BMM_RHS_DATA: {
+        /* BatchMatMulOptions: adj_x, adj_y.  LHS is transposed when adj_x, RHS unless
+         * adj_y (it is then already transposed). */
+        bool lhs = r < R_BMM_RHS_TENSOR;
+        int32_t part = r - (lhs ? R_BMM_LHS_TENSOR : R_BMM_RHS_TENSOR);
+        const mc_tensor_t *t = lhs ? i0 : i1;
+        if ((op->options[lhs ? 0 : 1] != 0) != lhs) {
+            return -1;
         }
-        if (i1 == NULL) {
+        if (part == 0) {
+            return MC_SZ_BYTES(s->abi->eval_tensor);
+        }
+        if (t == NULL) {
             return -3;
         }
-        return r == R_BMM_RHS_DIMS ? dims_copy_bytes(i1) : i1->bytes;
+        return part == 1 ? dims_copy_bytes(t) : t->bytes;
+    }
     case R_FILTER_INT4:
         return elements_times(i1, 1);
     case R_TCONV_ACC:
         if (o0 == NULL) {
             return -3;
         }
-        return elements_times(o0, dtype(in(s, op, 2)) == MC_DTYPE_INT8 ? 4 : 8);
+        /* input 2 is int8 or int16: the guard */
+        return elements_times(o0, in(s, op, 2)->dtype == MC_DTYPE_INT8 ? 4 : 8);
     case R_TCONV_BIAS64: {
         const mc_tensor_t *bias = in(s, op, 3);
         if (dtype(bias) != MC_DTYPE_INT16) {
@@ -969,14 +959,16 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         }
         return elements_times(o0, 4);
     case R_RANK_IN0:
-        return i0 == NULL ? -3 : 4 * (int64_t)i0->rank;
+        return i0 == NULL ? -3 : 4 * i0->rank;
     case R_ELEMENTS_IN1:
         if (i1 == NULL) {
             return -3;
         }
         return elements_times(i1, 4);
     case R_ADD_N_POINTERS:
-        return (int64_t)s->abi->pointer_bytes * op->n_inputs;
+        /* At most MC_MAX_OP_TENSORS inputs (mc_graph_structure, before any replay): 8 x
+         * that fits 32 bits. */
+        return s->abi->pointer_bytes * op->n_inputs;
     case R_SVDF_FILTERS:
         return product(dim(i0, 0), dim(i1, 0), 4);
     case R_SVDF_UNITS:
@@ -986,27 +978,29 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         if (hidden == NULL || cell == NULL) {
             return -3;
         }
-        return product(op->options[3] != 0 ? dim(i0, 1) : dim(i0, 0), dim(hidden, 1),
-                       type_bytes(cell->dtype));
+        /* UnidirectionalSequenceLSTMOptions' time_major (field 3): the batch is dim 1 */
+        return product(dim(i0, op->options[3] != 0), dim(hidden, 1), type_bytes(cell->dtype));
     }
     case R_CMSIS_CONV:
         return cmsis_conv(s, op);
     case R_CMSIS_DEPTHWISE:
         return cmsis_depthwise(s, op);
-    case R_CMSIS_FC_1X1:
-        /* CMSIS-NN's Prepare refuses per-channel quantization unless the input is int8. */
-        if (dtype(i0) == MC_DTYPE_INT16 && i1 != NULL && i1->quant_channels > 1) {
+    case R_CMSIS_FC_1X1: {
+        bool per_channel = i1 != NULL && i1->quant_channels > 1;
+        /* CMSIS-NN's Prepare refuses per-channel quantization unless the input (int8 or
+         * int16: the guard) is int8. */
+        if (i0->dtype == MC_DTYPE_INT16 && per_channel) {
             return REFUSED;
         }
         /* int8, per-tensor, an output of rank > 2 and an accumulation depth that is a
          * multiple of 4: the kernel fakes per-channel quantization (2 int32 per output
          * channel); arm_convolve_1x1_s8_fast itself needs no buffer with GCC. */
-        if (dtype(i0) != MC_DTYPE_INT8 || dtype(i1) != MC_DTYPE_INT8 || o0 == NULL ||
-            o0->rank <= 2 || i1->rank < 1 || i1->dims[i1->rank - 1] % 4 != 0 ||
-            i1->quant_channels > 1) {
+        if (i0->dtype != MC_DTYPE_INT8 || dtype(i1) != MC_DTYPE_INT8 || per_channel || o0 == NULL ||
+            o0->rank <= 2 || i1->rank < 1 || i1->dims[i1->rank - 1] % 4 != 0) {
             return -1;
         }
-        return product(o0->dims[o0->rank - 1], 8, 1);
+        return 8 * (int64_t)o0->dims[o0->rank - 1]; /* a dim is below 2^31: no overflow */
+    }
     case R_CMSIS_AVGPOOL:
         return i0 == NULL || i0->rank != 4 ? -3 : 4 * (int64_t)i0->dims[3];
     case R_ESP_SOFTMAX:
@@ -1014,6 +1008,10 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
             return -1;
         }
         return 4 * (int64_t)dim(i0, 1);
+    case R_SAME_ELEMENTS:
+        /* A graph's tensor holds no more elements than bytes (mc_graph_structure counts
+         * its bytes from them), so neither count overflows. */
+        return i0 != NULL && o0 != NULL && elements_times(i0, 1) == elements_times(o0, 1) ? -1 : REFUSED;
     default:
         return -3;
     }
@@ -1022,16 +1020,14 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
 static void apply(mc_sim_t *s, const mc_op_t *op, int32_t r, bool scratch)
 {
     int64_t bytes = rule(&s->ctx, op, r);
-    if (bytes == -1) {
-        return;
-    }
-    if (bytes == REFUSED) {
-        s->status = MC_E_UNSUPPORTED;
-        s->refused = s->op;
-        return;
-    }
     if (bytes < 0) {
-        s->status = bytes == -2 ? MC_E_OVERFLOW : MC_E_RANGE;
+        int32_t why = (int32_t)bytes; /* -1 .. -4: 32-bit tests */
+        if (why == REFUSED) {
+            s->status = MC_E_UNSUPPORTED;
+            s->refused = s->op;
+        } else if (why != -1) {
+            s->status = why == -2 ? MC_E_OVERFLOW : MC_E_RANGE;
+        }
         return;
     }
     if (scratch) {
@@ -1066,17 +1062,9 @@ static void run_script(mc_sim_t *s, const mc_op_t *op, const uint8_t *x)
             }
         } else if (c == X_P || c == X_S) {
             apply(s, op, *x++, c == X_S);
-        } else if (c == X_SAME_ELEMENTS) {
-            const mc_tensor_t *i0 = in(&s->ctx, op, 0), *o0 = out(&s->ctx, op, 0);
-            int64_t n;
-            if (i0 == NULL || o0 == NULL || (n = elements_times(i0, 1)) < 0 ||
-                n != elements_times(o0, 1)) {
-                s->status = MC_E_UNSUPPORTED;
-                s->refused = s->op;
-            }
         } else if (c == X_IF) {
-            int32_t q = *x++, skip = *x++;
-            if (!condition(&s->ctx, op, q)) {
+            uint8_t guard = *x++, skip = *x++;
+            if (!guard_holds(&s->ctx, op, guard)) {
                 x += skip;
             }
         }
@@ -1088,7 +1076,7 @@ void mc__op_parse(mc_sim_t *s, const mc_op_t *op)
     const op_row_t *row = find_row(op->kind);
     if (row != NULL && row->options != MC_S_NONE) {
         mc_size_t options = struct_size(row->options, s->ctx.target);
-        mc__sim_persistent(s, MC_SZ_BYTES(options), MC_SZ_ALIGN(options), MC_TFLM_UNRECORDED);
+        mc__sim_persistent(s, MC_SZ_BYTES(options), struct_align(options), MC_TFLM_UNRECORDED);
     }
 }
 
@@ -1107,7 +1095,7 @@ void mc__op_prepare(mc_sim_t *s, const mc_op_t *op)
     const op_row_t *row = find_row(op->kind);
     const vendor_row_t *v = vendor_of(row, s->ctx.vendor);
     if (row != NULL) {
-        run_script(s, op, scripts[v != NULL ? v->prepare : row->prepare]);
+        run_script(s, op, script(v != NULL ? v->prepare : row->prepare));
     }
 }
 
@@ -1115,13 +1103,13 @@ void mc__op_prepare(mc_sim_t *s, const mc_op_t *op)
  * struct, 1 Init, 2 Prepare. */
 void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase)
 {
-    int32_t i, pass;
-    int64_t best = 0, sum = 0, n = 0;
+    int32_t i, pass, best = 0;
+    int64_t sum = 0, n = 0;
     bool overflow = false;
     if (phase == 0 || phase == 1) {
         for (i = 0; i < N_OPS; i++) {
-            n = struct_bytes(phase == 0 ? ops[i].options : ops[i].opdata, s->ctx.target);
-            best = n > best ? n : best;
+            int32_t bytes = (int32_t)struct_bytes(phase == 0 ? ops[i].options : ops[i].opdata, s->ctx.target);
+            best = bytes > best ? bytes : best;
         }
         mc__sim_persistent(s, best, phase == 0 ? 8 : 16,
                            phase == 0 ? MC_TFLM_UNRECORDED : MC_TFLM_PERSISTENT_BUFFERS);
@@ -1141,8 +1129,9 @@ void mc__op_unknown_bound(mc_sim_t *s, const mc_op_t *op, int32_t phase)
             if (pass > 0) {
                 continue;
             }
-            n = elements_times(&s->ctx.graph->tensors[t], 1);
-            if (n < 0 || mc_checked_add(sum, n, &sum) != MC_OK) {
+            /* A graph's tensor holds no more elements than bytes (mc_graph_structure
+             * counts its bytes from them): their count does not overflow. */
+            if (mc_checked_add(sum, elements_times(&s->ctx.graph->tensors[t], 1), &sum) != MC_OK) {
                 s->status = MC_E_OVERFLOW;
                 return;
             }
@@ -1166,19 +1155,21 @@ int32_t mc__op_scratch_count(const mc_ctx_t *c, const mc_op_t *op)
     if (row == NULL) {
         return -1;
     }
-    for (x = scripts[v != NULL ? v->prepare : row->prepare]; *x != X_END; x++) {
+    for (x = script(v != NULL ? v->prepare : row->prepare); *x != X_END; x++) {
         if (*x == X_P) {
             x++;
         } else if (*x == X_S) {
             int64_t bytes = rule(c, op, *++x);
-            if (bytes < -1) { /* -3, an input missing, is -1; -2 (overflow) and REFUSED stay */
-                return bytes == -3 ? -1 : (int32_t)bytes;
+            if (bytes >= 0) {
+                n++;
+            } else if ((int32_t)bytes != -1) { /* -1 .. -4: 32-bit tests */
+                /* -3, an input missing, is -1; -2 (overflow) and REFUSED stay */
+                return (int32_t)bytes == -3 ? -1 : (int32_t)bytes;
             }
-            n += bytes >= 0;
         } else if (*x == X_IF) {
-            int32_t q = x[1], skip = x[2];
+            uint8_t guard = x[1], skip = x[2];
             x += 2;
-            if (!condition(c, op, q)) {
+            if (!guard_holds(c, op, guard)) {
                 x += skip;
             }
         }

@@ -31,9 +31,32 @@
  * The prose that explains them (what each target is, how it was measured or why its
  * tables are derived) is the host's to print and lives in python/memcore/tflm.py: a
  * board never reports it, and it would take some 900 bytes of a board's flash. */
+#define PYPI_WHEEL "PyPI tflite-micro 0.dev20261023182759"
+#define TFLM "tflite-micro 90b983c2"
+#define ESP_TFLM "tflite-micro 90b983c2 (esp-tflite-micro)"
+#define CMSIS_NN "CMSIS-NN (DSP cores)"
+#define ESP_NN "ESP-NN (plain ESP32)"
+
+/* The names, each once; a row holds where its names start here (a byte, not a pointer). */
 typedef struct {
-    const char *tflm_version;
-    const char *optimised_kernels;
+    char none[1];
+    char pypi_wheel[sizeof PYPI_WHEEL];
+    char tflm[sizeof TFLM];
+    char esp_tflm[sizeof ESP_TFLM];
+    char cmsis_nn[sizeof CMSIS_NN];
+    char esp_nn[sizeof ESP_NN];
+} target_texts_t;
+
+static const target_texts_t texts = {"", PYPI_WHEEL, TFLM, ESP_TFLM, CMSIS_NN, ESP_NN};
+#define TEXT(member) ((uint8_t)offsetof(target_texts_t, member))
+
+/* The rows of abis[]: riscv32 has armhf's (RV32 ILP32 lays out C structs as armhf does). */
+enum { ABI_HOST64, ABI_ARMHF, ABI_CORTEX_M, ABI_ESP32, ABI_COUNT };
+
+typedef struct {
+    uint8_t abi;                 /* ABI_* */
+    uint8_t tflm_version;        /* TEXT(...) */
+    uint8_t optimised_kernels;   /* TEXT(...) */
     uint8_t enum_bytes;
     uint8_t int64_alignment;
     bool compression;
@@ -42,14 +65,14 @@ typedef struct {
 } target_facts_t;
 
 static const target_facts_t facts[MC_TARGET_COUNT] = {
-    {"PyPI tflite-micro 0.dev20261023182759", "", 4, 8, true, true, -1},
-    {"tflite-micro 90b983c2", "", 4, 8, true, true, -1},
-    {"tflite-micro 90b983c2", "CMSIS-NN (DSP cores)", 1, 8, true, true, -1},
-    {"tflite-micro 90b983c2", "", 4, 8, true, false, MC_TARGET_ARMHF},
-    {"tflite-micro 90b983c2 (esp-tflite-micro)", "ESP-NN (plain ESP32)", 4, 8, false, false, MC_TARGET_ARMHF},
+    {ABI_HOST64, TEXT(pypi_wheel), TEXT(none), 4, 8, true, true, -1},
+    {ABI_ARMHF, TEXT(tflm), TEXT(none), 4, 8, true, true, -1},
+    {ABI_CORTEX_M, TEXT(tflm), TEXT(cmsis_nn), 1, 8, true, true, -1},
+    {ABI_ARMHF, TEXT(tflm), TEXT(none), 4, 8, true, false, MC_TARGET_ARMHF},
+    {ABI_ESP32, TEXT(esp_tflm), TEXT(esp_nn), 4, 8, false, false, MC_TARGET_ARMHF},
 };
 
-static const mc_target_abi_t abis[MC_TARGET_COUNT] = {
+static const mc_target_abi_t abis[ABI_COUNT] = {
     /* host64 */
     {MC_SZ(104, 8), MC_SZ(72, 8), MC_SZ(272, 8), MC_SZ(16, 8), MC_SZ(24, 8), MC_SZ(24, 8),
      MC_SZ(64, 8), MC_SZ(64, 8), MC_SZ(24, 8), MC_SZ(16, 8), MC_SZ(8, 8), MC_SZ(32, 8), 8,
@@ -62,10 +85,6 @@ static const mc_target_abi_t abis[MC_TARGET_COUNT] = {
     {MC_SZ(52, 4), MC_SZ(44, 4), MC_SZ(136, 4), MC_SZ(8, 4), MC_SZ(12, 4), MC_SZ(12, 4),
      MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4), 4,
      MC_VENDOR_CMSIS_NN},
-    /* riscv32 */
-    {MC_SZ(52, 4), MC_SZ(44, 4), MC_SZ(136, 4), MC_SZ(8, 4), MC_SZ(12, 4), MC_SZ(12, 4),
-     MC_SZ(32, 4), MC_SZ(40, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4), 4,
-     MC_VENDOR_NONE},
     /* esp32: no compression, so RecordingMicroAllocator and SubgraphAllocations lose
      * their compression members */
     {MC_SZ(52, 4), MC_SZ(44, 4), MC_SZ(124, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(12, 4),
@@ -75,7 +94,7 @@ static const mc_target_abi_t abis[MC_TARGET_COUNT] = {
 
 const mc_target_abi_t *mc__target_abi(mc_target_t target)
 {
-    return ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT) ? NULL : &abis[target];
+    return ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT) ? NULL : &abis[facts[target].abi];
 }
 
 mc_status_t mc_target_info(mc_target_t target, mc_target_info_t *out)
@@ -88,9 +107,9 @@ mc_status_t mc_target_info(mc_target_t target, mc_target_info_t *out)
         return MC_E_RANGE;
     }
     f = &facts[target];
-    out->tflm_version = f->tflm_version;
-    out->optimised_kernels = f->optimised_kernels;
-    out->pointer_bytes = abis[target].pointer_bytes;
+    out->tflm_version = (const char *)&texts + f->tflm_version;
+    out->optimised_kernels = (const char *)&texts + f->optimised_kernels;
+    out->pointer_bytes = abis[f->abi].pointer_bytes;
     out->enum_bytes = f->enum_bytes;
     out->int64_alignment = f->int64_alignment;
     out->compression = f->compression;
