@@ -59,6 +59,13 @@ static int64_t align_up(int64_t v, int64_t a)
     return v > INT64_MAX - a ? INT64_MAX : (v + a - 1) & ~(a - 1);
 }
 
+/* MC_SZ_ALIGN's 1, 2, 4 or 8 as a 32-bit shift: the 64-bit one is a library call on
+ * Xtensa. */
+static int32_t struct_align(mc_size_t size)
+{
+    return (int32_t)1 << ((size >> 12) & 3);
+}
+
 /* ---- the allocator ------------------------------------------------------------------ */
 
 /* A step did not fit, or the graph cannot be replayed: every later step does nothing. */
@@ -130,7 +137,7 @@ void mc__sim_temp(mc_sim_t *s, int64_t bytes, int64_t align)
 
 static void temp_struct(mc_sim_t *s, mc_size_t size)
 {
-    mc__sim_temp(s, MC_SZ_BYTES(size), MC_SZ_ALIGN(size));
+    mc__sim_temp(s, MC_SZ_BYTES(size), struct_align(size));
 }
 
 void mc__sim_temp_tensor(mc_sim_t *s, int32_t tensor)
@@ -194,29 +201,57 @@ static bool resize_requests(mc_sim_t *s)
                               (s->n_requests + MAX_REQUESTS_PER_OP));
 }
 
-static void persistent_struct(mc_sim_t *s, mc_size_t size, int64_t count, int32_t category)
+/* `count` structs: tensors, operators or scratch requests, so int32 (counts within
+ * MC_MAX_*, start; TFLM allows twelve requests per operator). */
+static void persistent_struct(mc_sim_t *s, mc_size_t size, int32_t count, int32_t category)
 {
-    mc__sim_persistent(s, MC_SZ_BYTES(size) * count, MC_SZ_ALIGN(size), category);
+    mc__sim_persistent(s, MC_SZ_BYTES(size) * count, struct_align(size), category);
+    /* RecordingMicroAllocator counts the eval tensors and nodes in structs, not
+     * allocations (the scratch handles are not recorded). */
+    if (s->usage != NULL) {
+        s->usage[category].count += count - 1;
+    }
 }
 
 /* ---- the replay -------------------------------------------------------------------------- */
 
-static void interpreter_tensor(mc_sim_t *s, int32_t index)
+/* MicroInterpreter::AllocateTensors' array of n TfLiteTensor pointers (the graph's
+ * inputs or outputs), then each TfLiteTensor with its quantization. */
+static void interpreter_tensors(mc_sim_t *s, const int32_t *tensors, int64_t n)
 {
-    const mc_tensor_t *t = &s->ctx.graph->tensors[index];
-    persistent_struct(s, s->ctx.abi->tensor, 1, MC_TFLM_PERSISTENT_TENSORS);
-    if (has_quantization(t)) {
-        persistent_struct(s, s->ctx.abi->quantization, 1, MC_TFLM_QUANTIZATION);
-        mc__sim_persistent(s, zero_points_bytes(t), 4, MC_TFLM_QUANTIZATION);
+    int64_t i;
+    mc__sim_persistent(s, (int64_t)s->ctx.abi->pointer_bytes * n, 16, MC_TFLM_PERSISTENT_BUFFERS);
+    for (i = 0; i < n; i++) {
+        const mc_tensor_t *t = &s->ctx.graph->tensors[tensors[i]];
+        persistent_struct(s, s->ctx.abi->tensor, 1, MC_TFLM_PERSISTENT_TENSORS);
+        if (has_quantization(t)) {
+            persistent_struct(s, s->ctx.abi->quantization, 1, MC_TFLM_QUANTIZATION);
+            mc__sim_persistent(s, zero_points_bytes(t), 4, MC_TFLM_QUANTIZATION);
+        }
     }
 }
 
-/* Everything up to the plan; the planner's inputs are then in s (scratch requests). */
-static void replay_prepare(mc_sim_t *s)
+/* A fresh arena of `arena` bytes, the tail's categories recorded in `usage` (NULL: not
+ * recorded); the graph, target, plan and request arrays stay. */
+static void sim_start(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
+{
+    /* arena .. refused: what a replay changes (tflm_internal.h's order), from zero */
+    memset(&s->arena, 0, offsetof(mc_sim_t, unknown) - offsetof(mc_sim_t, arena));
+    s->arena = arena;
+    s->tail = arena;
+    s->usage = usage;
+    s->refused = -1;
+}
+
+/* Everything up to the plan, in a fresh arena (sim_start); the planner's inputs are
+ * then in s (scratch requests). */
+static void replay_prepare(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
 {
     const mc_graph_t *g = s->ctx.graph;
     const mc_target_abi_t *abi = s->ctx.abi;
     int32_t k, phase;
+
+    sim_start(s, arena, usage);
 
     persistent_struct(s, abi->arena_allocator, 1, MC_TFLM_UNRECORDED);
     persistent_struct(s, abi->planner, 1, MC_TFLM_UNRECORDED);
@@ -227,13 +262,8 @@ static void replay_prepare(mc_sim_t *s)
         s->failed = true;
     }
     persistent_struct(s, abi->subgraph_allocations, 1, MC_TFLM_UNRECORDED);
-    persistent_struct(s, abi->eval_tensor, g->n_tensors, MC_TFLM_EVAL_TENSORS);
-    persistent_struct(s, abi->node, g->n_ops, MC_TFLM_NODES);
-    /* RecordingMicroAllocator counts these arrays in structs, not allocations. */
-    if (s->usage != NULL) {
-        s->usage[MC_TFLM_EVAL_TENSORS].count += g->n_tensors - 1;
-        s->usage[MC_TFLM_NODES].count += g->n_ops - 1;
-    }
+    persistent_struct(s, abi->eval_tensor, (int32_t)g->n_tensors, MC_TFLM_EVAL_TENSORS);
+    persistent_struct(s, abi->node, (int32_t)g->n_ops, MC_TFLM_NODES);
 
     /* Every operator's builtin options (phase 0), every Init (1), every Prepare (2).
      * Once a step has stopped the replay the rest do nothing, so each phase ends there
@@ -274,17 +304,17 @@ static void replay_finish(mc_sim_t *s)
 {
     const mc_graph_t *g = s->ctx.graph;
     const mc_target_abi_t *abi = s->ctx.abi;
-    int64_t i, remaining;
-    int32_t list;
+    int64_t remaining;
+    int32_t i; /* tensor indices: within MC_MAX_TENSORS (start) */
 
     if (s->n_requests > 0) {
-        persistent_struct(s, abi->scratch_handle, s->n_requests, MC_TFLM_UNRECORDED);
+        persistent_struct(s, abi->scratch_handle, (int32_t)s->n_requests, MC_TFLM_UNRECORDED);
     }
     /* CommitStaticMemoryPlan */
     mc__sim_temp(s, abi->pointer_bytes, abi->pointer_bytes);          /* subgraph offsets */
     mc__sim_temp(s, MC_SZ_BYTES(abi->allocation_info) * (g->n_tensors + s->n_requests),
-                 MC_SZ_ALIGN(abi->allocation_info));
-    for (i = 0; i < g->n_tensors; i++) {
+                 struct_align(abi->allocation_info));
+    for (i = 0; i < (int32_t)g->n_tensors; i++) {
         if ((g->tensors[i].flags & MC_TENSOR_VARIABLE) != 0) {
             mc__sim_persistent(s, g->tensors[i].bytes, 16, MC_TFLM_VARIABLES);
         }
@@ -303,35 +333,15 @@ static void replay_finish(mc_sim_t *s)
         s->failed = true;
         return;
     }
-    /* MicroInterpreter::AllocateTensors: the input, then the output TfLiteTensors. */
-    for (list = 0; list < 2; list++) {
-        const int32_t *tensors = list == 0 ? g->inputs : g->outputs;
-        int64_t n = list == 0 ? g->n_inputs : g->n_outputs;
-        mc__sim_persistent(s, (int64_t)abi->pointer_bytes * n, 16, MC_TFLM_PERSISTENT_BUFFERS);
-        for (i = 0; i < n; i++) {
-            interpreter_tensor(s, tensors[i]);
-        }
-    }
-}
-
-/* A fresh arena of `arena` bytes, the tail's categories recorded in `usage` (NULL: not
- * recorded); the graph, target, plan and request arrays stay. */
-static void sim_start(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
-{
-    /* arena .. refused: what a replay changes (tflm_internal.h's order), from zero */
-    memset(&s->arena, 0, offsetof(mc_sim_t, unknown) - offsetof(mc_sim_t, arena));
-    s->arena = arena;
-    s->tail = arena;
-    s->usage = usage;
-    s->refused = -1;
+    interpreter_tensors(s, g->inputs, g->n_inputs);
+    interpreter_tensors(s, g->outputs, g->n_outputs);
 }
 
 /* AllocateTensors() in an arena of `arena` bytes: s->failed says whether it fails.
  * Once the replay has stopped, replay_finish does nothing. */
 static mc_status_t fits(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
 {
-    sim_start(s, arena, usage);
-    replay_prepare(s);
+    replay_prepare(s, arena, usage);
     replay_finish(s);
     return s->status;
 }
@@ -411,7 +421,7 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
 /* Runs every Prepare on an unbounded arena; the requests go where s says. */
 static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
 {
-    replay_prepare(s);
+    replay_prepare(s, UNBOUNDED_ARENA, NULL);
     if (s->status == MC_E_UNSUPPORTED) {
         return unsupported(problem, MC_PROBLEM_KERNEL_REFUSES, (int32_t)s->refused, -1);
     }
@@ -432,8 +442,8 @@ static int64_t scratch_for(const mc_graph_t *g)
 }
 
 /* What mc_tflm_buffers and mc_tflm_model check first, in order: the graph, their
- * scratch, whose start then holds the replay's state, and start's checks; the state
- * is then a fresh unbounded arena. */
+ * scratch, whose start then holds the replay's state (cleared: no request arrays),
+ * and start's checks. */
 static mc_status_t start_replay(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels,
                                 uint32_t flags, void *scratch, int64_t scratch_bytes,
                                 mc_problem_t *problem)
@@ -446,9 +456,7 @@ static mc_status_t start_replay(const mc_graph_t *g, mc_target_t target, mc_kern
         return MC_E_SCRATCH;
     }
     memset(s, 0, sizeof *s);
-    MC_TRY(start(g, target, kernels, flags, &s->ctx, &s->unknown, problem));
-    sim_start(s, UNBOUNDED_ARENA, NULL);
-    return MC_OK;
+    return start(g, target, kernels, flags, &s->ctx, &s->unknown, problem);
 }
 
 mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
