@@ -53,7 +53,9 @@ static int64_t align_down(int64_t v, int64_t a)
     return v & ~(a - 1);
 }
 
-static int64_t align_up(int64_t v, int64_t a)
+/* Out of line: inlined, its saturating test costs some 20 bytes at each call on a
+ * board. */
+OUT_OF_LINE static int64_t align_up(int64_t v, int64_t a)
 {
     /* Saturates: a size this large then overflows the checked sum it goes into. */
     return v > INT64_MAX - a ? INT64_MAX : (v + a - 1) & ~(a - 1);
@@ -373,7 +375,7 @@ OUT_OF_LINE static mc_status_t unsupported(mc_problem_t *p, int32_t kind, int32_
 static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels,
                          uint32_t flags, mc_ctx_t *c, int64_t *unknown, mc_problem_t *problem)
 {
-    int32_t i;
+    int32_t i, n_unknown = 0; /* counts within MC_MAX_* (mc_graph_structure) */
     if (g == NULL) {
         return MC_E_NULL;
     }
@@ -401,7 +403,6 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
     c->target = target;
     c->abi = mc__target_abi(target);
     c->vendor = kernels == MC_KERNELS_OPTIMISED ? c->abi->vendor : MC_VENDOR_NONE;
-    *unknown = 0;
     for (i = 0; i < (int32_t)g->n_ops; i++) {
         int32_t kind = g->ops[i].kind;
         if (kind < 0) {
@@ -413,8 +414,9 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
         if ((flags & MC_TFLM_ALLOW_UNKNOWN) == 0) {
             return unsupported(problem, MC_PROBLEM_UNKNOWN_OP, i, kind);
         }
-        (*unknown)++;
+        n_unknown++;
     }
+    *unknown = n_unknown;
     return MC_OK;
 }
 
@@ -436,7 +438,8 @@ static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
 #define STATE_BYTES (((int64_t)sizeof(mc_sim_t) + 7) / 8 * 8)
 #define USAGE_BYTES ((int64_t)sizeof(mc_tflm_usage_t) * (MC_TFLM_CATEGORY_COUNT + 1))
 
-static int64_t scratch_for(const mc_graph_t *g)
+/* Out of line: two 64-bit products inlined at both calls cost more than a call. */
+OUT_OF_LINE static int64_t scratch_for(const mc_graph_t *g)
 {
     return STATE_BYTES + USAGE_BYTES + 2 * (int64_t)sizeof(int32_t) * g->n_tensors;
 }
@@ -541,6 +544,7 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     mc_sim_t *sp = (mc_sim_t *)scratch;
     mc_tflm_usage_t *usage = (mc_tflm_usage_t *)(void *)((uint8_t *)scratch + STATE_BYTES);
     int64_t lo, hi;
+    bool found = false;
 
     if (out == NULL) {
         return MC_E_NULL;
@@ -550,7 +554,7 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     }
     MC_TRY(start_replay(g, target, kernels, flags, scratch, scratch_bytes, problem));
     MC_TRY(count_requests(sp, problem)); /* a kernel's refusal is found here */
-    if (sp->unknown > 0) {
+    if (sp->unknown != 0) { /* a count: never negative */
         /* The greedy placement is not monotone in the sizes, so with a bound on an
          * unknown kernel's scratch its plan bounds nothing; the sum of every aligned
          * buffer does (a buffer is never placed past the buffers placed before it). */
@@ -566,27 +570,24 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     sp->head_bytes = head_bytes;
     sp->n_planned = n_buffers;
 
-    /* The smallest arena that fits: bisection on a monotone predicate, from 0 (never
-     * enough: the allocator objects alone do not fit) to a size that fits. */
+    /* The smallest arena that fits: bisection on a monotone predicate between lo, which
+     * never fits (0: the allocator objects alone do not), and hi, which does once
+     * found: the head and 4 KB, doubled until it does. */
     lo = 0;
     MC_TRY(mc_checked_add(head_bytes, 4096, &hi));
-    MC_TRY(fits(sp, hi, NULL));
-    while (sp->failed) {
-        /* Doubling past the unbounded arena: nothing fits. */
-        if (hi > UNBOUNDED_ARENA / 2) {
+    while (!found || hi - lo > 1) {
+        int64_t arena = found ? lo + (hi - lo) / 2 : hi;
+        MC_TRY(fits(sp, arena, NULL));
+        if (!sp->failed) {
+            hi = arena;
+            found = true;
+        } else if (found) {
+            lo = arena;
+        } else if (hi > UNBOUNDED_ARENA / 2) { /* doubled past it: nothing fits */
             return MC_E_OVERFLOW;
-        }
-        lo = hi;
-        hi *= 2;
-        MC_TRY(fits(sp, hi, NULL));
-    }
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        MC_TRY(fits(sp, mid, NULL));
-        if (sp->failed) {
-            lo = mid;
         } else {
-            hi = mid;
+            lo = hi;
+            hi *= 2;
         }
     }
     /* Last, on an unbounded arena (its end 16-aligned, as TFLM reports it): the tail
@@ -604,7 +605,7 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     out->recommended_arena_bytes = align_up(hi, 16);
     memcpy(out->categories, usage, sizeof out->categories);
     out->unknown_ops = sp->unknown;
-    out->upper_bound = sp->unknown > 0;
+    out->upper_bound = sp->unknown != 0;
     return MC_OK;
 }
 
@@ -628,14 +629,13 @@ mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_
     MC_TRY(start(graph, target, kernels, MC_TFLM_ALLOW_UNKNOWN, &c, &unknown, NULL));
     for (k = 0; k < (int32_t)graph->n_ops; k++) {
         int32_t code = graph->ops[k].kind;
-        bool seen = false;
         if (mc__op_modelled(code, c.vendor)) {
             continue;
         }
-        for (j = 0; j < k && !seen; j++) {
-            seen = graph->ops[j].kind == code;
+        /* The first operator of its kind (operator k itself ends the search)? */
+        for (j = 0; graph->ops[j].kind != code; j++) {
         }
-        if (!seen) {
+        if (j == k) {
             if (n < capacity) {
                 codes[n] = code;
             }
