@@ -46,19 +46,20 @@
 #define PLANNER_BYTES_PER_BUFFER 40
 #define UNBOUNDED_ARENA ((int64_t)1 << 50)
 
-/* Alignments are powers of two (1 to 16) and positions non-negative: masks, not the
- * 64-bit divisions a 32-bit core would call a library routine for. */
-static int64_t align_down(int64_t v, int64_t a)
+/* Alignments are powers of two (1 to 16, so int32: the replay's callers pass no
+ * other) and positions non-negative: masks, not the 64-bit divisions a 32-bit core
+ * would call a library routine for. */
+static int64_t align_down(int64_t v, int32_t a)
 {
-    return v & ~(a - 1);
+    return v & ~(int64_t)(a - 1);
 }
 
 /* Out of line: inlined, its saturating test costs some 20 bytes at each call on a
  * board. */
-OUT_OF_LINE static int64_t align_up(int64_t v, int64_t a)
+OUT_OF_LINE static int64_t align_up(int64_t v, int32_t a)
 {
     /* Saturates: a size this large then overflows the checked sum it goes into. */
-    return v > INT64_MAX - a ? INT64_MAX : (v + a - 1) & ~(a - 1);
+    return v > INT64_MAX - a ? INT64_MAX : (v + a - 1) & ~(int64_t)(a - 1);
 }
 
 /* MC_SZ_ALIGN's 1, 2, 4 or 8 as a 32-bit shift: the 64-bit one is a library call on
@@ -98,7 +99,7 @@ void mc__sim_persistent(mc_sim_t *s, int64_t bytes, int64_t align, int32_t categ
         s->failed = true;
         return;
     }
-    at = align_down(s->tail - bytes, align);
+    at = align_down(s->tail - bytes, (int32_t)align);
     /* TFLM checks only the head, but a persistent buffer laid over the temporaries a
      * kernel still holds is written over them (per-channel multipliers over the
      * output's TfLiteTensor): AllocateTensors() then fails or crashes.  What may be
@@ -126,7 +127,7 @@ void mc__sim_temp(mc_sim_t *s, int64_t bytes, int64_t align)
     if (stopped(s)) {
         return;
     }
-    at = align_up(s->temp, align);
+    at = align_up(s->temp, (int32_t)align);
     /* TFLM's size_t subtraction would let a temporary that starts past the tail pass,
      * but it is then written over the tail's allocator objects: a failure too. */
     if (bytes < 0 || at > s->tail || s->tail - at < bytes) {
@@ -221,10 +222,10 @@ static void persistent_struct(mc_sim_t *s, mc_size_t size, int32_t count, int32_
  * inputs or outputs), then each TfLiteTensor with its quantization. */
 static void interpreter_tensors(mc_sim_t *s, const int32_t *tensors, int64_t n)
 {
-    int64_t i;
+    const int32_t *id, *end = tensors + n;
     mc__sim_persistent(s, (int64_t)s->ctx.abi->pointer_bytes * n, 16, MC_TFLM_PERSISTENT_BUFFERS);
-    for (i = 0; i < n; i++) {
-        const mc_tensor_t *t = &s->ctx.graph->tensors[tensors[i]];
+    for (id = tensors; id < end; id++) {
+        const mc_tensor_t *t = &s->ctx.graph->tensors[*id];
         persistent_struct(s, s->ctx.abi->tensor, 1, MC_TFLM_PERSISTENT_TENSORS);
         if (has_quantization(t)) {
             persistent_struct(s, s->ctx.abi->quantization, 1, MC_TFLM_QUANTIZATION);
