@@ -95,7 +95,7 @@ void mc__sim_persistent(mc_sim_t *s, int64_t bytes, int64_t align, int32_t categ
     if (stopped(s)) {
         return;
     }
-    if (bytes < 0 || bytes > s->tail) {
+    if (bytes < 0) {
         s->failed = true;
         return;
     }
@@ -107,7 +107,8 @@ void mc__sim_persistent(mc_sim_t *s, int64_t bytes, int64_t align, int32_t categ
      * the quantization struct past its zero_point pointer (never read again; the
      * pointer is, by DeallocateTempTfLiteTensor).  That limit, `protect`, is never
      * below the head while the replay runs (resize_head sets both, a temporary only
-     * raises it), so it is TFLM's head check too. */
+     * raises it), so it is TFLM's head check too; and as the head is never below 0, a
+     * buffer larger than the tail (at < 0) fails it. */
     if (at < s->protect) {
         s->failed = true;
         return;
@@ -129,8 +130,9 @@ void mc__sim_temp(mc_sim_t *s, int64_t bytes, int64_t align)
     }
     at = align_up(s->temp, (int32_t)align);
     /* TFLM's size_t subtraction would let a temporary that starts past the tail pass,
-     * but it is then written over the tail's allocator objects: a failure too. */
-    if (bytes < 0 || at > s->tail || s->tail - at < bytes) {
+     * but it is then written over the tail's allocator objects: a failure too, as the
+     * signed difference (then negative) says. */
+    if (bytes < 0 || s->tail - at < bytes) {
         s->failed = true;
         return;
     }
@@ -184,8 +186,9 @@ void mc__sim_scratch(mc_sim_t *s, int64_t bytes)
     s->n_requests++;
 }
 
-/* ResizeBuffer of the one resizable buffer at the arena start. */
-static bool resize_head(mc_sim_t *s, int64_t bytes)
+/* ResizeBuffer of the one resizable buffer at the arena start.  Out of line: inlined,
+ * its three 64-bit stores cost Xtensa more than the calls. */
+OUT_OF_LINE static bool resize_head(mc_sim_t *s, int64_t bytes)
 {
     if (s->tail < bytes) {
         return false;
@@ -310,7 +313,7 @@ static void replay_finish(mc_sim_t *s)
     int64_t remaining;
     int32_t i; /* tensor indices: within MC_MAX_TENSORS (start) */
 
-    if (s->n_requests > 0) {
+    if (s->n_requests != 0) { /* a count: never negative */
         persistent_struct(s, abi->scratch_handle, (int32_t)s->n_requests, MC_TFLM_UNRECORDED);
     }
     /* CommitStaticMemoryPlan */
@@ -341,8 +344,9 @@ static void replay_finish(mc_sim_t *s)
 }
 
 /* AllocateTensors() in an arena of `arena` bytes: s->failed says whether it fails.
- * Once the replay has stopped, replay_finish does nothing. */
-static mc_status_t fits(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
+ * Once the replay has stopped, replay_finish does nothing.  Out of line: inlined in
+ * the bisection it costs both boards a few bytes more. */
+OUT_OF_LINE static mc_status_t fits(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
 {
     replay_prepare(s, arena, usage);
     replay_finish(s);
