@@ -106,9 +106,10 @@ void mc__sim_persistent(mc_sim_t *s, int64_t bytes, int64_t align, int32_t categ
      * overwritten harmlessly is the end of the last temporary: its zero-point array and
      * the quantization struct past its zero_point pointer (never read again; the
      * pointer is, by DeallocateTempTfLiteTensor).  That limit, `protect`, is never
-     * below the head while the replay runs (resize_head sets both, a temporary only
-     * raises it), so it is TFLM's head check too; and as the head is never below 0, a
-     * buffer larger than the tail (at < 0) fails it. */
+     * below the head while the replay runs (resizing the head and the reset after each
+     * Prepare set it to the head, a temporary to a point within the temporaries), so
+     * it is TFLM's head check too; and as the head is never below 0, a buffer larger
+     * than the tail (at < 0) fails it. */
     if (at < s->protect) {
         s->failed = true;
         return;
@@ -213,7 +214,8 @@ static void persistent_struct(mc_sim_t *s, mc_size_t size, int32_t count, int32_
 {
     mc__sim_persistent(s, MC_SZ_BYTES(size) * count, struct_align(size), category);
     /* RecordingMicroAllocator counts the eval tensors and nodes in structs, not
-     * allocations (the scratch handles are not recorded). */
+     * allocations (the scratch handles' count goes to the unrecorded entry, which is
+     * not reported). */
     if (s->usage != NULL) {
         s->usage[category].count += count - 1;
     }
@@ -443,7 +445,7 @@ static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
 #define STATE_BYTES (((int64_t)sizeof(mc_sim_t) + 7) / 8 * 8)
 #define USAGE_BYTES ((int64_t)sizeof(mc_tflm_usage_t) * (MC_TFLM_CATEGORY_COUNT + 1))
 
-/* Out of line: two 64-bit products inlined at both calls cost more than a call. */
+/* Out of line: its 64-bit arithmetic inlined at both calls costs more than a call. */
 OUT_OF_LINE static int64_t scratch_for(const mc_graph_t *g)
 {
     return STATE_BYTES + USAGE_BYTES + 2 * (int64_t)sizeof(int32_t) * g->n_tensors;
