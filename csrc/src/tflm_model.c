@@ -171,14 +171,15 @@ void mc__sim_scratch(mc_sim_t *s, int64_t bytes)
         /* The operator's scope, + 1 as mc_tflm_buffers shifts every lifetime; int32,
          * as operator indices are within MC_MAX_OPS (start). */
         int32_t op = (int32_t)s->op;
-        if (s->n_requests >= s->max_requests) {
+        int64_t n = s->n_requests;
+        if (n >= s->max_requests) {
             s->status = MC_E_RANGE;
             return;
         }
-        s->req_sizes[s->n_requests] = bytes;
-        s->req_first[s->n_requests] = op + 2;
-        s->req_last[s->n_requests] = op + 2;
-        s->req_owner[s->n_requests] = -1 - op;
+        s->req_sizes[n] = bytes;
+        s->req_first[n] = op + 2;
+        s->req_last[n] = op + 2;
+        s->req_owner[n] = -1 - op;
     }
     if (mc_checked_add(s->scratch_sum, align_up(bytes, 16), &s->scratch_sum) != MC_OK) {
         s->status = MC_E_OVERFLOW;
@@ -452,8 +453,8 @@ OUT_OF_LINE static int64_t scratch_for(const mc_graph_t *g)
 }
 
 /* What mc_tflm_buffers and mc_tflm_model check first, in order: the graph, their
- * scratch, whose start then holds the replay's state (cleared: no request arrays),
- * and start's checks. */
+ * scratch, whose start then holds the replay's state and the tail's categories (from
+ * zero: no request arrays, nothing recorded), and start's checks. */
 static mc_status_t start_replay(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels,
                                 uint32_t flags, void *scratch, int64_t scratch_bytes,
                                 mc_problem_t *problem)
@@ -465,7 +466,7 @@ static mc_status_t start_replay(const mc_graph_t *g, mc_target_t target, mc_kern
     if (scratch == NULL || ((uintptr_t)scratch & 7u) != 0 || scratch_bytes < scratch_for(g)) {
         return MC_E_SCRATCH;
     }
-    memset(s, 0, sizeof *s);
+    memset(scratch, 0, (size_t)(STATE_BYTES + USAGE_BYTES));
     return start(g, target, kernels, flags, &s->ctx, &s->unknown, problem);
 }
 
@@ -598,8 +599,8 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
         }
     }
     /* Last, on an unbounded arena (its end 16-aligned, as TFLM reports it): the tail
-     * and its categories. */
-    memset(usage, 0, sizeof(mc_tflm_usage_t) * (MC_TFLM_CATEGORY_COUNT + 1));
+     * and its categories, recorded from the zeros start_replay left (no earlier replay
+     * records them). */
     MC_TRY(fits(sp, UNBOUNDED_ARENA, usage));
     if (sp->failed) {
         return MC_E_OVERFLOW;
