@@ -202,11 +202,12 @@ OUT_OF_LINE static bool resize_head(mc_sim_t *s, int64_t bytes)
 }
 
 /* The scratch-request array in the head: room for the requests so far and twelve more
- * (StartModelAllocation, then after each operator's Prepare). */
+ * (StartModelAllocation, then after each operator's Prepare); int32 counts, as in
+ * persistent_struct. */
 static bool resize_requests(mc_sim_t *s)
 {
     return resize_head(s, MC_SZ_BYTES(s->ctx.abi->scratch_request) *
-                              (s->n_requests + MAX_REQUESTS_PER_OP));
+                              ((int32_t)s->n_requests + MAX_REQUESTS_PER_OP));
 }
 
 /* `count` structs: tensors, operators or scratch requests, so int32 (counts within
@@ -314,16 +315,17 @@ static void replay_finish(mc_sim_t *s)
     const mc_graph_t *g = s->ctx.graph;
     const mc_target_abi_t *abi = s->ctx.abi;
     int64_t remaining;
-    int32_t i; /* tensor indices: within MC_MAX_TENSORS (start) */
+    /* Tensors and requests: int32, as in persistent_struct. */
+    int32_t i, n_tensors = (int32_t)g->n_tensors, n_requests = (int32_t)s->n_requests;
 
-    if (s->n_requests != 0) { /* a count: never negative */
-        persistent_struct(s, abi->scratch_handle, (int32_t)s->n_requests, MC_TFLM_UNRECORDED);
+    if (n_requests != 0) { /* a count: never negative */
+        persistent_struct(s, abi->scratch_handle, n_requests, MC_TFLM_UNRECORDED);
     }
     /* CommitStaticMemoryPlan */
     mc__sim_temp(s, abi->pointer_bytes, abi->pointer_bytes);          /* subgraph offsets */
-    mc__sim_temp(s, MC_SZ_BYTES(abi->allocation_info) * (g->n_tensors + s->n_requests),
+    mc__sim_temp(s, MC_SZ_BYTES(abi->allocation_info) * (n_tensors + n_requests),
                  struct_align(abi->allocation_info));
-    for (i = 0; i < (int32_t)g->n_tensors; i++) {
+    for (i = 0; i < n_tensors; i++) {
         if ((g->tensors[i].flags & MC_TENSOR_VARIABLE) != 0) {
             mc__sim_persistent(s, g->tensors[i].bytes, 16, MC_TFLM_VARIABLES);
         }
