@@ -83,10 +83,12 @@ static bool has_quantization(const mc_tensor_t *t)
     return t->quant_channels > 0 && (t->flags & MC_TENSOR_ZERO_POINT) != 0;
 }
 
-/* The zero points' TfLiteIntArray: its size, then one int32 per channel. */
+/* The zero points' TfLiteIntArray: its size, then one int32 per channel.  Asked only
+ * when has_quantization (channels in 1 .. INT32_MAX), so channels + 1 is a 32-bit
+ * unsigned count: no 64-bit carry. */
 static int64_t zero_points_bytes(const mc_tensor_t *t)
 {
-    return 4 + 4 * (int64_t)t->quant_channels;
+    return 4 * (int64_t)((uint32_t)t->quant_channels + 1u);
 }
 
 void mc__sim_persistent(mc_sim_t *s, int64_t bytes, int64_t align, int32_t category)
