@@ -191,7 +191,7 @@ void mc__sim_scratch(mc_sim_t *s, int64_t bytes)
 }
 
 /* ResizeBuffer of the one resizable buffer at the arena start.  Out of line: inlined,
- * its three 64-bit stores cost Xtensa more than the calls. */
+ * its three 64-bit stores cost more than the calls. */
 OUT_OF_LINE static bool resize_head(mc_sim_t *s, int64_t bytes)
 {
     if (s->tail < bytes) {
@@ -278,8 +278,9 @@ static void replay_prepare(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
     persistent_struct(s, abi->node, (int32_t)g->n_ops, MC_TFLM_NODES);
 
     /* Every operator's builtin options (phase 0), every Init (1), every Prepare (2).
-     * Once a step has stopped the replay the rest do nothing, so each phase ends there
-     * (operator indices are int32: counts within MC_MAX_OPS, start). */
+     * Each phase ends where the replay stops: the options and Init only allocate, which
+     * then does nothing, and the Prepares stop there as TFLM's do (operator indices
+     * are int32: counts within MC_MAX_OPS, start). */
     for (phase = 0; phase < 3; phase++) {
         for (k = 0; k < (int32_t)g->n_ops && !stopped(s); k++) {
             const mc_op_t *op = &g->ops[k];
@@ -500,7 +501,8 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
             return MC_E_OVERFLOW;
         }
         if (k < 0) { /* an input its kernel needs is absent, or it refuses the op: Prepare fails */
-            return unsupported(problem, k == -4 ? MC_PROBLEM_KERNEL_REFUSES : MC_PROBLEM_MISSING_INPUT, i, -1);
+            return unsupported(problem, k == -4 ? MC_PROBLEM_KERNEL_REFUSES : MC_PROBLEM_MISSING_INPUT,
+                               i, -1);
         }
         n += k;
     }
