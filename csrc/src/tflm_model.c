@@ -39,52 +39,88 @@
 #include "checked.h"
 #include "graph.h"
 #include "memcore.h"
+#include "out_of_line.h"
 #include "tflm_internal.h"
 
 #define MAX_REQUESTS_PER_OP 12   /* kMaxScratchBuffersPerOp */
 #define PLANNER_BYTES_PER_BUFFER 40
 #define UNBOUNDED_ARENA ((int64_t)1 << 50)
 
-/* Alignments are powers of two (1 to 16) and positions non-negative: masks, not the
- * 64-bit divisions a 32-bit core would call a library routine for. */
-static int64_t align_down(int64_t v, int64_t a)
+/* Alignments are powers of two (1 to 16, so int32: the replay's callers pass no
+ * other) and positions non-negative: masks, not the 64-bit divisions a 32-bit core
+ * would call a library routine for. */
+static int64_t align_down(int64_t v, int32_t a)
 {
-    return v & ~(a - 1);
+    return v & ~(int64_t)(a - 1);
 }
 
-static int64_t align_up(int64_t v, int64_t a)
+/* Out of line: inlined, its saturating test costs some 20 bytes at each call on a
+ * board. */
+OUT_OF_LINE static int64_t align_up(int64_t v, int32_t a)
 {
     /* Saturates: a size this large then overflows the checked sum it goes into. */
-    return v > INT64_MAX - a ? INT64_MAX : (v + a - 1) & ~(a - 1);
+    return v > INT64_MAX - a ? INT64_MAX : (v + a - 1) & ~(int64_t)(a - 1);
+}
+
+/* MC_SZ_ALIGN's 1, 2, 4 or 8 as a 32-bit shift: the 64-bit one is a library call on
+ * Xtensa. */
+static int32_t struct_align(mc_size_t size)
+{
+    return (int32_t)1 << ((size >> 12) & 3);
 }
 
 /* ---- the allocator ------------------------------------------------------------------ */
 
+/* A step did not fit, or the graph cannot be replayed: every later step does nothing. */
+static bool stopped(const mc_sim_t *s)
+{
+    return s->failed || s->status != MC_OK;
+}
+
+/* Whether TFLM gives the tensor a TfLiteAffineQuantization (and its zero points). */
+static bool has_quantization(const mc_tensor_t *t)
+{
+    return t->quant_channels > 0 && (t->flags & MC_TENSOR_ZERO_POINT) != 0;
+}
+
+/* The zero points' TfLiteIntArray: its size, then one int32 per channel.  Asked only
+ * when has_quantization (channels in 1 .. INT32_MAX), so channels + 1 is a 32-bit
+ * unsigned count: no 64-bit carry. */
+static int64_t zero_points_bytes(const mc_tensor_t *t)
+{
+    return 4 * (int64_t)((uint32_t)t->quant_channels + 1u);
+}
+
 void mc__sim_persistent(mc_sim_t *s, int64_t bytes, int64_t align, int32_t category)
 {
     int64_t at;
-    if (s->failed || s->status != MC_OK) {
+    if (stopped(s)) {
         return;
     }
-    if (bytes < 0 || bytes > s->tail) {
+    if (bytes < 0) {
         s->failed = true;
         return;
     }
-    at = align_down(s->tail - bytes, align);
+    at = align_down(s->tail - bytes, (int32_t)align);
     /* TFLM checks only the head, but a persistent buffer laid over the temporaries a
      * kernel still holds is written over them (per-channel multipliers over the
      * output's TfLiteTensor): AllocateTensors() then fails or crashes.  What may be
      * overwritten harmlessly is the end of the last temporary: its zero-point array and
      * the quantization struct past its zero_point pointer (never read again; the
-     * pointer is, by DeallocateTempTfLiteTensor). */
-    if (at < s->head || at < s->protect) {
+     * pointer is, by DeallocateTempTfLiteTensor).  That limit, `protect`, is never
+     * below the head while the replay runs (resizing the head and the reset after each
+     * Prepare set it to the head, a temporary to a point within the temporaries), so
+     * it is TFLM's head check too; and as the head is never below 0, a buffer larger
+     * than the tail (at < 0) fails it. */
+    if (at < s->protect) {
         s->failed = true;
         return;
     }
     if (s->usage != NULL) {
-        s->usage[category].used_bytes += s->tail - at;
-        s->usage[category].requested_bytes += bytes;
-        s->usage[category].count += 1;
+        mc_tflm_usage_t *u = &s->usage[category];
+        u->used_bytes += s->tail - at;
+        u->requested_bytes += bytes;
+        u->count += 1;
     }
     s->tail = at;
 }
@@ -92,13 +128,14 @@ void mc__sim_persistent(mc_sim_t *s, int64_t bytes, int64_t align, int32_t categ
 void mc__sim_temp(mc_sim_t *s, int64_t bytes, int64_t align)
 {
     int64_t at;
-    if (s->failed || s->status != MC_OK) {
+    if (stopped(s)) {
         return;
     }
-    at = align_up(s->temp, align);
+    at = align_up(s->temp, (int32_t)align);
     /* TFLM's size_t subtraction would let a temporary that starts past the tail pass,
-     * but it is then written over the tail's allocator objects: a failure too. */
-    if (bytes < 0 || at > s->tail || s->tail - at < bytes) {
+     * but it is then written over the tail's allocator objects: a failure too, as the
+     * signed difference (then negative) says. */
+    if (bytes < 0 || s->tail - at < bytes) {
         s->failed = true;
         return;
     }
@@ -106,36 +143,45 @@ void mc__sim_temp(mc_sim_t *s, int64_t bytes, int64_t align)
     s->protect = s->temp;
 }
 
+static void temp_struct(mc_sim_t *s, mc_size_t size)
+{
+    mc__sim_temp(s, MC_SZ_BYTES(size), struct_align(size));
+}
+
 void mc__sim_temp_tensor(mc_sim_t *s, int32_t tensor)
 {
     const mc_tensor_t *t = &s->ctx.graph->tensors[tensor];
-    mc__sim_temp(s, MC_SZ_BYTES(s->ctx.abi->tensor), MC_SZ_ALIGN(s->ctx.abi->tensor));
-    if (t->quant_channels > 0 && (t->flags & MC_TENSOR_ZERO_POINT) != 0) {
+    const mc_target_abi_t *abi = s->ctx.abi;
+    temp_struct(s, abi->tensor);
+    if (has_quantization(t)) {
         int64_t quantization;
-        mc__sim_temp(s, MC_SZ_BYTES(s->ctx.abi->quantization), MC_SZ_ALIGN(s->ctx.abi->quantization));
+        temp_struct(s, abi->quantization);
         /* TfLiteAffineQuantization {scale, zero_point, quantized_dimension}: what follows
          * its zero_point pointer is not needed again. */
-        quantization = s->temp - MC_SZ_BYTES(s->ctx.abi->quantization);
-        mc__sim_temp(s, 4 + 4 * (int64_t)t->quant_channels, 4); /* TfLiteIntArray */
-        s->protect = quantization + 2 * (int64_t)s->ctx.abi->pointer_bytes;
+        quantization = s->temp - MC_SZ_BYTES(abi->quantization);
+        mc__sim_temp(s, zero_points_bytes(t), 4);
+        s->protect = quantization + 2 * (int64_t)abi->pointer_bytes;
     }
 }
 
 void mc__sim_scratch(mc_sim_t *s, int64_t bytes)
 {
-    if (s->failed || s->status != MC_OK) {
+    if (stopped(s)) {
         return;
     }
     if (s->req_sizes != NULL) {
-        if (s->n_requests >= s->max_requests) {
+        /* The operator's scope, + 1 as mc_tflm_buffers shifts every lifetime; int32,
+         * as operator indices are within MC_MAX_OPS (start). */
+        int32_t op = (int32_t)s->op;
+        int64_t n = s->n_requests;
+        if (n >= s->max_requests) {
             s->status = MC_E_RANGE;
             return;
         }
-        s->req_sizes[s->n_requests] = bytes;
-        /* The operator's scope, + 1 as mc_tflm_buffers shifts every lifetime. */
-        s->req_first[s->n_requests] = (int32_t)(s->op + 2);
-        s->req_last[s->n_requests] = (int32_t)(s->op + 2);
-        s->req_owner[s->n_requests] = (int32_t)(-1 - s->op);
+        s->req_sizes[n] = bytes;
+        s->req_first[n] = op + 2;
+        s->req_last[n] = op + 2;
+        s->req_owner[n] = -1 - op;
     }
     if (mc_checked_add(s->scratch_sum, align_up(bytes, 16), &s->scratch_sum) != MC_OK) {
         s->status = MC_E_OVERFLOW;
@@ -144,8 +190,9 @@ void mc__sim_scratch(mc_sim_t *s, int64_t bytes)
     s->n_requests++;
 }
 
-/* ResizeBuffer of the one resizable buffer at the arena start. */
-static bool resize_head(mc_sim_t *s, int64_t bytes)
+/* ResizeBuffer of the one resizable buffer at the arena start.  Out of line: inlined,
+ * its three 64-bit stores cost more than the calls. */
+OUT_OF_LINE static bool resize_head(mc_sim_t *s, int64_t bytes)
 {
     if (s->tail < bytes) {
         return false;
@@ -156,79 +203,112 @@ static bool resize_head(mc_sim_t *s, int64_t bytes)
     return true;
 }
 
-static void persistent_struct(mc_sim_t *s, mc_size_t size, int64_t count, int32_t category)
+/* The scratch-request array in the head: room for the requests so far and twelve more
+ * (StartModelAllocation, then after each operator's Prepare); int32 counts, as in
+ * persistent_struct. */
+static bool resize_requests(mc_sim_t *s)
 {
-    mc__sim_persistent(s, MC_SZ_BYTES(size) * count, MC_SZ_ALIGN(size), category);
+    return resize_head(s, MC_SZ_BYTES(s->ctx.abi->scratch_request) *
+                              ((int32_t)s->n_requests + MAX_REQUESTS_PER_OP));
+}
+
+/* `count` structs: tensors, operators or scratch requests, so int32 (counts within
+ * MC_MAX_*, start; TFLM allows twelve requests per operator). */
+static void persistent_struct(mc_sim_t *s, mc_size_t size, int32_t count, int32_t category)
+{
+    mc__sim_persistent(s, MC_SZ_BYTES(size) * count, struct_align(size), category);
+    /* RecordingMicroAllocator counts the eval tensors and nodes in structs, not
+     * allocations (the scratch handles' count goes to the unrecorded entry, which is
+     * not reported). */
+    if (s->usage != NULL) {
+        s->usage[category].count += count - 1;
+    }
 }
 
 /* ---- the replay -------------------------------------------------------------------------- */
 
-
-static void interpreter_tensor(mc_sim_t *s, int32_t index)
+/* MicroInterpreter::AllocateTensors' array of n TfLiteTensor pointers (the graph's
+ * inputs or outputs), then each TfLiteTensor with its quantization. */
+static void interpreter_tensors(mc_sim_t *s, const int32_t *tensors, int64_t n)
 {
-    const mc_tensor_t *t = &s->ctx.graph->tensors[index];
-    persistent_struct(s, s->ctx.abi->tensor, 1, MC_TFLM_PERSISTENT_TENSORS);
-    if (t->quant_channels > 0 && (t->flags & MC_TENSOR_ZERO_POINT) != 0) {
-        persistent_struct(s, s->ctx.abi->quantization, 1, MC_TFLM_QUANTIZATION);
-        mc__sim_persistent(s, 4 + 4 * (int64_t)t->quant_channels, 4, MC_TFLM_QUANTIZATION);
+    const int32_t *id, *end = tensors + n;
+    mc__sim_persistent(s, (int64_t)s->ctx.abi->pointer_bytes * n, 16, MC_TFLM_PERSISTENT_BUFFERS);
+    for (id = tensors; id < end; id++) {
+        const mc_tensor_t *t = &s->ctx.graph->tensors[*id];
+        persistent_struct(s, s->ctx.abi->tensor, 1, MC_TFLM_PERSISTENT_TENSORS);
+        if (has_quantization(t)) {
+            persistent_struct(s, s->ctx.abi->quantization, 1, MC_TFLM_QUANTIZATION);
+            mc__sim_persistent(s, zero_points_bytes(t), 4, MC_TFLM_QUANTIZATION);
+        }
     }
 }
 
-/* Everything up to the plan; the planner's inputs are then in s (scratch requests). */
-static void replay_prepare(mc_sim_t *s)
+/* A fresh arena of `arena` bytes, the tail's categories recorded in `usage` (NULL: not
+ * recorded); the graph, target, plan and request arrays stay. */
+static void sim_start(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
+{
+    /* arena .. refused: what a replay changes (tflm_internal.h's order), from zero */
+    memset(&s->arena, 0, offsetof(mc_sim_t, unknown) - offsetof(mc_sim_t, arena));
+    s->arena = arena;
+    s->tail = arena;
+    s->usage = usage;
+    s->refused = -1;
+}
+
+/* Everything up to the plan, in a fresh arena (sim_start); the planner's inputs are
+ * then in s (scratch requests). */
+static void replay_prepare(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
 {
     const mc_graph_t *g = s->ctx.graph;
     const mc_target_abi_t *abi = s->ctx.abi;
-    int64_t k;
-    int32_t phase;
+    int32_t k, phase;
+
+    sim_start(s, arena, usage);
 
     persistent_struct(s, abi->arena_allocator, 1, MC_TFLM_UNRECORDED);
     persistent_struct(s, abi->planner, 1, MC_TFLM_UNRECORDED);
     persistent_struct(s, abi->micro_allocator, 1, MC_TFLM_UNRECORDED);
     /* StartModelAllocation */
     persistent_struct(s, abi->builtin_allocator, 1, MC_TFLM_UNRECORDED);
-    if (!s->failed && !resize_head(s, MC_SZ_BYTES(abi->scratch_request) * MAX_REQUESTS_PER_OP)) {
+    if (!s->failed && !resize_requests(s)) {
         s->failed = true;
     }
     persistent_struct(s, abi->subgraph_allocations, 1, MC_TFLM_UNRECORDED);
-    persistent_struct(s, abi->eval_tensor, g->n_tensors, MC_TFLM_EVAL_TENSORS);
-    persistent_struct(s, abi->node, g->n_ops, MC_TFLM_NODES);
-    /* RecordingMicroAllocator counts these arrays in structs, not allocations. */
-    if (s->usage != NULL) {
-        s->usage[MC_TFLM_EVAL_TENSORS].count += g->n_tensors - 1;
-        s->usage[MC_TFLM_NODES].count += g->n_ops - 1;
-    }
+    persistent_struct(s, abi->eval_tensor, (int32_t)g->n_tensors, MC_TFLM_EVAL_TENSORS);
+    persistent_struct(s, abi->node, (int32_t)g->n_ops, MC_TFLM_NODES);
 
-    for (phase = 0; phase < 2; phase++) {
-        for (k = 0; k < g->n_ops; k++) {
+    /* Every operator's builtin options (phase 0), every Init (1), every Prepare (2).
+     * Each phase ends where the replay stops: the options and Init only allocate, which
+     * then does nothing, and the Prepares stop there as TFLM's do (operator indices
+     * are int32: counts within MC_MAX_OPS, start). */
+    for (phase = 0; phase < 3; phase++) {
+        for (k = 0; k < (int32_t)g->n_ops && !stopped(s); k++) {
             const mc_op_t *op = &g->ops[k];
+            bool modelled = mc__op_modelled(op->kind, s->ctx.vendor);
             s->op = k;
-            if (!mc__op_modelled(op->kind, s->ctx.vendor)) {
+            if (!modelled) {
                 mc__op_unknown_bound(s, op, phase);
             } else if (phase == 0) {
                 mc__op_parse(s, op);
-            } else {
+            } else if (phase == 1) {
                 mc__op_init(s, op);
+            } else {
+                mc__op_prepare(s, op);
             }
-        }
-    }
-    for (k = 0; k < g->n_ops && !s->failed && s->status == MC_OK; k++) {
-        const mc_op_t *op = &g->ops[k];
-        s->op = k;
-        if (!mc__op_modelled(op->kind, s->ctx.vendor)) {
-            int32_t i;
-            mc__op_unknown_bound(s, op, 2);
-            for (i = 1; i < MAX_REQUESTS_PER_OP; i++) {
-                mc__sim_scratch(s, 0);
+            if (phase < 2) {
+                continue;
             }
-        } else {
-            mc__op_prepare(s, op);
+            if (!modelled) {
+                int32_t i; /* the bound's request and eleven empty ones: TFLM's most */
+                for (i = 1; i < MAX_REQUESTS_PER_OP; i++) {
+                    mc__sim_scratch(s, 0);
+                }
+            }
+            /* FinishPrepareNodeAllocations: its status is ignored by TFLM. */
+            s->temp = s->head;
+            s->protect = s->head;
+            (void)resize_requests(s);
         }
-        /* FinishPrepareNodeAllocations: its status is ignored by TFLM. */
-        s->temp = s->head;
-        s->protect = s->head;
-        (void)resize_head(s, MC_SZ_BYTES(abi->scratch_request) *
-                                 (s->n_requests + MAX_REQUESTS_PER_OP));
     }
 }
 
@@ -237,21 +317,23 @@ static void replay_finish(mc_sim_t *s)
 {
     const mc_graph_t *g = s->ctx.graph;
     const mc_target_abi_t *abi = s->ctx.abi;
-    int64_t i, remaining;
+    int64_t remaining;
+    /* Tensors and requests: int32, as in persistent_struct. */
+    int32_t i, n_tensors = (int32_t)g->n_tensors, n_requests = (int32_t)s->n_requests;
 
-    if (s->n_requests > 0) {
-        persistent_struct(s, abi->scratch_handle, s->n_requests, MC_TFLM_UNRECORDED);
+    if (n_requests != 0) { /* a count: never negative */
+        persistent_struct(s, abi->scratch_handle, n_requests, MC_TFLM_UNRECORDED);
     }
     /* CommitStaticMemoryPlan */
     mc__sim_temp(s, abi->pointer_bytes, abi->pointer_bytes);          /* subgraph offsets */
-    mc__sim_temp(s, MC_SZ_BYTES(abi->allocation_info) * (g->n_tensors + s->n_requests),
-                 MC_SZ_ALIGN(abi->allocation_info));
-    for (i = 0; i < g->n_tensors; i++) {
+    mc__sim_temp(s, MC_SZ_BYTES(abi->allocation_info) * (n_tensors + n_requests),
+                 struct_align(abi->allocation_info));
+    for (i = 0; i < n_tensors; i++) {
         if ((g->tensors[i].flags & MC_TENSOR_VARIABLE) != 0) {
             mc__sim_persistent(s, g->tensors[i].bytes, 16, MC_TFLM_VARIABLES);
         }
     }
-    if (s->failed || s->status != MC_OK) {
+    if (stopped(s)) {
         return;
     }
     remaining = align_down(s->tail, 16) - align_up(s->temp, 16);
@@ -259,63 +341,27 @@ static void replay_finish(mc_sim_t *s)
         s->failed = true;
         return;
     }
-    s->temp = s->head;
-    s->protect = s->head;
-    if (!resize_head(s, 0) || !resize_head(s, s->head_bytes)) {
+    /* TFLM resizes the head to 0, which always fits (the tail never goes below 0), then
+     * to the plan. */
+    if (!resize_head(s, s->head_bytes)) {
         s->failed = true;
         return;
     }
-    /* MicroInterpreter::AllocateTensors: input, then output TfLiteTensors. */
-    mc__sim_persistent(s, (int64_t)abi->pointer_bytes * g->n_inputs, 16, MC_TFLM_PERSISTENT_BUFFERS);
-    for (i = 0; i < g->n_inputs; i++) {
-        interpreter_tensor(s, g->inputs[i]);
-    }
-    mc__sim_persistent(s, (int64_t)abi->pointer_bytes * g->n_outputs, 16, MC_TFLM_PERSISTENT_BUFFERS);
-    for (i = 0; i < g->n_outputs; i++) {
-        interpreter_tensor(s, g->outputs[i]);
-    }
+    interpreter_tensors(s, g->inputs, g->n_inputs);
+    interpreter_tensors(s, g->outputs, g->n_outputs);
 }
 
-/* A fresh arena of `arena` bytes; the graph, target and plan stay. */
-static void sim_start(mc_sim_t *s, int64_t arena)
+/* AllocateTensors() in an arena of `arena` bytes: s->failed says whether it fails.
+ * Once the replay has stopped, replay_finish does nothing.  Out of line: inlined in
+ * the bisection it costs both boards a few bytes more. */
+OUT_OF_LINE static mc_status_t fits(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
 {
-    s->arena = arena;
-    s->head = s->temp = s->protect = 0;
-    s->tail = arena;
-    s->failed = false;
-    s->status = MC_OK;
-    s->usage = NULL;
-    s->n_requests = 0;
-    s->scratch_sum = 0;
-    s->op = 0;
-    s->refused = -1;
-    s->req_sizes = NULL;
-    s->req_first = s->req_last = s->req_owner = NULL;
-    s->max_requests = 0;
-}
-
-/* Whether AllocateTensors() succeeds in an arena of `arena` bytes (s: workspace). */
-static mc_status_t fits(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage, bool *ok)
-{
-    sim_start(s, arena);
-    s->usage = usage;
-    replay_prepare(s);
-    if (!s->failed && s->status == MC_OK) {
-        replay_finish(s);
-    }
-    if (s->status != MC_OK) {
-        return s->status;
-    }
-    *ok = !s->failed;
-    return MC_OK;
+    replay_prepare(s, arena, usage);
+    replay_finish(s);
+    return s->status;
 }
 
 /* ---- the public calls (memcore.h section 11) ------------------------------------------------ */
-
-static int32_t vendor_for(mc_target_t target, mc_kernels_t kernels)
-{
-    return kernels == MC_KERNELS_OPTIMISED ? mc__target_abi(target)->vendor : MC_VENDOR_NONE;
-}
 
 static bool planned(const mc_tensor_t *t)
 {
@@ -323,12 +369,26 @@ static bool planned(const mc_tensor_t *t)
     return (t->flags & (MC_TENSOR_CONSTANT | MC_TENSOR_VARIABLE)) == 0 && t->bytes != 0;
 }
 
+/* A valid graph TFLM does not run: MC_E_UNSUPPORTED, with the problem in *p (when
+ * given).  op and value are int32: an operator index (counts within MC_MAX_OPS) or a
+ * builtin code, or -1. */
+OUT_OF_LINE static mc_status_t unsupported(mc_problem_t *p, int32_t kind, int32_t op, int32_t value)
+{
+    if (p != NULL) {
+        p->kind = kind;
+        p->op = op;
+        p->tensor = p->other = p->at = -1;
+        p->value = value;
+    }
+    return MC_E_UNSUPPORTED;
+}
+
 /* The checks every call makes, every index included (the lifetimes walk trusts them).
  * Sets up *c for the graph; *unknown counts the unknown operators. */
 static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels,
                          uint32_t flags, mc_ctx_t *c, int64_t *unknown, mc_problem_t *problem)
 {
-    int64_t i, k;
+    int32_t i, n_unknown = 0; /* counts within MC_MAX_* (mc_graph_structure) */
     if (g == NULL) {
         return MC_E_NULL;
     }
@@ -338,87 +398,47 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
         return MC_E_RANGE;
     }
     /* Indices in range, tensor lists inside the index array, sizes that agree with the
-     * shapes, no operator that lost its outputs: whoever built the graph. */
+     * shapes, no operator that lost its outputs: whoever built the graph.  With it
+     * every count is non-negative and within MC_MAX_* (int32 indices, scopes and
+     * buffer counts), every array there, every tensor's rank, type and dimensions
+     * valid (its bytes their product, so not negative), every operator's lists inside
+     * op_tensors (inputs >= -1) and the graph's inputs and outputs in range. */
     MC_TRY(mc_graph_structure(g, problem));
-    if (g->n_tensors < 0 || g->n_ops < 0 || g->n_op_tensors < 0 || g->n_inputs < 0 ||
-        g->n_outputs < 0) {
-        return MC_E_NEGATIVE;
-    }
-    if ((g->n_tensors > 0 && g->tensors == NULL) || (g->n_ops > 0 && g->ops == NULL) ||
-        (g->n_op_tensors > 0 && g->op_tensors == NULL) ||
-        (g->n_inputs > 0 && g->inputs == NULL) || (g->n_outputs > 0 && g->outputs == NULL)) {
-        return MC_E_NULL;
-    }
-    /* Scopes and buffer counts are int32; one subgraph is modelled. */
-    if (g->n_tensors > INT32_MAX / 2 || g->n_ops > INT32_MAX / (2 * MAX_REQUESTS_PER_OP) ||
-        g->n_subgraphs > 1) {
+    if (g->n_subgraphs > 1) { /* one subgraph is modelled */
         return MC_E_RANGE;
     }
-    for (i = 0; i < g->n_tensors; i++) {
-        const mc_tensor_t *t = &g->tensors[i];
-        int32_t d;
-        if (t->bytes < 0 || t->quant_channels < 0) {
+    for (i = 0; i < (int32_t)g->n_tensors; i++) {
+        if (g->tensors[i].quant_channels < 0) {
             return MC_E_NEGATIVE;
-        }
-        if (t->rank < 0 || t->rank > MC_MAX_DIMS || t->dtype < 0 || t->dtype >= MC_DTYPE_COUNT) {
-            return MC_E_RANGE;
-        }
-        for (d = 0; d < t->rank; d++) {
-            if (t->dims[d] < 0) {
-                return MC_E_NEGATIVE;
-            }
         }
     }
     c->graph = g;
     c->target = target;
     c->abi = mc__target_abi(target);
-    c->vendor = vendor_for(target, kernels);
-    *unknown = 0;
-    for (k = 0; k < g->n_ops; k++) {
-        const mc_op_t *op = &g->ops[k];
-        if (op->kind < 0 || op->n_inputs < 0 || op->n_outputs < 0 || op->first_input < 0 ||
-            op->first_output < 0 || op->first_input > g->n_op_tensors - op->n_inputs ||
-            op->first_output > g->n_op_tensors - op->n_outputs) {
+    c->vendor = kernels == MC_KERNELS_OPTIMISED ? c->abi->vendor : MC_VENDOR_NONE;
+    for (i = 0; i < (int32_t)g->n_ops; i++) {
+        int32_t kind = g->ops[i].kind;
+        if (kind < 0) {
             return MC_E_RANGE;
         }
-        for (i = 0; i < (int64_t)op->n_inputs + op->n_outputs; i++) {
-            int32_t t = g->op_tensors[i < op->n_inputs ? op->first_input + i
-                                                       : op->first_output + i - op->n_inputs];
-            if (t < (i < op->n_inputs ? -1 : 0) || t >= g->n_tensors) {
-                return MC_E_RANGE;
-            }
-        }
-        if (mc__op_modelled(op->kind, c->vendor)) {
+        if (mc__op_modelled(kind, c->vendor)) {
             continue;
         }
         if ((flags & MC_TFLM_ALLOW_UNKNOWN) == 0) {
-            if (problem != NULL) {
-                problem->kind = MC_PROBLEM_UNKNOWN_OP;
-                problem->op = k;
-                problem->tensor = problem->other = problem->at = -1;
-                problem->value = op->kind;
-            }
-            return MC_E_UNSUPPORTED;
+            return unsupported(problem, MC_PROBLEM_UNKNOWN_OP, i, kind);
         }
-        (*unknown)++;
+        n_unknown++;
     }
-    for (i = 0; i < g->n_inputs + g->n_outputs; i++) {
-        int32_t t = i < g->n_inputs ? g->inputs[i] : g->outputs[i - g->n_inputs];
-        if (t < 0 || t >= g->n_tensors) {
-            return MC_E_RANGE;
-        }
-    }
+    *unknown = n_unknown;
     return MC_OK;
 }
 
 /* Runs every Prepare on an unbounded arena; the requests go where s says. */
 static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
 {
-    replay_prepare(s);
-    if (s->status == MC_E_UNSUPPORTED && problem != NULL) {
-        problem->kind = MC_PROBLEM_KERNEL_REFUSES;
-        problem->op = s->refused;
-        problem->tensor = problem->other = problem->value = problem->at = -1;
+    replay_prepare(s, UNBOUNDED_ARENA, NULL);
+    if (s->status == MC_E_UNSUPPORTED) {
+        return unsupported(problem, MC_PROBLEM_KERNEL_REFUSES, (int32_t)s->refused, -1);
     }
     if (s->status != MC_OK) {
         return s->status;
@@ -431,17 +451,28 @@ static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
 #define STATE_BYTES (((int64_t)sizeof(mc_sim_t) + 7) / 8 * 8)
 #define USAGE_BYTES ((int64_t)sizeof(mc_tflm_usage_t) * (MC_TFLM_CATEGORY_COUNT + 1))
 
-static int64_t scratch_for(const mc_graph_t *g)
+/* Out of line: its 64-bit arithmetic inlined at both calls costs more than a call. */
+OUT_OF_LINE static int64_t scratch_for(const mc_graph_t *g)
 {
     return STATE_BYTES + USAGE_BYTES + 2 * (int64_t)sizeof(int32_t) * g->n_tensors;
 }
 
-static mc_status_t check_scratch(const mc_graph_t *g, void *scratch, int64_t scratch_bytes)
+/* What mc_tflm_buffers and mc_tflm_model check first, in order: the graph, their
+ * scratch, whose start then holds the replay's state and the tail's categories (from
+ * zero: no request arrays, nothing recorded), and start's checks. */
+static mc_status_t start_replay(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels,
+                                uint32_t flags, void *scratch, int64_t scratch_bytes,
+                                mc_problem_t *problem)
 {
+    mc_sim_t *s = (mc_sim_t *)scratch;
+    if (g == NULL) {
+        return MC_E_NULL;
+    }
     if (scratch == NULL || ((uintptr_t)scratch & 7u) != 0 || scratch_bytes < scratch_for(g)) {
         return MC_E_SCRATCH;
     }
-    return MC_OK;
+    memset(scratch, 0, (size_t)(STATE_BYTES + USAGE_BYTES));
+    return start(g, target, kernels, flags, &s->ctx, &s->unknown, problem);
 }
 
 mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
@@ -449,17 +480,20 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
                                  mc_problem_t *problem)
 {
     mc_ctx_t c;
-    int64_t i, unknown = 0, n = 0;
+    int64_t unknown;
+    /* Tensors, and a handful of requests per operator at most: int32 for counts
+     * within MC_MAX_* (start). */
+    int32_t i, n = 0;
     if (n_buffers == NULL || scratch_bytes == NULL) {
         return MC_E_NULL;
     }
     MC_TRY(start(graph, target, kernels, flags, &c, &unknown, problem));
-    for (i = 0; i < graph->n_tensors; i++) {
+    for (i = 0; i < (int32_t)graph->n_tensors; i++) {
         n += planned(&graph->tensors[i]);
     }
     /* The scratch requests, counted from the scripts without replaying them (the
      * check's stack is short on a board); an unknown operator asks for twelve. */
-    for (i = 0; i < graph->n_ops; i++) {
+    for (i = 0; i < (int32_t)graph->n_ops; i++) {
         int32_t k = mc__op_modelled(graph->ops[i].kind, c.vendor)
                         ? mc__op_scratch_count(&c, &graph->ops[i])
                         : MAX_REQUESTS_PER_OP;
@@ -467,12 +501,8 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
             return MC_E_OVERFLOW;
         }
         if (k < 0) { /* an input its kernel needs is absent, or it refuses the op: Prepare fails */
-            if (problem != NULL) {
-                problem->kind = k == -4 ? MC_PROBLEM_KERNEL_REFUSES : MC_PROBLEM_MISSING_INPUT;
-                problem->op = i;
-                problem->tensor = problem->other = problem->value = problem->at = -1;
-            }
-            return MC_E_UNSUPPORTED;
+            return unsupported(problem, k == -4 ? MC_PROBLEM_KERNEL_REFUSES : MC_PROBLEM_MISSING_INPUT,
+                               i, -1);
         }
         n += k;
     }
@@ -487,13 +517,8 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
 {
     mc_sim_t *s = (mc_sim_t *)scratch;
     int32_t *first, *last;
-    int64_t i, n = 0;
-    if (graph == NULL) {
-        return MC_E_NULL;
-    }
-    MC_TRY(check_scratch(graph, scratch, scratch_bytes));
-    memset(s, 0, sizeof *s);
-    MC_TRY(start(graph, target, kernels, flags, &s->ctx, &s->unknown, problem));
+    int32_t i, n = 0; /* tensor indices and counts: within MC_MAX_TENSORS (start) */
+    MC_TRY(start_replay(graph, target, kernels, flags, scratch, scratch_bytes, problem));
     if (n_buffers > 0 && (sizes == NULL || first_use == NULL || last_use == NULL || owner == NULL)) {
         return MC_E_NULL;
     }
@@ -504,7 +529,7 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
      * scratch buffers in request order: the order decides the planner's ties.  Scopes
      * + 1: TFLM's "never touched" (-1) becomes the valid scope 0; a uniform shift
      * changes no overlap, hence no placement. */
-    for (i = 0; i < graph->n_tensors; i++) {
+    for (i = 0; i < (int32_t)graph->n_tensors; i++) {
         if (!planned(&graph->tensors[i])) {
             continue;
         }
@@ -514,10 +539,9 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
         sizes[n] = graph->tensors[i].bytes;
         first_use[n] = first[i] + 1;
         last_use[n] = last[i] + 1;
-        owner[n] = (int32_t)i;
+        owner[n] = i;
         n++;
     }
-    sim_start(s, UNBOUNDED_ARENA);
     s->req_sizes = sizes + n;
     s->req_first = first_use + n;
     s->req_last = last_use + n;
@@ -533,8 +557,8 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
 {
     mc_sim_t *sp = (mc_sim_t *)scratch;
     mc_tflm_usage_t *usage = (mc_tflm_usage_t *)(void *)((uint8_t *)scratch + STATE_BYTES);
-    int64_t i, lo, hi, sum = 0;
-    bool ok = false;
+    int64_t lo, hi;
+    bool found = false;
 
     if (out == NULL) {
         return MC_E_NULL;
@@ -542,20 +566,15 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     if (head_bytes < 0 || n_buffers < 0) {
         return MC_E_NEGATIVE;
     }
-    if (g == NULL) {
-        return MC_E_NULL;
-    }
-    MC_TRY(check_scratch(g, scratch, scratch_bytes));
-    memset(sp, 0, sizeof *sp);
-    MC_TRY(start(g, target, kernels, flags, &sp->ctx, &sp->unknown, problem));
-    sim_start(sp, UNBOUNDED_ARENA);
+    MC_TRY(start_replay(g, target, kernels, flags, scratch, scratch_bytes, problem));
     MC_TRY(count_requests(sp, problem)); /* a kernel's refusal is found here */
-    if (sp->unknown > 0) {
+    if (sp->unknown != 0) { /* a count: never negative */
         /* The greedy placement is not monotone in the sizes, so with a bound on an
          * unknown kernel's scratch its plan bounds nothing; the sum of every aligned
          * buffer does (a buffer is never placed past the buffers placed before it). */
-        sum = sp->scratch_sum;
-        for (i = 0; i < g->n_tensors; i++) {
+        int64_t sum = sp->scratch_sum;
+        int32_t i;
+        for (i = 0; i < (int32_t)g->n_tensors; i++) {
             if (planned(&g->tensors[i])) {
                 MC_TRY(mc_checked_add(sum, align_up(g->tensors[i].bytes, 16), &sum));
             }
@@ -565,33 +584,31 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     sp->head_bytes = head_bytes;
     sp->n_planned = n_buffers;
 
-    /* The smallest arena that fits: bisection on a monotone predicate, from 0 (never
-     * enough: the allocator objects alone do not fit) to a size that fits. */
+    /* The smallest arena that fits: bisection on a monotone predicate between lo, which
+     * never fits (0: the allocator objects alone do not), and hi, which does once
+     * found: the head and 4 KB, doubled until it does. */
     lo = 0;
     MC_TRY(mc_checked_add(head_bytes, 4096, &hi));
-    MC_TRY(fits(sp, hi, NULL, &ok));
-    while (!ok) {
-        lo = hi;
-        MC_TRY(mc_checked_add(hi, hi, &hi));
-        if (hi > UNBOUNDED_ARENA) {
+    while (!found || hi - lo > 1) {
+        int64_t arena = found ? lo + (hi - lo) / 2 : hi;
+        MC_TRY(fits(sp, arena, NULL));
+        if (!sp->failed) {
+            hi = arena;
+            found = true;
+        } else if (found) {
+            lo = arena;
+        } else if (hi > UNBOUNDED_ARENA / 2) { /* doubled past it: nothing fits */
             return MC_E_OVERFLOW;
-        }
-        MC_TRY(fits(sp, hi, NULL, &ok));
-    }
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        MC_TRY(fits(sp, mid, NULL, &ok));
-        if (ok) {
-            hi = mid;
         } else {
-            lo = mid;
+            lo = hi;
+            hi *= 2;
         }
     }
     /* Last, on an unbounded arena (its end 16-aligned, as TFLM reports it): the tail
-     * and its categories. */
-    memset(usage, 0, sizeof(mc_tflm_usage_t) * (MC_TFLM_CATEGORY_COUNT + 1));
-    MC_TRY(fits(sp, UNBOUNDED_ARENA, usage, &ok));
-    if (!ok) {
+     * and its categories, recorded from the zeros start_replay left (no earlier replay
+     * records them). */
+    MC_TRY(fits(sp, UNBOUNDED_ARENA, usage));
+    if (sp->failed) {
         return MC_E_OVERFLOW;
     }
     memset(out, 0, sizeof *out);
@@ -602,7 +619,7 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     out->recommended_arena_bytes = align_up(hi, 16);
     memcpy(out->categories, usage, sizeof out->categories);
     out->unknown_ops = sp->unknown;
-    out->upper_bound = sp->unknown > 0;
+    out->upper_bound = sp->unknown != 0;
     return MC_OK;
 }
 
@@ -614,26 +631,25 @@ bool mc_tflm_supports(int32_t kind)
 mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
                                 int32_t *codes, int64_t capacity, int64_t *n_unknown)
 {
-    mc_sim_t s;
-    int64_t k, j, n = 0;
+    mc_ctx_t c;
+    int64_t unknown;
+    int32_t k, j, n = 0; /* operator indices and counts: within MC_MAX_OPS (start) */
     if (n_unknown == NULL || (capacity > 0 && codes == NULL)) {
         return MC_E_NULL;
     }
     if (capacity < 0) {
         return MC_E_NEGATIVE;
     }
-    memset(&s, 0, sizeof s);
-    MC_TRY(start(graph, target, kernels, MC_TFLM_ALLOW_UNKNOWN, &s.ctx, &s.unknown, NULL));
-    for (k = 0; k < graph->n_ops; k++) {
+    MC_TRY(start(graph, target, kernels, MC_TFLM_ALLOW_UNKNOWN, &c, &unknown, NULL));
+    for (k = 0; k < (int32_t)graph->n_ops; k++) {
         int32_t code = graph->ops[k].kind;
-        bool seen = false;
-        if (mc__op_modelled(code, s.ctx.vendor)) {
+        if (mc__op_modelled(code, c.vendor)) {
             continue;
         }
-        for (j = 0; j < k && !seen; j++) {
-            seen = graph->ops[j].kind == code;
+        /* The first operator of its kind (operator k itself ends the search)? */
+        for (j = 0; graph->ops[j].kind != code; j++) {
         }
-        if (!seen) {
+        if (j == k) {
             if (n < capacity) {
                 codes[n] = code;
             }
