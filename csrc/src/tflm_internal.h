@@ -20,7 +20,8 @@ typedef uint16_t mc_size_t;
 #define MC_SZ(bytes, align) \
     ((mc_size_t)((bytes) | ((align) == 8 ? 0x3000 : (align) == 4 ? 0x2000 : (align) == 2 ? 0x1000 : 0)))
 #define MC_SZ_BYTES(s) ((int64_t)((s) & 0x0FFF))
-#define MC_SZ_ALIGN(s) ((int64_t)1 << (((s) >> 12) & 3))
+/* 1, 2, 4 or 8, as a 32-bit shift: a 64-bit one is a library call on Xtensa. */
+#define MC_SZ_ALIGN(s) ((int32_t)1 << (((s) >> 12) & 3))
 
 enum { MC_VENDOR_NONE = 0, MC_VENDOR_CMSIS_NN = 1, MC_VENDOR_ESP_NN = 2 };
 

@@ -62,13 +62,6 @@ OUT_OF_LINE static int64_t align_up(int64_t v, int32_t a)
     return v > INT64_MAX - a ? INT64_MAX : (v + a - 1) & ~(int64_t)(a - 1);
 }
 
-/* MC_SZ_ALIGN's 1, 2, 4 or 8 as a 32-bit shift: the 64-bit one is a library call on
- * Xtensa. */
-static int32_t struct_align(mc_size_t size)
-{
-    return (int32_t)1 << ((size >> 12) & 3);
-}
-
 /* ---- the allocator ------------------------------------------------------------------ */
 
 /* A step did not fit, or the graph cannot be replayed: every later step does nothing. */
@@ -145,7 +138,7 @@ void mc__sim_temp(mc_sim_t *s, int64_t bytes, int64_t align)
 
 static void temp_struct(mc_sim_t *s, mc_size_t size)
 {
-    mc__sim_temp(s, MC_SZ_BYTES(size), struct_align(size));
+    mc__sim_temp(s, MC_SZ_BYTES(size), MC_SZ_ALIGN(size));
 }
 
 void mc__sim_temp_tensor(mc_sim_t *s, int32_t tensor)
@@ -216,7 +209,7 @@ static bool resize_requests(mc_sim_t *s)
  * MC_MAX_*, start; TFLM allows twelve requests per operator). */
 static void persistent_struct(mc_sim_t *s, mc_size_t size, int32_t count, int32_t category)
 {
-    mc__sim_persistent(s, MC_SZ_BYTES(size) * count, struct_align(size), category);
+    mc__sim_persistent(s, MC_SZ_BYTES(size) * count, MC_SZ_ALIGN(size), category);
     /* RecordingMicroAllocator counts the eval tensors and nodes in structs, not
      * allocations (the scratch handles' count goes to the unrecorded entry, which is
      * not reported). */
@@ -327,7 +320,7 @@ static void replay_finish(mc_sim_t *s)
     /* CommitStaticMemoryPlan */
     mc__sim_temp(s, abi->pointer_bytes, abi->pointer_bytes);          /* subgraph offsets */
     mc__sim_temp(s, MC_SZ_BYTES(abi->allocation_info) * (n_tensors + n_requests),
-                 struct_align(abi->allocation_info));
+                 MC_SZ_ALIGN(abi->allocation_info));
     for (i = 0; i < n_tensors; i++) {
         if ((g->tensors[i].flags & MC_TENSOR_VARIABLE) != 0) {
             mc__sim_persistent(s, g->tensors[i].bytes, 16, MC_TFLM_VARIABLES);

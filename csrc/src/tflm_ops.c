@@ -631,12 +631,6 @@ static int64_t struct_bytes(int32_t id, mc_target_t target)
     return MC_SZ_BYTES(struct_size(id, target));
 }
 
-/* MC_SZ_ALIGN in 32 bits (a 64-bit shift is a library call on Xtensa). */
-static int32_t struct_align(mc_size_t size)
-{
-    return 1 << ((size >> 12) & 3);
-}
-
 /* The vendor kernel the replay uses for a row, or NULL for the reference kernel. */
 static const vendor_row_t *vendor_of(const op_row_t *row, int32_t vendor)
 {
@@ -694,7 +688,7 @@ mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kerne
     out->vendor_kernel = v != NULL;
     out->modelled = modelled(row, v);
     out->options_bytes = (int32_t)MC_SZ_BYTES(options);
-    out->options_alignment = struct_align(options);
+    out->options_alignment = MC_SZ_ALIGN(options);
     out->opdata_bytes =
         (int32_t)struct_bytes(v != NULL ? v->opdata : row != NULL ? row->opdata : MC_S_NONE, target);
     return MC_OK;
@@ -1076,7 +1070,7 @@ void mc__op_parse(mc_sim_t *s, const mc_op_t *op)
     const op_row_t *row = find_row(op->kind);
     if (row != NULL && row->options != MC_S_NONE) {
         mc_size_t options = struct_size(row->options, s->ctx.target);
-        mc__sim_persistent(s, MC_SZ_BYTES(options), struct_align(options), MC_TFLM_UNRECORDED);
+        mc__sim_persistent(s, MC_SZ_BYTES(options), MC_SZ_ALIGN(options), MC_TFLM_UNRECORDED);
     }
 }
 
