@@ -49,7 +49,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_in_t in = {data, size};
     uint8_t mode = fuzz_u8(&in);
-    int64_t n = fuzz_u8(&in) | ((int64_t)(fuzz_u8(&in) & 1) << 8);
+    /* n's two bytes in separate declarators: as operands of one | the two reads would be
+     * unsequenced, and gcc and clang (libFuzzer) would decode the same input differently. */
+    uint8_t n_low = fuzz_u8(&in), n_high = fuzz_u8(&in);
+    int64_t n = n_low | ((int64_t)(n_high & 1) << 8);
     uint8_t span = (uint8_t)(fuzz_u8(&in) % 40 + 1);
     int64_t steps = (mode & 2) ? (int64_t)(fuzz_u8(&in) % (MAX_STEPS + 1)) - (mode & 4 ? 1 : 0)
                                : 2 * (int64_t)span;

@@ -318,7 +318,9 @@ mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_examp
  * model of at most 32 buffers (about 5 ms here, an estimated 0.15-0.3 s on an ESP32),
  * or three greedy passes while each costs at most a third of it (docs/planner.md). */
 #define MC_PLAN_DEFAULT_STEPS 1000000
-/* BEST searches exhaustively when at most this many buffers have a size. */
+/* BEST searches exhaustively when at most this many buffers have a size and, stacked,
+ * they are at most 2^30 units of the alignment (16 GiB at TFLM's 16 bytes: the search
+ * counts in 32 bits on a board). */
 #define MC_PLAN_EXACT_BUFFERS 32
 
 typedef enum {
