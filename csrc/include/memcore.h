@@ -367,6 +367,24 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
                     int64_t budget_steps, void *scratch, int64_t scratch_bytes, int64_t *offsets,
                     mc_plan_t *out);
 
+/*
+ * MC_PLAN_TFLM with some buffers at offsets fixed in advance, as TFLM's
+ * GreedyMemoryPlanner places a model's offline plan (OfflineMemoryAllocation): the
+ * fixed buffers first, at their offsets, then the others largest first, each at the
+ * lowest offset free of every buffer live with it, the fixed ones included.  A fixed
+ * buffer of size 0 still counts its offset in the arena, as TFLM's does.  TFLM does not
+ * check a fixed plan; this does: two fixed buffers live at the same time that overlap
+ * are MC_E_RANGE with their indices in clash[0] and clash[1] (otherwise both -1).
+ * [in] fixed_offsets  n entries: bytes from the arena start (>= 0), or -1 where the
+ *                     planner places the buffer
+ * [out] clash         two entries
+ * Other arguments as mc_plan's (the same scratch).
+ */
+mc_status_t mc_plan_fixed(const int64_t *sizes, const int32_t *first_use, const int32_t *last_use,
+                          const int64_t *fixed_offsets, int64_t n_buffers, int64_t alignment,
+                          void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out,
+                          int64_t *clash);
+
 /* ---- 7b. Bytes live at each step and the peak ---------------------------------- */
 
 typedef struct {
@@ -488,6 +506,11 @@ typedef struct {
     int64_t n_outputs;
     int64_t n_subgraphs;         /* subgraphs in the file; only the first is described */
     uint32_t flags;              /* MC_GRAPH_* */
+    /* The file's offline memory plan (MC_GRAPH_OFFLINE_PLAN): n_tensors offsets in
+     * bytes from the arena's start, -1 where TFLM plans the tensor itself; NULL when
+     * the model has none.  TFLM places a tensor it allocates at its offset, and a
+     * variable tensor with an offset in the head instead of the tail. */
+    const int32_t *offline_offsets;
 } mc_graph_t;
 
 /* What is wrong with a model or a graph, precisely enough for a binding to say it in
@@ -525,7 +548,11 @@ typedef enum {
     MC_PROBLEM_BAD_OPERATOR,      /* an operator's tensor list lies outside op_tensors */
     /* Valid, but not modelled (MC_E_UNSUPPORTED). */
     MC_PROBLEM_SUBGRAPHS,         /* several subgraphs (control flow: IF, WHILE) (value) */
-    MC_PROBLEM_OFFLINE_PLAN,      /* an offline memory plan in the file's metadata */
+    /* An offline memory plan (OfflineMemoryAllocation metadata: version 1, subgraph 0,
+     * one offset per tensor of every subgraph) that TFLM cannot use, or that would
+     * corrupt activations (MC_E_MODEL): */
+    MC_PROBLEM_OFFLINE_PLAN,      /* its buffer is missing or shorter than its header and
+                                     offsets (value: the buffer index; at: the metadata) */
     MC_PROBLEM_EXTERNAL_DATA,     /* tensor data outside the flatbuffer (tensor) */
     MC_PROBLEM_SPARSE,            /* a sparse tensor, which TFLM does not run (tensor) */
     MC_PROBLEM_TOO_LARGE,         /* more tensors or operators than the documented limits
@@ -536,6 +563,16 @@ typedef enum {
                                      a per-channel int16 FULLY_CONNECTED with CMSIS-NN) (op) */
     MC_PROBLEM_MISSING_INPUT,     /* the operator lacks an input its TFLM kernel reads in
                                      Prepare (op) */
+    MC_PROBLEM_PLAN_VERSION,      /* the plan's version is not 1 (value) */
+    MC_PROBLEM_PLAN_SUBGRAPH,     /* the plan is for a subgraph other than 0 (value) */
+    MC_PROBLEM_PLAN_COUNT,        /* the plan's offset count is not the model's tensor count
+                                     (value: the plan's; TFLM refuses it too) */
+    MC_PROBLEM_PLAN_OFFSET,       /* a tensor's offset is below -1, or it ends past 2^31 - 1
+                                     bytes, the most TFLM's planner addresses (tensor, value) */
+    MC_PROBLEM_PLAN_ALIGNMENT,    /* a tensor's offset is not a multiple of 16 (tensor, value) */
+    MC_PROBLEM_PLAN_OVERLAP,      /* two tensors live at the same time overlap in the arena:
+                                     `tensor` and `value` (the other tensor), both live while
+                                     operator `op` runs (-1: before the first) */
     MC_PROBLEM_COUNT
 } mc_problem_kind_t;
 
@@ -749,8 +786,24 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
                             void *scratch, int64_t scratch_bytes, int64_t *sizes, int32_t *first_use,
                             int32_t *last_use, int32_t *owner, int64_t n_buffers, mc_problem_t *problem);
 
+/*
+ * TFLM's plan of mc_tflm_buffers' buffers (alignment 16): mc_plan(MC_PLAN_TFLM), or for
+ * a graph with an offline plan mc_plan_fixed with the file's offsets, which are first
+ * checked (see csrc/src/tflm_offline.c).  MC_E_MODEL for a plan that TFLM would
+ * misplace, with *problem naming the tensors (MC_PROBLEM_PLAN_OFFSET, _ALIGNMENT,
+ * _OVERLAP).
+ * [in] sizes, first_use, last_use, owner, n_buffers  as mc_tflm_buffers gave them
+ * [in] scratch  mc_plan_scratch_bytes(n_buffers), 8-byte aligned
+ * [out] fixed_offsets  n_buffers: each buffer's offset from the file, or -1
+ * [out] offsets  n_buffers  [out] out  [out] problem may be NULL
+ */
+mc_status_t mc_tflm_plan(const mc_graph_t *graph, const int64_t *sizes, const int32_t *first_use,
+                         const int32_t *last_use, const int32_t *owner, int64_t n_buffers, void *scratch,
+                         int64_t scratch_bytes, int64_t *fixed_offsets, int64_t *offsets, mc_plan_t *out,
+                         mc_problem_t *problem);
+
 /* TFLM's tail, minimum and recommended arena around a head planned as head_bytes
- * (mc_plan(MC_PLAN_TFLM) of mc_tflm_buffers, alignment 16), by replaying
+ * (mc_tflm_plan of mc_tflm_buffers), by replaying
  * MicroInterpreter::AllocateTensors() on a model of TFLM's arena allocator (see
  * csrc/src/tflm_model.c): the minimum is the smallest arena in which every step fits,
  * the temporaries kernels hold in Prepare and the planner's working memory included;

@@ -4,9 +4,10 @@
  *
  * The steps, in order:
  *   1. the graph is validated, and refused if TFLM's model of it is not one memcore
- *      makes (several subgraphs, an offline plan);
+ *      makes (several subgraphs);
  *   2. the head's buffers (activation tensors, kernel scratch) get TFLM's placement
- *      and memcore's, on the same buffers, with the liveness lower bound;
+ *      (around the file's offline plan, when it has one) and memcore's, on the same
+ *      buffers, with the liveness lower bound;
  *   3. TFLM's tail, minimum and recommended arena around TFLM's head;
  *   4. memory per region: the arena (scaled by the batch; TFLM's overhead is not) and
  *      weights loaded into RAM or PSRAM count where they live; the model file counts
@@ -599,9 +600,6 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     if (g->n_subgraphs != 1) {
         return refuse(problem, MC_PROBLEM_SUBGRAPHS, g->n_subgraphs);
     }
-    if (g->flags & MC_GRAPH_OFFLINE_PLAN) {
-        return refuse(problem, MC_PROBLEM_OFFLINE_PLAN, -1);
-    }
     MC_TRY(layout(g, c, b, &l, problem));
     if (scratch_bytes < l.total_bytes) {
         return MC_E_SCRATCH;
@@ -627,8 +625,9 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     r->buffers = l.n_buffers;
     MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, l.tflm_flags, work, l.work_bytes, sizes, first, last, owner,
                            l.n_buffers, problem));
-    MC_TRY(mc_plan(MC_PLAN_TFLM, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, 0, work, l.work_bytes,
-                   offsets_tflm, plan));
+    /* (memcore's offsets hold the file's until memcore's plan replaces them) */
+    MC_TRY(mc_tflm_plan(g, sizes, first, last, owner, l.n_buffers, work, l.work_bytes, offsets_best,
+                        offsets_tflm, plan, problem));
     r->arena_tflm_bytes = plan->arena_bytes;
     r->arena_lower_bound_bytes = plan->lower_bound_bytes;
     MC_TRY(mc_plan(MC_PLAN_BEST, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, MC_PLAN_DEFAULT_STEPS, work,

@@ -96,6 +96,8 @@ typedef struct {
     int32_t m;      /* buffers with a size */
     int32_t root;   /* interval tree root position (1-based), 0 when m == 0 */
     int32_t levels; /* the root's level */
+    const int64_t *fixed; /* mc_plan_fixed's offsets (-1: placed by the pass); NULL: none */
+    int32_t clash[2];     /* two fixed buffers live together that overlap; -1: none */
 } plan_t;
 
 /* Position i (0-based) of the buffers by first use: the latest last use in its
@@ -293,6 +295,22 @@ static int64_t offset_for(plan_t *p, int32_t b, bool best_fit)
     return best_at >= 0 ? best_at : at;
 }
 
+/* A fixed buffer b goes at its offset, as TFLM's planner puts it there unchecked; the
+ * first placed buffer live with it that it overlaps is recorded in p->clash. */
+static int64_t fixed_at(plan_t *p, int32_t b)
+{
+    int64_t at = p->fixed[b], end = at + p->aligned[b];
+    int32_t k = live_during(p, p->first[b], p->reach[b]), t;
+    for (t = 0; t < k && p->clash[0] < 0; t++) {
+        int32_t j = p->list[t];
+        if (p->place[j] < end && at < p->place[j] + p->aligned[j]) {
+            p->clash[0] = j;
+            p->clash[1] = b;
+        }
+    }
+    return at;
+}
+
 /* Places the buffers of p->order (the m with a size) into p->place; returns the arena. */
 static int64_t greedy_pass(plan_t *p, bool best_fit)
 {
@@ -302,7 +320,7 @@ static int64_t greedy_pass(plan_t *p, bool best_fit)
     memset(p->place, 0xff, (size_t)p->n * sizeof *p->place);
     for (i = 0; i < p->m; i++) {
         int32_t b = p->order[i];
-        int64_t at = offset_for(p, b, best_fit);
+        int64_t at = p->fixed != NULL && p->fixed[b] >= 0 ? fixed_at(p, b) : offset_for(p, b, best_fit);
         p->place[b] = at;
         if (at + p->aligned[b] > arena) {
             arena = at + p->aligned[b];
@@ -362,13 +380,28 @@ static void ids_with_size(const plan_t *p, int32_t *ids)
     }
 }
 
-/* TFLM's order: largest first, equal sizes highest id first (the reverse of smallest
- * first, equal sizes lowest id first). */
+/* TFLM's order: the fixed buffers first, by id (mc_plan_fixed), then the others
+ * largest first, equal sizes highest id first (the reverse of smallest first, equal
+ * sizes lowest id first). */
 static void size_order(plan_t *p)
 {
+    int32_t b, k = 0, *rest;
     ids_with_size(p, p->order);
-    sort_ids(p->order, p->temp, p->m, p->aligned);
-    reverse_ids(p->order, p->m);
+    if (p->fixed != NULL) { /* a stable partition, through temp */
+        int32_t n_rest = 0;
+        for (b = 0; b < p->m; b++) {
+            int32_t id = p->order[b];
+            if (p->fixed[id] >= 0) {
+                p->order[k++] = id;
+            } else {
+                p->temp[n_rest++] = id;
+            }
+        }
+        memcpy(p->order + k, p->temp, (size_t)n_rest * sizeof *p->order);
+    }
+    rest = p->order + k;
+    sort_ids(rest, p->temp, p->m - k, p->aligned);
+    reverse_ids(rest, p->m - k);
 }
 
 /*
@@ -794,9 +827,11 @@ static int64_t time_orders(plan_t *p)
     return pairs;
 }
 
-mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t *first_use,
-                    const int32_t *last_use, int64_t n_buffers, int64_t alignment, int64_t budget_steps,
-                    void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out)
+/* mc_plan, and with fixed offsets (`fixed`, strategy MC_PLAN_TFLM) mc_plan_fixed. */
+static mc_status_t run(mc_strategy_t strategy, const int64_t *sizes, const int32_t *first_use,
+                       const int32_t *last_use, const int64_t *fixed, int64_t n_buffers, int64_t alignment,
+                       int64_t budget_steps, void *scratch, int64_t scratch_bytes, int64_t *offsets,
+                       mc_plan_t *out)
 {
     plan_t *p;
     int64_t need = 0, pairs, lower;
@@ -833,8 +868,17 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     p->n = (int32_t)n_buffers;
     p->first = first_use;
     p->last = last_use;
+    p->fixed = fixed;
+    p->clash[0] = p->clash[1] = -1;
     lay_out(p, (uint8_t *)scratch + STATE_BYTES, p->n);
     MC_TRY(take_sizes(p, sizes, alignment));
+    for (i = 0; fixed != NULL && i < p->n; i++) {
+        int64_t end;
+        if (fixed[i] < -1) {
+            return MC_E_RANGE;
+        }
+        MC_TRY(mc_checked_add(fixed[i], p->aligned[i], &end));
+    }
     pairs = time_orders(p);
     lower = live_per_position(p);
     if (pairs > MC_PLAN_MAX_PAIRS) {
@@ -849,6 +893,13 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     size_order(p);
     out->arena_bytes = greedy_pass(p, false);
     keep_plan(p, offsets);
+    for (i = 0; fixed != NULL && i < p->n; i++) {
+        /* A fixed buffer of no size is not placed, but TFLM counts its offset. */
+        if (p->aligned[i] == 0 && fixed[i] >= 0) {
+            offsets[i] = fixed[i];
+            out->arena_bytes = fixed[i] > out->arena_bytes ? fixed[i] : out->arena_bytes;
+        }
+    }
     /* BEST: greedy by breadth with first fit, then with best fit; then by first use
      * (ties by id) with first fit, which places a chain of operators as it runs */
     if (strategy == MC_PLAN_BEST) {
@@ -876,5 +927,33 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     }
     out->steps = pass_steps + used;
     out->proven_optimal = out->proven_optimal || out->arena_bytes == out->lower_bound_bytes;
+    return MC_OK;
+}
+
+mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t *first_use,
+                    const int32_t *last_use, int64_t n_buffers, int64_t alignment, int64_t budget_steps,
+                    void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out)
+{
+    return run(strategy, sizes, first_use, last_use, NULL, n_buffers, alignment, budget_steps, scratch,
+               scratch_bytes, offsets, out);
+}
+
+mc_status_t mc_plan_fixed(const int64_t *sizes, const int32_t *first_use, const int32_t *last_use,
+                          const int64_t *fixed_offsets, int64_t n_buffers, int64_t alignment,
+                          void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out,
+                          int64_t *clash)
+{
+    const plan_t *p = (const plan_t *)scratch;
+    if (clash == NULL || (n_buffers > 0 && fixed_offsets == NULL)) {
+        return MC_E_NULL;
+    }
+    clash[0] = clash[1] = -1;
+    MC_TRY(run(MC_PLAN_TFLM, sizes, first_use, last_use, fixed_offsets, n_buffers, alignment, 0, scratch,
+               scratch_bytes, offsets, out));
+    if (n_buffers > 0 && p->clash[0] >= 0) {
+        clash[0] = p->clash[0];
+        clash[1] = p->clash[1];
+        return MC_E_RANGE;
+    }
     return MC_OK;
 }

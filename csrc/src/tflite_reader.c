@@ -42,7 +42,10 @@ enum { QUANT_SCALE = 2, QUANT_ZERO_POINT = 3, QUANT_DIMENSION = 6 };
 enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
 enum { OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3, OP_OPTIONS = 4,
        OP_INTERMEDIATES = 8 };
-enum { METADATA_NAME = 0 };
+enum { METADATA_NAME = 0, METADATA_BUFFER = 1 };
+/* The offline plan's header, in int32 words before the offsets (TFLM's
+ * GetOfflinePlannedOffsets: version 1, subgraph 0, then the offset count). */
+enum { PLAN_VERSION = 0, PLAN_SUBGRAPH = 1, PLAN_COUNT = 2, PLAN_HEADER = 3 };
 
 /* The vectors every pass needs (root_t.vectors), in the order the file is checked. */
 enum { CODES = 0, BUFFERS = 1, TENSORS = 2, OPERATORS = 3, INPUTS = 4, OUTPUTS = 5, ROOT_VECTORS = 6 };
@@ -50,8 +53,8 @@ enum { CODES = 0, BUFFERS = 1, TENSORS = 2, OPERATORS = 3, INPUTS = 4, OUTPUTS =
 static const char OFFLINE_PLAN[] = "OfflineMemoryAllocation";
 
 /* The reader's state and its window, at the end of mc_tflite_read's scratch.  Part of
- * the scratch mc_tflite_size asks for, so reader_t keeps its size: 160 B on 32-bit
- * boards, 152 B on i386, 168 B on a 64-bit host. */
+ * the scratch mc_tflite_size asks for, so reader_t keeps its size: 176 B on 32-bit
+ * boards, 168 B on i386, 184 B on a 64-bit host. */
 #define READER_BYTES ((int64_t)((sizeof(reader_t) + 7) / 8 * 8))
 #define RESERVED_BYTES (READER_BYTES + WINDOW_BYTES)
 
@@ -77,6 +80,7 @@ typedef struct {
 typedef struct {
     table_t model;
     vector_t vectors[ROOT_VECTORS];
+    vector_t plan;     /* the offline plan's buffer data; data -1 when the file has none */
     int64_t n_subgraphs;
 } root_t;
 
@@ -103,6 +107,7 @@ typedef struct {
     mc_tensor_t *tensors;
     mc_op_t *ops;
     int32_t *op_tensors;
+    int32_t *offsets;  /* the offline plan's, when there is one */
     int32_t *inputs;   /* the outputs follow the inputs */
 } arrays_t;
 
@@ -570,22 +575,63 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     return next;
 }
 
-static bool offline_plan(reader_t *r)
+/* The file's offline plan (TFLM's GetOfflinePlannedOffsets: the last metadata entry
+ * named exactly "OfflineMemoryAllocation" counts) into r->root.plan, its header
+ * checked: version 1, subgraph 0, one offset per tensor of every subgraph (TFLM checks
+ * only the count), and the offsets inside the buffer (TFLM reads past its end). */
+static void find_plan(reader_t *r)
 {
-    vector_t metadata, name;
-    uint32_t i, c;
+    root_t *root = &r->root;
+    vector_t metadata, name, subgraphs, tensors;
+    table_t entry, buffer;
+    uint32_t i, c, index = 0, count;
+    int64_t total = 0, at;
     bool found = false;
-    vector_field(r, &r->root.model, MODEL_METADATA, 4, &metadata);
-    for (i = 0; i < metadata.length && !found && r->rc == MC_OK; i++) {
-        table_t entry;
+    root->plan.data = -1;
+    vector_field(r, &root->model, MODEL_METADATA, 4, &metadata);
+    for (i = 0; i < metadata.length && r->rc == MC_OK; i++) {
+        bool same;
         table_element(r, &metadata, i, &entry);
         vector_field(r, &entry, METADATA_NAME, 1, &name);
-        found = name.length == sizeof OFFLINE_PLAN - 1;
-        for (c = 0; c < name.length && found; c++) {
-            found = get_u32(r, name.data + c, 1) == (uint8_t)OFFLINE_PLAN[c];
+        same = name.length == sizeof OFFLINE_PLAN - 1;
+        for (c = 0; c < name.length && same; c++) {
+            same = get_u32(r, name.data + c, 1) == (uint8_t)OFFLINE_PLAN[c];
+        }
+        if (same) {
+            found = true;
+            index = (uint32_t)scalar_field(r, &entry, METADATA_BUFFER, MC_FIELD_I32, 0);
         }
     }
-    return found;
+    if (!found || r->rc != MC_OK) {
+        return;
+    }
+    if (index >= root->vectors[BUFFERS].length) {
+        fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, index);
+        return;
+    }
+    table_element(r, &root->vectors[BUFFERS], index, &buffer);
+    vector_field(r, &buffer, BUFFER_DATA, 1, &root->plan);
+    at = root->plan.data;
+    if (root->plan.length < 4 * PLAN_HEADER) {
+        fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, index);
+        return;
+    }
+    vector_field(r, &root->model, MODEL_SUBGRAPHS, 4, &subgraphs);
+    for (i = 0; i < subgraphs.length && r->rc == MC_OK; i++) {
+        table_element(r, &subgraphs, i, &entry);
+        vector_field(r, &entry, SUBGRAPH_TENSORS, 4, &tensors);
+        total += tensors.length;
+    }
+    count = get_u32(r, at + 4 * PLAN_COUNT, 4);
+    if (get_u32(r, at + 4 * PLAN_VERSION, 4) != 1) {
+        fail_value(r, MC_E_MODEL, MC_PROBLEM_PLAN_VERSION, to_int32(get_u32(r, at + 4 * PLAN_VERSION, 4)));
+    } else if (get_u32(r, at + 4 * PLAN_SUBGRAPH, 4) != 0) {
+        fail_value(r, MC_E_MODEL, MC_PROBLEM_PLAN_SUBGRAPH, to_int32(get_u32(r, at + 4 * PLAN_SUBGRAPH, 4)));
+    } else if (count != total) {
+        fail_value(r, MC_E_MODEL, MC_PROBLEM_PLAN_COUNT, count);
+    } else if ((root->plan.length - 4 * PLAN_HEADER) / 4 < count) {
+        fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, index);
+    }
 }
 
 /* The reader's state for source; problems go to *problem, or to *sink when it is NULL. */
@@ -616,9 +662,10 @@ static mc_status_t check_source(const mc_source_t *source)
  * state.  Within the limits open_root and count_op_tensors check (tensors and operators
  * 1,000,000 each, 16,000,000 list entries) the arrays of 8-byte members and the lists
  * take under 2^32 bytes; graph inputs and outputs are 32-bit counts: nothing overflows. */
-static int64_t layout_bytes(const mc_tflite_size_t *n)
+static int64_t layout_bytes(const mc_tflite_size_t *n, bool plan)
 {
-    uint32_t fixed = (uint32_t)n->n_tensors * (uint32_t)sizeof(mc_tensor_t) +
+    /* (with an offline plan, an offset per tensor among the int32 arrays) */
+    uint32_t fixed = (uint32_t)n->n_tensors * (uint32_t)(sizeof(mc_tensor_t) + (plan ? sizeof(int32_t) : 0)) +
                      (uint32_t)n->n_ops * (uint32_t)sizeof(mc_op_t) +
                      (uint32_t)n->n_op_tensors * (uint32_t)sizeof(int32_t);
     int64_t total = fixed + (n->n_inputs + n->n_outputs) * (int64_t)sizeof(int32_t);
@@ -635,7 +682,8 @@ OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out)
     out->n_outputs = root->vectors[OUTPUTS].length;
     out->n_subgraphs = root->n_subgraphs;
     out->n_op_tensors = count_op_tensors(r);
-    out->scratch_bytes = layout_bytes(out);
+    find_plan(r);
+    out->scratch_bytes = layout_bytes(out, root->plan.data >= 0);
     return r->rc;
 }
 mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_problem_t *problem)
@@ -662,7 +710,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     mc_problem_t sink;
     arrays_t a;
     int32_t i, *next;
-    bool offline;
+    bool plan;
 
     MC_TRY(check_source(source));
     if (graph == NULL || (scratch == NULL && scratch_bytes > 0)) {
@@ -688,7 +736,9 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     a.tensors = (mc_tensor_t *)scratch;
     a.ops = (mc_op_t *)(a.tensors + n.n_tensors);
     a.op_tensors = (int32_t *)(a.ops + n.n_ops);
-    a.inputs = a.op_tensors + n.n_op_tensors;
+    plan = r->root.plan.data >= 0;
+    a.offsets = a.op_tensors + n.n_op_tensors;
+    a.inputs = a.offsets + (plan ? n.n_tensors : 0);
 
     for (i = 0; i < (int32_t)n.n_tensors && r->rc == MC_OK; i++) {
         read_tensor(r, i, &a.tensors[i]);
@@ -699,7 +749,12 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     }
     next = copy_ints(r, &r->root.vectors[INPUTS], a.inputs);
     copy_ints(r, &r->root.vectors[OUTPUTS], next); /* the outputs follow the inputs */
-    offline = offline_plan(r);
+    if (plan) { /* the first subgraph's offsets: its tensors come first */
+        vector_t offsets;
+        offsets.data = r->root.plan.data + 4 * PLAN_HEADER;
+        offsets.length = (uint32_t)n.n_tensors;
+        copy_ints(r, &offsets, a.offsets);
+    }
     MC_TRY(r->rc);
 
     graph->tensors = a.tensors;
@@ -708,6 +763,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     graph->inputs = a.inputs;
     graph->outputs = a.inputs + n.n_inputs;
     memcpy(&graph->n_tensors, &n, COUNTS_BYTES);
-    graph->flags = offline ? MC_GRAPH_OFFLINE_PLAN : 0u;
+    graph->flags = plan ? MC_GRAPH_OFFLINE_PLAN : 0u;
+    graph->offline_offsets = plan ? a.offsets : NULL;
     return MC_OK;
 }

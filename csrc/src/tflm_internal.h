@@ -101,6 +101,15 @@ void mc__sim_scratch(mc_sim_t *s, int64_t bytes);
 /* mc_tflm_lifetimes' rules over a graph whose indices have been checked (lifetimes.c). */
 void mc__tflm_graph_lifetimes(const mc_graph_t *graph, int32_t *first_use, int32_t *last_use);
 
+/* ---- offline plans (tflm_offline.c) ------------------------------------------- */
+
+/* The graph's offline offsets, or NULL when it has no plan. */
+const int32_t *mc__offline_offsets(const mc_graph_t *g);
+/* Whether TFLM's planner places tensor i in the head (AllocationInfo's needs_allocating). */
+bool mc__tflm_planned(const mc_graph_t *g, int32_t i);
+/* Whether tensor i is a variable TFLM allocates in the tail. */
+bool mc__tflm_tail_variable(const mc_graph_t *g, int32_t i);
+
 /* ---- the op table ------------------------------------------------------------- */
 
 /* Whether the op table models operator kind `code` with these vendor kernels (a row

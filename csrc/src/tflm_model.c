@@ -322,7 +322,7 @@ static void replay_finish(mc_sim_t *s)
     mc__sim_temp(s, MC_SZ_BYTES(abi->allocation_info) * (n_tensors + n_requests),
                  MC_SZ_ALIGN(abi->allocation_info));
     for (i = 0; i < n_tensors; i++) {
-        if ((g->tensors[i].flags & MC_TENSOR_VARIABLE) != 0) {
+        if (mc__tflm_tail_variable(g, i)) {
             mc__sim_persistent(s, g->tensors[i].bytes, 16, MC_TFLM_VARIABLES);
         }
     }
@@ -355,12 +355,6 @@ OUT_OF_LINE static mc_status_t fits(mc_sim_t *s, int64_t arena, mc_tflm_usage_t 
 }
 
 /* ---- the public calls (memcore.h section 11) ------------------------------------------------ */
-
-static bool planned(const mc_tensor_t *t)
-{
-    /* TFLM's needs_allocating: no data in the file, not a variable, not empty. */
-    return (t->flags & (MC_TENSOR_CONSTANT | MC_TENSOR_VARIABLE)) == 0 && t->bytes != 0;
-}
 
 /* A valid graph TFLM does not run: MC_E_UNSUPPORTED, with the problem in *p (when
  * given).  op and value are int32: an operator index (counts within MC_MAX_OPS) or a
@@ -482,7 +476,7 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
     }
     MC_TRY(start(graph, target, kernels, flags, &c, &unknown, problem));
     for (i = 0; i < (int32_t)graph->n_tensors; i++) {
-        n += planned(&graph->tensors[i]);
+        n += mc__tflm_planned(graph, i);
     }
     /* The scratch requests, counted from the scripts without replaying them (the
      * check's stack is short on a board); an unknown operator asks for twelve. */
@@ -523,7 +517,7 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
      * + 1: TFLM's "never touched" (-1) becomes the valid scope 0; a uniform shift
      * changes no overlap, hence no placement. */
     for (i = 0; i < (int32_t)graph->n_tensors; i++) {
-        if (!planned(&graph->tensors[i])) {
+        if (!mc__tflm_planned(graph, i)) {
             continue;
         }
         if (n >= n_buffers) {
@@ -568,7 +562,7 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
         int64_t sum = sp->scratch_sum;
         int32_t i;
         for (i = 0; i < (int32_t)g->n_tensors; i++) {
-            if (planned(&g->tensors[i])) {
+            if (mc__tflm_planned(g, i)) {
                 MC_TRY(mc_checked_add(sum, align_up(g->tensors[i].bytes, 16), &sum));
             }
         }

@@ -56,6 +56,7 @@ static mc_graph_t chain(void)
     g.n_outputs = 1;
     g.n_subgraphs = 1;
     g.flags = 0;
+    g.offline_offsets = NULL;
     return g;
 }
 
