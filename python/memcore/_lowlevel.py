@@ -159,6 +159,45 @@ def plan(strategy, sizes, first_use, last_use, alignment, budget_steps):
     return ffi.unpack(offsets, n), out
 
 
+def plan_fixed(sizes, first_use, last_use, fixed, alignment):
+    """TFLM's plan with buffers fixed at fixed[i] >= 0 (mc_plan_fixed): (offsets, mc_plan_t).
+    Two fixed buffers live together that overlap are a MemcoreError naming both."""
+    n = len(sizes)
+    need = ffi.new("int64_t *")
+    _check(lib.mc_plan_scratch_bytes(n, need), "plan(%d buffers)" % n)
+    scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
+    offsets = ffi.new("int64_t[]", max(1, n))
+    clash = ffi.new("int64_t[2]")
+    out = ffi.new("mc_plan_t *")
+    rc = lib.mc_plan_fixed(ffi.new("int64_t[]", sizes), ffi.new("int32_t[]", first_use),
+                           ffi.new("int32_t[]", last_use), ffi.new("int64_t[]", fixed), n, alignment, scratch,
+                           need[0], offsets, out, clash)
+    if rc == lib.MC_E_RANGE and clash[0] >= 0:
+        raise MemcoreError("plan: buffers %d and %d are fixed at overlapping offsets (%d and %d) while both are live"
+                           % (clash[0], clash[1], fixed[clash[0]], fixed[clash[1]]))
+    _check(rc, "plan(%d buffers, alignment=%d, fixed offsets)" % (n, alignment))
+    return ffi.unpack(offsets, n), out
+
+
+def tflm_plan(graph, sizes, first_use, last_use, owner, source):
+    """TFLM's placement of mc_tflm_buffers' buffers, around the graph's offline plan when
+    it has one (mc_tflm_plan): (the file's offset of each buffer or -1, offsets, mc_plan_t)."""
+    n = len(sizes)
+    need = ffi.new("int64_t *")
+    _check(lib.mc_plan_scratch_bytes(n, need), "plan(%d buffers)" % n)
+    scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
+    fixed = ffi.new("int64_t[]", max(1, n))
+    offsets = ffi.new("int64_t[]", max(1, n))
+    out = ffi.new("mc_plan_t *")
+    problem = ffi.new("mc_problem_t *")
+    rc = lib.mc_tflm_plan(graph.graph, ffi.new("int64_t[]", sizes), ffi.new("int32_t[]", first_use),
+                          ffi.new("int32_t[]", last_use), ffi.new("int32_t[]", owner), n, scratch, need[0], fixed,
+                          offsets, out, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    return ffi.unpack(fixed, n), ffi.unpack(offsets, n), out
+
+
 def live_bytes(sizes, first_use, last_use, alignment, n_steps):
     """Returns (bytes per step, buffers per step, mc_live_t)."""
     n = len(sizes)

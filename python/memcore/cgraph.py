@@ -168,8 +168,26 @@ def describe(rc, problem, graph=None, file_bytes=None):
     if kind == p.MC_PROBLEM_SUBGRAPHS:
         return "the model has %d subgraphs (control flow such as IF or WHILE); memcore models " \
                "single-subgraph models only" % problem.value
-    if kind == p.MC_PROBLEM_OFFLINE_PLAN:
-        return "the model " + text
+    if kind in (p.MC_PROBLEM_OFFLINE_PLAN, p.MC_PROBLEM_PLAN_VERSION, p.MC_PROBLEM_PLAN_SUBGRAPH):
+        what = "buffer %d" % problem.value if kind == p.MC_PROBLEM_OFFLINE_PLAN else "%d" % problem.value
+        return "the model %s (%s); TFLM's format (OfflineMemoryAllocation) is version 1, subgraph 0, then " \
+               "one offset per tensor" % (text, what)
+    if kind == p.MC_PROBLEM_PLAN_COUNT:
+        n = " %d" % graph.graph.n_tensors if graph is not None else ""
+        return "the model %s: %d offsets for the model's%s tensors; TFLM refuses it too" % (text, problem.value, n)
+    if kind in (p.MC_PROBLEM_PLAN_OFFSET, p.MC_PROBLEM_PLAN_ALIGNMENT):
+        return "%s %s: offset %d" % (_tensor(graph, problem.tensor), text, problem.value)
+    if kind == p.MC_PROBLEM_PLAN_OVERLAP:
+        when = "before the first operator" if problem.op < 0 else "while %s runs" % _op(graph, problem.op)
+        offsets = ""
+        if graph is not None and graph.graph.offline_offsets != ffi.NULL:
+            at = graph.graph.offline_offsets
+            offsets = " (offsets %d and %d, %d and %d bytes)" % (
+                at[problem.tensor], at[problem.value], graph.graph.tensors[problem.tensor].bytes,
+                graph.graph.tensors[problem.value].bytes)
+        return "the offline memory plan puts %s and %s at overlapping offsets%s, and both are live %s: " \
+               "TFLM would corrupt one with the other (it does not check)" % (
+                   _tensor(graph, problem.tensor), _tensor(graph, problem.value), offsets, when)
     if kind == p.MC_PROBLEM_UNKNOWN_OP:
         unknown = [k for k in range(graph.graph.n_ops) if not lib.mc_tflm_supports(graph.graph.ops[k].kind)] \
             if graph is not None else [problem.op]

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, fields
 from typing import Dict, Mapping, Optional, Tuple
 
 from memcore import _lowlevel as ll
-from memcore._memcore import lib
+from memcore._memcore import ffi, lib
 from memcore.errors import MemcoreError, os_error_hint, with_hint
 from memcore.planner import Plan, plan as _plan
 
@@ -149,8 +149,22 @@ class Model:
 
     @property
     def planned_tensors(self) -> Tuple[int, ...]:
-        """Indices of the tensors the activation arena holds, in TFLM's order."""
-        return tuple(t.index for t in self.tensors if t.needs_allocating)
+        """Indices of the tensors the activation arena holds, in TFLM's order (with an
+        offline plan, the variable tensors it places too)."""
+        fixed = self.offline_offsets
+        return tuple(t.index for t in self.tensors
+                     if t.needs_allocating or (t.is_variable and fixed.get(t.index, -1) != -1))
+
+    @property
+    def offline_offsets(self) -> Dict[int, int]:
+        """The file's offline memory plan (OfflineMemoryAllocation metadata): {tensor
+        index: offset} for every tensor, -1 where TFLM plans it itself; {} without one."""
+        if self.format != "tflite":
+            return {}
+        g = self.c_graph().graph
+        if not g.flags & lib.MC_GRAPH_OFFLINE_PLAN or g.offline_offsets == ffi.NULL:
+            return {}
+        return dict(enumerate(g.offline_offsets[0:g.n_tensors]))
 
     def _tensor_buffers(self):
         """The activation tensors of TFLM's head, with TFLM's lifetimes shifted by one
@@ -173,8 +187,13 @@ class Model:
         TFLM's reported head when the kernels ask for no scratch buffers; `budget_steps`
         as for memcore.plan."""
         buffers = self._tensor_buffers()
-        raw = _plan([s for _, s, _, _ in buffers], [f for _, _, f, _ in buffers], [l for _, _, _, l in buffers],
-                    alignment=alignment, strategy=strategy, budget_steps=budget_steps)
+        sizes, first, last = [s for _, s, _, _ in buffers], [f for _, _, f, _ in buffers], [l for _, _, _, l in buffers]
+        if strategy == "tflm" and alignment == 16:  # around the file's offline plan, when it has one
+            _, offsets, raw = ll.tflm_plan(self.c_graph(), sizes, first, last, [t for t, _, _, _ in buffers],
+                                           self.path)
+            return Plan(raw.arena_bytes, dict(zip([t for t, _, _, _ in buffers], offsets)), raw.lower_bound_bytes,
+                        strategy, bool(raw.proven_optimal), raw.steps)
+        raw = _plan(sizes, first, last, alignment=alignment, strategy=strategy, budget_steps=budget_steps)
         return Plan(raw.arena_bytes, dict(zip([t for t, _, _, _ in buffers], raw.offsets)), raw.lower_bound_bytes,
                     strategy, raw.proven_optimal, raw.steps)
 

@@ -84,11 +84,13 @@ def _check_items(sizes, first_use, last_use):
     return sizes, uses[0], uses[1]
 
 
-def plan(sizes, first_use, last_use, alignment=16, strategy="tflm", budget_steps=None):
+def plan(sizes, first_use, last_use, alignment=16, strategy="tflm", budget_steps=None, fixed=None):
     """Offsets for buffers of `sizes` bytes live from first_use to last_use (inclusive
     operator indices) such that buffers live together never overlap.  "tflm" is
     TensorFlow Lite Micro's greedy planner; "best" is memcore's, never worse, spending at
-    most `budget_steps` (default DEFAULT_STEPS) beyond the TFLM plan."""
+    most `budget_steps` (default DEFAULT_STEPS) beyond the TFLM plan.  `fixed` (one
+    offset per buffer, -1 where the planner chooses; "tflm" only) places buffers where an
+    offline plan puts them, as TFLM does, the others around them."""
     if strategy not in STRATEGIES:
         raise ll.MemcoreError("strategy must be one of %s, got %r" % (sorted(STRATEGIES), strategy))
     sizes, first_use, last_use = list(sizes), list(first_use), list(last_use)
@@ -111,7 +113,17 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm", budget_steps
     for i, (f, l) in enumerate(zip(first_use, last_use)):
         if f > l:
             raise ll.MemcoreError("buffer %d is first used at %d, after its last use at %d" % (i, f, l))
-    offsets, raw = ll.plan(STRATEGIES[strategy], sizes, first_use, last_use,
-                           ll.count("alignment", alignment, 1), budget)
+    if fixed is not None:
+        fixed = list(fixed)
+        if strategy != "tflm" or len(fixed) != n:
+            raise ll.MemcoreError("fixed offsets are for strategy 'tflm', one per buffer (%d), got %d for %r"
+                                  % (n, len(fixed), strategy))
+        for i, at in enumerate(fixed):
+            if type(at) is not int or not -1 <= at <= ll.INT64_MAX:
+                raise ll.MemcoreError("fixed[%d] must be an offset >= 0 or -1, got %r" % (i, at))
+        offsets, raw = ll.plan_fixed(sizes, first_use, last_use, fixed, ll.count("alignment", alignment, 1))
+    else:
+        offsets, raw = ll.plan(STRATEGIES[strategy], sizes, first_use, last_use,
+                               ll.count("alignment", alignment, 1), budget)
     return Plan(raw.arena_bytes, offsets, raw.lower_bound_bytes, strategy, bool(raw.proven_optimal),
                 raw.steps)

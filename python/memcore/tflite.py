@@ -40,9 +40,6 @@ def _load(path, data):
     if g.n_subgraphs != 1:
         raise bad_model(path, "the model has %d subgraphs (control flow such as IF or WHILE); "
                               "memcore plans single-subgraph models only" % g.n_subgraphs)
-    if g.flags & 1:
-        raise bad_model(path, "the model carries an offline memory plan (OfflineMemoryAllocation "
-                              "metadata), which memcore does not model")
     tensors = tuple(_tensor(graph, g.tensors[i], i) for i in range(g.n_tensors))
     # The arithmetic is the C core's, as the check counts it.  Shapes that each fit can
     # still multiply past 64 bits (a mutated dimension): the error names the operator.

@@ -14,7 +14,6 @@ from memcore._memcore import ffi, lib
 from memcore.cgraph import op_name
 from memcore.errors import MemcoreError
 from memcore.graph import Model
-from memcore.planner import plan as _plan
 from memcore.targets import TARGET_NAMES, kernels_code, target_code
 
 ARENA_ALIGNMENT = 16  # MicroArenaBufferAlignment()
@@ -108,6 +107,10 @@ class TflmArena:
     # The head's buffers as TFLM plans them: (bytes, first, last scope + 1, owner) where
     # owner is a tensor index or -1 - k for a scratch buffer of operator k.
     buffers: Tuple[Tuple[int, int, int, int], ...] = ()
+    # Each buffer's offset from the model's offline plan (OfflineMemoryAllocation), or -1
+    # where TFLM's planner placed it; all -1 for a model without one.
+    fixed_offsets: Tuple[int, ...] = ()
+    offsets: Tuple[int, ...] = ()  # each buffer's offset in TFLM's head
 
     @property
     def measured(self):
@@ -140,7 +143,7 @@ def tflm_arena(model: Model, target: Optional[str] = None, kernels: str = "refer
         raise MemcoreError("%s: TFLM's arena is modelled for one subgraph, the model has %d"
                            % (model.path, model.subgraph_count))
     sizes, first, last, owner = ll.tflm_buffers(graph, t, k, flags, model.path)
-    head = _plan(sizes, first, last, alignment=ARENA_ALIGNMENT, strategy="tflm")
+    fixed, offsets, head = ll.tflm_plan(graph, sizes, first, last, owner, model.path)
     r = ll.tflm_model(graph, t, k, flags, head.arena_bytes, len(sizes), model.path)
     names = {lib.MC_TFLM_EVAL_TENSORS: TENSORS, lib.MC_TFLM_NODES: NODES,
              lib.MC_TFLM_PERSISTENT_BUFFERS: BUFFERS, lib.MC_TFLM_PERSISTENT_TENSORS: PERSISTENT_TENSORS,
@@ -154,7 +157,8 @@ def tflm_arena(model: Model, target: Optional[str] = None, kernels: str = "refer
                      recommended_arena_bytes=r.recommended_arena_bytes, target=target, kernels=kernels,
                      upper_bound=bool(r.upper_bound),
                      categories=categories, unknown_ops=r.unknown_ops,
-                     buffers=tuple(zip(sizes, first, last, owner)))
+                     buffers=tuple(zip(sizes, first, last, owner)), fixed_offsets=tuple(fixed),
+                     offsets=tuple(offsets))
 
 
 __all__ = ["Target", "TflmArena", "target_info", "tflm_arena", "unknown_ops"]

@@ -44,13 +44,15 @@ def scope_name(scope):
 def plan_json(model, data, tflm, best, picture):
     from memcore.plots import plans_identical
     lifetimes = model.lifetimes()
+    fixed = model.offline_offsets
     buffers = []
     for index in model.planned_tensors:
         t = model.tensors[index]
         first, last = lifetimes[index]
         buffers.append({"tensor": index, "name": t.name, "shape": list(t.shape), "dtype": t.dtype, "bytes": t.bytes,
                         "first_scope": first, "last_scope": last,
-                        "tflm_offset": tflm.offsets[index], "best_offset": best.offsets[index]})
+                        "tflm_offset": tflm.offsets[index], "tflm_offset_from_file": fixed.get(index, -1) != -1,
+                        "best_offset": best.offsets[index]})
     return {
         "schema": jsonout.SCHEMAS["plan"], "model": os.path.basename(model.path), "device": data["device"],
         "memcore_version": memcore.__version__, "alignment": ALIGNMENT, "operators": len(model.operators),
@@ -118,10 +120,14 @@ def run(args):
         live = "never" if b["first_scope"] < 0 else "%s..%s" % (scope_name(b["first_scope"]),
                                                                 scope_name(b["last_scope"]))
         table.add_row(str(b["tensor"]), escape(b["name"]), "×".join(map(str, b["shape"])) or "scalar",
-                      "{:,}".format(b["bytes"]), live, "{:,}".format(b["tflm_offset"]),
+                      "{:,}".format(b["bytes"]), live,
+                      "{:,}".format(b["tflm_offset"]) + (" (file)" if b["tflm_offset_from_file"] else ""),
                       "{:,}".format(b["best_offset"]))
     out.print(table)
     out.line("live: operators (in execution order) it is alive across; \"in\" is before the first one.")
+    if any(b["tflm_offset_from_file"] for b in result["buffers"]):
+        out.line("(file): the offset the model's offline memory plan gives; TFLM places the other buffers "
+                 "around those.")
     same = "; the same offsets" if result["identical"] else ""
     proof = "proven optimal" if best.proven_optimal else "not proven optimal"
     out.line("TFLM's plan:        %s (%s bytes)" % (format_bytes(tflm.arena_bytes, si), "{:,}".format(tflm.arena_bytes)))
