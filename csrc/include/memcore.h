@@ -566,7 +566,8 @@ typedef enum {
     MC_PROBLEM_PLAN_VERSION,      /* the plan's version is not 1 (value) */
     MC_PROBLEM_PLAN_SUBGRAPH,     /* the plan is for a subgraph other than 0 (value) */
     MC_PROBLEM_PLAN_COUNT,        /* the plan's offset count is not the model's tensor count
-                                     (value: the plan's; TFLM refuses it too) */
+                                     (value: the plan's; other: the model's, every subgraph's
+                                     tensors; TFLM refuses it too) */
     MC_PROBLEM_PLAN_OFFSET,       /* a tensor's offset is below -1, or it ends past 2^31 - 1
                                      bytes, the most TFLM's planner addresses (tensor, value) */
     MC_PROBLEM_PLAN_ALIGNMENT,    /* a tensor's offset is not a multiple of 16 (tensor, value) */

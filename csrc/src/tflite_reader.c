@@ -628,6 +628,9 @@ static void find_plan(reader_t *r)
     } else if (get_u32(r, at + 4 * PLAN_SUBGRAPH, 4) != 0) {
         fail_value(r, MC_E_MODEL, MC_PROBLEM_PLAN_SUBGRAPH, to_int32(get_u32(r, at + 4 * PLAN_SUBGRAPH, 4)));
     } else if (count != total) {
+        if (r->rc == MC_OK) {
+            r->problem->other = total;
+        }
         fail_value(r, MC_E_MODEL, MC_PROBLEM_PLAN_COUNT, count);
     } else if ((root->plan.length - 4 * PLAN_HEADER) / 4 < count) {
         fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, index);

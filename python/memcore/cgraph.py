@@ -173,8 +173,8 @@ def describe(rc, problem, graph=None, file_bytes=None):
         return "the model %s (%s); TFLM's format (OfflineMemoryAllocation) is version 1, subgraph 0, then " \
                "one offset per tensor" % (text, what)
     if kind == p.MC_PROBLEM_PLAN_COUNT:
-        n = " %d" % graph.graph.n_tensors if graph is not None else ""
-        return "the model %s: %d offsets for the model's%s tensors; TFLM refuses it too" % (text, problem.value, n)
+        return "the model %s: %d offsets for the model's %d tensors; TFLM refuses it too" % (
+            text, problem.value, problem.other)
     if kind in (p.MC_PROBLEM_PLAN_OFFSET, p.MC_PROBLEM_PLAN_ALIGNMENT):
         return "%s %s: offset %d" % (_tensor(graph, problem.tensor), text, problem.value)
     if kind == p.MC_PROBLEM_PLAN_OVERLAP:
