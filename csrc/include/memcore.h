@@ -558,7 +558,8 @@ typedef enum {
     MC_PROBLEM_TOO_LARGE,         /* more tensors or operators than the documented limits
                                      (MC_E_LIMIT; value: the count) */
     MC_PROBLEM_UNKNOWN_OP,        /* an operator TFLM does not run (op; value: its code) */
-    MC_PROBLEM_KERNEL_REFUSES,    /* TFLM's kernel refuses the operator in Prepare (a RESHAPE
+    MC_PROBLEM_KERNEL_REFUSES,    /* TFLM's kernel refuses the operator in Prepare (op; value:
+                                     the mc_tflm_prepare_check index, or -1 for a RESHAPE
                                      whose input and output hold different numbers of elements,
                                      a per-channel int16 FULLY_CONNECTED with CMSIS-NN) (op) */
     MC_PROBLEM_MISSING_INPUT,     /* the operator lacks an input its TFLM kernel reads in
@@ -833,6 +834,32 @@ typedef struct {
 } mc_tflm_op_info_t;
 
 /* [in] code  [in] target  [in] kernels  [out] out.  MC_E_RANGE for a negative code. */
+/*
+ * The checks TFLM's reference kernels make in Prepare on element types, ranks and
+ * input counts (csrc/src/tflm_prepare.c): a graph that fails one is refused with
+ * MC_E_UNSUPPORTED, MC_PROBLEM_KERNEL_REFUSES, the operator, the offending tensor (-1
+ * for an input count) and the check's index in `value`, which mc_tflm_prepare_check
+ * describes: "when the tensor in when_role has one of when_dtypes, the tensor in role
+ * must have one of `allowed`" (or a rank in it, or at most `allowed` inputs).
+ */
+enum { MC_CHECK_ALWAYS = 0, MC_CHECK_INPUT0 = 1, MC_CHECK_INPUT1 = 2, MC_CHECK_INPUT2 = 3,
+       MC_CHECK_OUTPUT0 = 4 };                        /* roles: the tensor a check reads */
+enum { MC_CHECK_TYPE = 0, MC_CHECK_RANK = 1, MC_CHECK_INPUTS = 2 };  /* what it tests */
+
+typedef struct {
+    int32_t code;          /* the operator's builtin code */
+    int32_t when_role;     /* MC_CHECK_ALWAYS, or the tensor whose type the condition reads */
+    uint32_t when_dtypes;  /* bit MC_DTYPE_x: the condition holds for that type */
+    int32_t role;          /* the tensor checked (none for MC_CHECK_INPUTS) */
+    int32_t kind;          /* MC_CHECK_TYPE, _RANK or _INPUTS */
+    uint32_t allowed;      /* TYPE: bit MC_DTYPE_x accepted; RANK: bit r, rank r accepted;
+                              INPUTS: the most inputs accepted */
+} mc_tflm_prepare_check_t;
+
+/* [in] index  a problem's value for MC_PROBLEM_KERNEL_REFUSES (>= 0)  [out] out
+ * MC_E_RANGE for an index that names no check. */
+mc_status_t mc_tflm_prepare_check(int32_t index, mc_tflm_prepare_check_t *out);
+
 mc_status_t mc_tflm_op_info(int32_t code, mc_target_t target, mc_kernels_t kernels,
                             mc_tflm_op_info_t *out);
 

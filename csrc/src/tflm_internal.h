@@ -110,11 +110,19 @@ bool mc__tflm_planned(const mc_graph_t *g, int32_t i);
 /* Whether tensor i is a variable TFLM allocates in the tail. */
 bool mc__tflm_tail_variable(const mc_graph_t *g, int32_t i);
 
+/* ---- kernels' Prepare checks (tflm_prepare.c) ---------------------------------- */
+
+/* The index of the first Prepare check `op` fails, with the offending tensor in
+ * *tensor (-1: the input count); -1 when it passes them all. */
+int32_t mc__op_prepare_refusal(const mc_graph_t *g, const mc_op_t *op, int32_t *tensor);
+
 /* ---- the op table ------------------------------------------------------------- */
 
 /* Whether the op table models operator kind `code` with these vendor kernels (a row
  * that TFLM registers and whose allocations memcore reproduces). */
 bool mc__op_modelled(int32_t code, int32_t vendor);
+/* Whether the vendor library's kernel replaces TFLM's reference kernel for it. */
+bool mc__op_vendor_kernel(int32_t code, int32_t vendor);
 /* Whether TFLM registers a kernel for it at all. */
 bool mc__op_registered(int32_t code);
 /* The op's builtin-options parse (into the tail), Init and Prepare, through the replay. */

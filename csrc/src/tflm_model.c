@@ -420,6 +420,29 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
     return MC_OK;
 }
 
+/* The reference kernels' Prepare checks (tflm_prepare.c) on every operator that runs
+ * one: the first that fails is MC_E_UNSUPPORTED, with the check in `value`. */
+static mc_status_t prepare_checks(const mc_ctx_t *c, mc_problem_t *p)
+{
+    int32_t k, tensor; /* operator indices: within MC_MAX_OPS (start) */
+    for (k = 0; k < (int32_t)c->graph->n_ops; k++) {
+        const mc_op_t *op = &c->graph->ops[k];
+        int32_t check;
+        if (mc__op_vendor_kernel(op->kind, c->vendor)) {
+            continue;
+        }
+        check = mc__op_prepare_refusal(c->graph, op, &tensor);
+        if (check >= 0) {
+            (void)unsupported(p, MC_PROBLEM_KERNEL_REFUSES, k, check);
+            if (p != NULL) {
+                p->tensor = tensor;
+            }
+            return MC_E_UNSUPPORTED;
+        }
+    }
+    return MC_OK;
+}
+
 /* Runs every Prepare on an unbounded arena; the requests go where s says. */
 static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
 {
@@ -459,7 +482,8 @@ static mc_status_t start_replay(const mc_graph_t *g, mc_target_t target, mc_kern
         return MC_E_SCRATCH;
     }
     memset(scratch, 0, (size_t)(STATE_BYTES + USAGE_BYTES));
-    return start(g, target, kernels, flags, &s->ctx, &s->unknown, problem);
+    MC_TRY(start(g, target, kernels, flags, &s->ctx, &s->unknown, problem));
+    return prepare_checks(&s->ctx, problem);
 }
 
 mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
@@ -475,6 +499,7 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
         return MC_E_NULL;
     }
     MC_TRY(start(graph, target, kernels, flags, &c, &unknown, problem));
+    MC_TRY(prepare_checks(&c, problem));
     for (i = 0; i < (int32_t)graph->n_tensors; i++) {
         n += mc__tflm_planned(graph, i);
     }

@@ -658,6 +658,11 @@ static bool modelled(const op_row_t *row, const vendor_row_t *v)
            (v == NULL || v->prepare != SC_NOT_MODELLED);
 }
 
+bool mc__op_vendor_kernel(int32_t code, int32_t vendor)
+{
+    return vendor_of(find_row(code), vendor) != NULL;
+}
+
 bool mc__op_modelled(int32_t code, int32_t vendor)
 {
     const op_row_t *row = find_row(code);

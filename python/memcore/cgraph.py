@@ -149,6 +149,8 @@ def describe(rc, problem, graph=None, file_bytes=None):
         return "%s %s" % (_op(graph, problem.op), text)
     if kind in (p.MC_PROBLEM_WRITES_CONSTANT, p.MC_PROBLEM_WRITES_INPUT):
         return "%s %s, %s" % (_op(graph, problem.op), text, _tensor(graph, problem.tensor))
+    if kind == p.MC_PROBLEM_KERNEL_REFUSES and problem.value >= 0:
+        return _prepare_refusal(graph, problem)
     if kind in (p.MC_PROBLEM_KERNEL_REFUSES, p.MC_PROBLEM_MISSING_INPUT):
         return "%s %s" % (_op(graph, problem.op), text)
     if kind == p.MC_PROBLEM_WRITTEN_TWICE:
@@ -204,6 +206,67 @@ def describe(rc, problem, graph=None, file_bytes=None):
                "%d operators and %d operator inputs and outputs" % (
                    problem.value, lib.MC_MAX_TENSORS, lib.MC_MAX_OPS, lib.MC_MAX_OP_TENSORS)
     return text
+
+
+# The TFLM source file of each kernel whose Prepare checks the C core holds
+# (csrc/src/tflm_prepare.c), for the words of a refusal.
+KERNEL_FILES = {
+    "CEIL": "ceil.cc", "ROUND": "round.cc", "EXP": "exp.cc",
+    "L2_POOL_2D": "l2_pool_2d.cc", "DEQUANTIZE": "dequantize_common.cc", "QUANTIZE": "quantize_common.cc",
+    "ADD_N": "add_n.cc", "BATCH_MATMUL": "batch_matmul.cc", "CONCATENATION": "concatenation.cc",
+    "CONV_2D": "conv_common.cc", "DEPTHWISE_CONV_2D": "depthwise_conv_common.cc",
+    "FULLY_CONNECTED": "fully_connected.cc", "TRANSPOSE_CONV": "transpose_conv.cc", "CUMSUM": "cumsum.cc",
+    "EMBEDDING_LOOKUP": "embedding_lookup.cc", "GATHER": "gather.cc", "GATHER_ND": "gather_nd.cc",
+    "L2_NORMALIZATION": "l2norm.cc", "AVERAGE_POOL_2D": "pooling_common.cc", "MAX_POOL_2D": "pooling_common.cc",
+    "PRELU": "prelu_common.cc", "MEAN": "reduce_common.cc", "SUM": "reduce_common.cc",
+    "REDUCE_MAX": "reduce_common.cc", "REDUCE_MIN": "reduce_common.cc", "REDUCE_ALL": "reduce_common.cc",
+    "REVERSE_V2": "reverse.cc", "SELECT_V2": "select.cc", "SOFTMAX": "softmax_common.cc",
+    "SVDF": "svdf_common.cc", "TRANSPOSE": "transpose_common.cc", "PAD": "pad_common.cc", "PADV2": "pad_common.cc",
+    "STRIDED_SLICE": "strided_slice_common.cc", "RESIZE_BILINEAR": "resize_bilinear.cc",
+    "RESIZE_NEAREST_NEIGHBOR": "resize_nearest_neighbor.cc", "DEPTH_TO_SPACE": "depth_to_space.cc",
+    "SPACE_TO_DEPTH": "space_to_depth.cc", "BATCH_TO_SPACE_ND": "batch_to_space_nd.cc",
+    "SPACE_TO_BATCH_ND": "space_to_batch_nd.cc", "BROADCAST_TO": "broadcast_to.cc",
+    "DYNAMIC_UPDATE_SLICE": "dynamic_update_slice.cc", "FILL": "fill.cc", "MIRROR_PAD": "mirror_pad.cc",
+}
+_ROLES = {1: "input 0", 2: "input 1", 3: "input 2", 4: "output 0"}
+
+
+def _dtypes(mask):
+    return [name for code, name in sorted(DTYPE_NAMES.items()) if mask >> code & 1]
+
+
+def _ranks(mask):
+    ranks = [r for r in range(lib.MC_MAX_DIMS + 1) if mask >> r & 1]
+    if len(ranks) == 1:
+        return "rank %d" % ranks[0]
+    if ranks[0] == 0:
+        return "rank at most %d" % ranks[-1]
+    return "rank %d or more" % ranks[0] if ranks[-1] == lib.MC_MAX_DIMS else "rank %d to %d" % (ranks[0], ranks[-1])
+
+
+def _prepare_refusal(graph, problem):
+    """The words of a kernel's Prepare check the operator fails (mc_tflm_prepare_check)."""
+    c = ffi.new("mc_tflm_prepare_check_t *")
+    if lib.mc_tflm_prepare_check(problem.value, c) != lib.MC_OK:
+        return "%s is refused by TFLM's kernel in Prepare" % _op(graph, problem.op)
+    kind = op_name(c.code)
+    where = "TFLM's %s kernel (%s) refuses it in Prepare" % (kind, KERNEL_FILES.get(kind, "its kernel"))
+    op = graph.graph.ops[problem.op] if graph is not None and 0 <= problem.op < graph.graph.n_ops else None
+    if c.kind == lib.MC_CHECK_INPUTS:
+        n = " %d" % op.n_inputs if op is not None else ""
+        return "%s: %s: it has%s inputs; the kernel takes at most %d" % (_op(graph, problem.op), where, n, c.allowed)
+    t = graph.graph.tensors[problem.tensor] if graph is not None and problem.tensor >= 0 else None
+    who = "%s, %s," % (_ROLES.get(c.role, "a tensor"), _tensor(graph, problem.tensor))
+    if c.kind == lib.MC_CHECK_RANK:
+        has = " has rank %d" % t.rank if t is not None else " has another rank"
+        what = "%s%s; the kernel takes %s" % (who, has, _ranks(c.allowed))
+    else:
+        has = " is %s" % DTYPE_NAMES.get(t.dtype, "of type %d" % t.dtype) if t is not None else " has another type"
+        allowed = _dtypes(c.allowed)
+        what = "%s%s; the kernel takes %s" % (who, has, " or ".join(allowed) + (" only" if len(allowed) == 1 else ""))
+    if c.when_role != lib.MC_CHECK_ALWAYS:
+        what = "with %s %s, %s" % (_ROLES[c.when_role], " or ".join(_dtypes(c.when_dtypes)), what)
+    return "%s: %s: %s" % (_op(graph, problem.op), where, what)
 
 
 def read_tflite(data, source):

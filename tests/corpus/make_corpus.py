@@ -29,6 +29,8 @@ Flavours (the file name's suffix):
   i8fio  int8 inside, float32 input/output (QUANTIZE / DEQUANTIZE at the edges)
   i8pt   full int8 with per-tensor weights (the converter's per-channel option off)
   i16    16x8: int16 activations, int8 weights, int16 input and output
+  f16w   float16 weights (the converter's float16 quantization): float32 activations, each
+         weight a float16 constant dequantized by a DEQUANTIZE (TFLM refuses that one)
 """
 import argparse
 import json
@@ -46,7 +48,7 @@ from keras import layers as L  # noqa: E402
 from tensorflow.lite.python import schema_py_generated as schema  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
-FLAVOURS = ("f32", "i8", "i8fio", "i8pt", "i16")
+FLAVOURS = ("f32", "i8", "i8fio", "i8pt", "i16", "f16w")
 CALIBRATION_SAMPLES = 16
 
 # ---------------------------------------------------------------------------------------
@@ -979,6 +981,46 @@ def _(rng):
     return "resource"
 
 
+# ---- models TFLM refuses in a kernel's Prepare ----------------------------------------
+# The converter writes them; TFLM's AllocateTensors() fails on them (the kernel and its
+# check are in the description), so memcore must refuse them too, naming the kernel.
+
+@model("refused_f16w_conv", "f16w", "CONV_2D with float16 weights: DEQUANTIZE of float16 (dequantize_common.cc takes int8, int16, uint8)")
+def _(rng):
+    return keras_model([Inp((1, 8, 8, 3))], lambda x: L.Conv2D(6, 3, padding="same", activation="relu")(x))
+
+
+@model("refused_f16w_dense", "f16w", "a float16-weight MLP: DEQUANTIZE of float16 (dequantize_common.cc)")
+def _(rng):
+    return keras_model([Inp((1, 16))], lambda x: L.Dense(4)(L.Dense(12, activation="relu")(x)))
+
+
+@model("refused_exp", "i8 i16", "EXP quantized (exp.cc: float32 only)")
+def _(rng):
+    return FnModel(lambda x: tf.exp(x), [Inp((1, 5, 4))])
+
+
+@model("refused_gather", "i16", "GATHER in 16x8 (gather.cc: float32 and int8 only)")
+def _(rng):
+    idx = tf.constant([2, 0, 1], tf.int32)
+    return FnModel(lambda x: tf.gather(x, idx, axis=1) * 1.5, [Inp((1, 4, 6))])
+
+
+@model("refused_transpose_6d", "f32", "TRANSPOSE of a 6-D tensor (transpose_common.cc: at most 5-D)")
+def _(rng):
+    return FnModel(lambda x: tf.transpose(x, [0, 2, 1, 3, 5, 4]) + 1.0, [Inp((1, 2, 3, 2, 2, 3))])
+
+
+@model("refused_strided_slice_5d", "f32", "STRIDED_SLICE of a 5-D tensor (strided_slice_common.cc: at most 4-D)")
+def _(rng):
+    return FnModel(lambda x: x[:, 1:, :, ::2, :] * 2.0, [Inp((1, 3, 2, 4, 3))])
+
+
+@model("refused_concat_12", "f32", "CONCATENATION of 12 inputs (concatenation.cc: at most 10)")
+def _(rng):
+    return FnModel(lambda *xs: tf.concat([x * 1.0 for x in xs], axis=1), [Inp((1, 2)) for _ in range(12)])
+
+
 # ---------------------------------------------------------------------------------------
 # Conversion
 
@@ -1018,7 +1060,10 @@ def convert(spec, flavour):
     c, inputs = converter_for(built)
     if spec.name == "dynamic_update_slice":
         c._experimental_enable_dynamic_update_slice = True
-    if flavour != "f32":
+    if flavour == "f16w":
+        c.optimizations = [tf.lite.Optimize.DEFAULT]
+        c.target_spec.supported_types = [tf.float16]
+    elif flavour != "f32":
         calibration = np.random.RandomState(seed + 1)
         samples = [[i.sample(calibration) for i in inputs] for _ in range(CALIBRATION_SAMPLES)]
         if all(i.name for i in inputs):  # named inputs: the converter may order them otherwise
@@ -1166,6 +1211,9 @@ STRUCTURES = [
     ("BATCH_MATMUL adjoint flags and broadcast", "bmm_adj_x bmm_adj_y bmm_broadcast bmm_const_rhs_4d"),
     ("per-tensor int8 weights (flavour i8pt)", "*_i8pt"),
     ("16x8: int16 activations (flavour i16)", "*_i16"),
+    ("models TFLM refuses in a kernel's Prepare (types, ranks, input counts)",
+     "refused_f16w_conv refused_f16w_dense refused_exp refused_gather "
+     "refused_transpose_6d refused_strided_slice_5d refused_concat_12"),
 ]
 
 
