@@ -371,13 +371,16 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
  * MC_PLAN_TFLM with some buffers at offsets fixed in advance, as TFLM's
  * GreedyMemoryPlanner places a model's offline plan (OfflineMemoryAllocation): the
  * fixed buffers first, at their offsets, then the others largest first, each at the
- * lowest offset free of every buffer live with it, the fixed ones included.  A fixed
- * buffer of size 0 still counts its offset in the arena, as TFLM's does.  TFLM does not
- * check a fixed plan; this does: two fixed buffers live at the same time that overlap
- * are MC_E_RANGE with their indices in clash[0] and clash[1] (otherwise both -1).
+ * lowest offset free of every buffer live with it, the fixed ones included.  TFLM does
+ * not check a fixed plan; this does: two fixed buffers live at the same time that overlap
+ * are MC_E_RANGE with their indices in clash[0] and clash[1] (both -1 on success).  A
+ * fixed buffer of no size takes no place (TFLM would count its offset in the arena:
+ * TFLM plans no empty tensor but an empty variable, which no converter writes).
  * [in] fixed_offsets  n entries: bytes from the arena start (>= 0), or -1 where the
- *                     planner places the buffer
- * [out] clash         two entries
+ *                     planner places the buffer; an offset plus its buffer's aligned
+ *                     size must fit in 64 bits (MC_E_RANGE); NULL: none fixed, which
+ *                     is mc_plan(MC_PLAN_TFLM)
+ * [out] clash         two entries, or NULL
  * Other arguments as mc_plan's (the same scratch).
  */
 mc_status_t mc_plan_fixed(const int64_t *sizes, const int32_t *first_use, const int32_t *last_use,
@@ -551,8 +554,11 @@ typedef enum {
     /* An offline memory plan (OfflineMemoryAllocation metadata: version 1, subgraph 0,
      * one offset per tensor of every subgraph) that TFLM cannot use, or that would
      * corrupt activations (MC_E_MODEL): */
-    MC_PROBLEM_OFFLINE_PLAN,      /* its buffer is missing or shorter than its header and
-                                     offsets (value: the buffer index; at: the metadata) */
+    MC_PROBLEM_OFFLINE_PLAN,      /* a plan TFLM cannot read: `at` is the header word that is
+                                     wrong (0 the version, 1 the subgraph, 2 the offset count,
+                                     with the model's tensor count in `other`) and `value` its
+                                     value; at -1: the plan's buffer (`value`) is missing or
+                                     shorter than its header and offsets */
     MC_PROBLEM_EXTERNAL_DATA,     /* tensor data outside the flatbuffer (tensor) */
     MC_PROBLEM_SPARSE,            /* a sparse tensor, which TFLM does not run (tensor) */
     MC_PROBLEM_TOO_LARGE,         /* more tensors or operators than the documented limits
@@ -564,14 +570,9 @@ typedef enum {
                                      a per-channel int16 FULLY_CONNECTED with CMSIS-NN) (op) */
     MC_PROBLEM_MISSING_INPUT,     /* the operator lacks an input its TFLM kernel reads in
                                      Prepare (op) */
-    MC_PROBLEM_PLAN_VERSION,      /* the plan's version is not 1 (value) */
-    MC_PROBLEM_PLAN_SUBGRAPH,     /* the plan is for a subgraph other than 0 (value) */
-    MC_PROBLEM_PLAN_COUNT,        /* the plan's offset count is not the model's tensor count
-                                     (value: the plan's; other: the model's, every subgraph's
-                                     tensors; TFLM refuses it too) */
-    MC_PROBLEM_PLAN_OFFSET,       /* a tensor's offset is below -1, or it ends past 2^31 - 1
-                                     bytes, the most TFLM's planner addresses (tensor, value) */
-    MC_PROBLEM_PLAN_ALIGNMENT,    /* a tensor's offset is not a multiple of 16 (tensor, value) */
+    MC_PROBLEM_PLAN_OFFSET,       /* a tensor's offset (value) is below -1, not a multiple of
+                                     16, or ends past 2^31 - 1 bytes, the most TFLM's planner
+                                     addresses (tensor) */
     MC_PROBLEM_PLAN_OVERLAP,      /* two tensors live at the same time overlap in the arena:
                                      `tensor` and `value` (the other tensor), both live while
                                      operator `op` runs (-1: before the first) */
@@ -792,8 +793,7 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
  * TFLM's plan of mc_tflm_buffers' buffers (alignment 16): mc_plan(MC_PLAN_TFLM), or for
  * a graph with an offline plan mc_plan_fixed with the file's offsets, which are first
  * checked (see csrc/src/tflm_offline.c).  MC_E_MODEL for a plan that TFLM would
- * misplace, with *problem naming the tensors (MC_PROBLEM_PLAN_OFFSET, _ALIGNMENT,
- * _OVERLAP).
+ * misplace, with *problem naming the tensors (MC_PROBLEM_PLAN_OFFSET, _OVERLAP).
  * [in] sizes, first_use, last_use, owner, n_buffers  as mc_tflm_buffers gave them
  * [in] scratch  mc_plan_scratch_bytes(n_buffers), 8-byte aligned
  * [out] fixed_offsets  n_buffers: each buffer's offset from the file, or -1

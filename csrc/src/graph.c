@@ -66,20 +66,15 @@ const char *mc_problem_text(int32_t kind)
         "has a tensor list outside the graph's index array\0" /* BAD_OPERATOR */
         "has several subgraphs (control flow such as IF or WHILE); memcore "
         "models single-subgraph models only\0" /* SUBGRAPHS */
-        "has an offline memory plan (OfflineMemoryAllocation metadata) whose buffer is missing "
-        "or shorter than its header and offsets\0" /* OFFLINE_PLAN */
+        "has an offline memory plan TFLM cannot read\0" /* OFFLINE_PLAN */
         "keeps its data outside the flatbuffer, which TFLM cannot read\0" /* EXTERNAL_DATA */
         "is sparse, which TFLM does not run\0" /* SPARSE */
         "has more tensors or operators than memcore's limits (1,000,000 each)\0" /* TOO_LARGE */
         "is an operator TFLM does not run\0" /* UNKNOWN_OP */
         "is refused by TFLM's kernel: its Prepare fails for these shapes and types\0" /* KERNEL_REFUSES */
         "lacks an input its TFLM kernel needs (TFLM's Prepare fails)\0" /* MISSING_INPUT */
-        "has an offline memory plan of a version other than 1\0" /* PLAN_VERSION */
-        "has an offline memory plan for a subgraph other than 0\0" /* PLAN_SUBGRAPH */
-        "has an offline memory plan whose offset count is not the model's tensor count\0" /* PLAN_COUNT */
-        "has an offline offset below -1 or past the 2 GiB TFLM's planner addresses\0" /* PLAN_OFFSET */
-        "has an offline offset that is not a multiple of 16 bytes\0" /* PLAN_ALIGNMENT */
-        "overlaps, in the offline memory plan, a tensor live at the same time\0" /* PLAN_OVERLAP */
+        "has an offline offset TFLM cannot use\0" /* PLAN_OFFSET */
+        "overlaps a tensor live with it in the offline plan\0" /* PLAN_OVERLAP */
         "unknown problem";
     const char *text = texts;
     if (kind < 0 || kind > MC_PROBLEM_COUNT) {

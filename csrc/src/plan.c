@@ -382,26 +382,21 @@ static void ids_with_size(const plan_t *p, int32_t *ids)
 
 /* TFLM's order: the fixed buffers first, by id (mc_plan_fixed), then the others
  * largest first, equal sizes highest id first (the reverse of smallest first, equal
- * sizes lowest id first). */
+ * sizes lowest id first).  A fixed buffer's key, INT64_MAX - id, is above every size
+ * (the sizes stacked fit 64 bits) and puts the lower id last before the reversal. */
 static void size_order(plan_t *p)
 {
-    int32_t b, k = 0, *rest;
-    ids_with_size(p, p->order);
-    if (p->fixed != NULL) { /* a stable partition, through temp */
-        int32_t n_rest = 0;
-        for (b = 0; b < p->m; b++) {
-            int32_t id = p->order[b];
-            if (p->fixed[id] >= 0) {
-                p->order[k++] = id;
-            } else {
-                p->temp[n_rest++] = id;
-            }
+    const int64_t *key = p->aligned;
+    int32_t b;
+    if (p->fixed != NULL) {
+        for (b = 0; b < p->n; b++) {
+            p->place[b] = p->fixed[b] >= 0 ? INT64_MAX - b : p->aligned[b];
         }
-        memcpy(p->order + k, p->temp, (size_t)n_rest * sizeof *p->order);
+        key = p->place;
     }
-    rest = p->order + k;
-    sort_ids(rest, p->temp, p->m - k, p->aligned);
-    reverse_ids(rest, p->m - k);
+    ids_with_size(p, p->order);
+    sort_ids(p->order, p->temp, p->m, key);
+    reverse_ids(p->order, p->m);
 }
 
 /*
@@ -827,34 +822,27 @@ static int64_t time_orders(plan_t *p)
     return pairs;
 }
 
-/* mc_plan, and with fixed offsets (`fixed`, strategy MC_PLAN_TFLM) mc_plan_fixed. */
-static mc_status_t run(mc_strategy_t strategy, const int64_t *sizes, const int32_t *first_use,
-                       const int32_t *last_use, const int64_t *fixed, int64_t n_buffers, int64_t alignment,
-                       int64_t budget_steps, void *scratch, int64_t scratch_bytes, int64_t *offsets,
-                       mc_plan_t *out)
+/* The TFLM plan, and the checks and orders the BEST passes start from: mc_plan makes
+ * its TFLM plan here (fixed NULL), so that the fixed plan's calls never reach the exact
+ * search. */
+mc_status_t mc_plan_fixed(const int64_t *sizes, const int32_t *first_use, const int32_t *last_use,
+                          const int64_t *fixed_offsets, int64_t n_buffers, int64_t alignment,
+                          void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out,
+                          int64_t *clash)
 {
     plan_t *p;
     int64_t need = 0, pairs, lower;
-    int32_t i, pass_steps, used = 0, budget;
-    int pass;
-
+    int32_t i;
     if (out == NULL || (n_buffers > 0 && (sizes == NULL || first_use == NULL || last_use == NULL ||
                                           offsets == NULL || scratch == NULL))) {
         return MC_E_NULL;
     }
-    if (strategy != MC_PLAN_TFLM && strategy != MC_PLAN_BEST) {
-        return MC_E_RANGE;
-    }
-    if (alignment < 0 || budget_steps < 0) {
+    if (alignment < 0) {
         return MC_E_NEGATIVE;
     }
     if (alignment == 0) {
         return MC_E_RANGE;
     }
-    if (budget_steps > MC_PLAN_MAX_STEPS) {
-        return MC_E_LIMIT;
-    }
-    budget = (int32_t)budget_steps; /* every count of steps fits in 32 bits from here on */
     MC_TRY(mc_plan_scratch_bytes(n_buffers, &need));
     if (n_buffers == 0) { /* nothing to place: any scratch will do */
         memset(out, 0, sizeof *out);
@@ -868,92 +856,83 @@ static mc_status_t run(mc_strategy_t strategy, const int64_t *sizes, const int32
     p->n = (int32_t)n_buffers;
     p->first = first_use;
     p->last = last_use;
-    p->fixed = fixed;
+    p->fixed = fixed_offsets;
     p->clash[0] = p->clash[1] = -1;
     lay_out(p, (uint8_t *)scratch + STATE_BYTES, p->n);
     MC_TRY(take_sizes(p, sizes, alignment));
-    for (i = 0; fixed != NULL && i < p->n; i++) {
-        int64_t end;
-        if (fixed[i] < -1) {
+    for (i = 0; fixed_offsets != NULL && i < p->n; i++) {
+        /* an offset, or -1; with its buffer's aligned size within 64 bits */
+        if (fixed_offsets[i] < -1 || fixed_offsets[i] > INT64_MAX - p->aligned[i]) {
             return MC_E_RANGE;
         }
-        MC_TRY(mc_checked_add(fixed[i], p->aligned[i], &end));
     }
     pairs = time_orders(p);
     lower = live_per_position(p);
     if (pairs > MC_PLAN_MAX_PAIRS) {
         return MC_E_LIMIT; /* nothing written yet */
     }
-    /* nothing fails from here on: the result goes straight to *out */
+    /* nothing fails from here on but a clash: the result goes straight to *out */
     memset(out, 0, sizeof *out);
     out->lower_bound_bytes = lower;
-    pass_steps = p->n + (int32_t)pairs;
+    out->steps = p->n + pairs; /* a greedy pass's cost */
     build_tree(p);
-
     size_order(p);
     out->arena_bytes = greedy_pass(p, false);
     keep_plan(p, offsets);
-    for (i = 0; fixed != NULL && i < p->n; i++) {
-        /* A fixed buffer of no size is not placed, but TFLM counts its offset. */
-        if (p->aligned[i] == 0 && fixed[i] >= 0) {
-            offsets[i] = fixed[i];
-            out->arena_bytes = fixed[i] > out->arena_bytes ? fixed[i] : out->arena_bytes;
-        }
+    out->proven_optimal = out->arena_bytes == out->lower_bound_bytes;
+    if (clash != NULL) {
+        clash[0] = p->clash[0];
+        clash[1] = p->clash[1];
     }
-    /* BEST: greedy by breadth with first fit, then with best fit; then by first use
-     * (ties by id) with first fit, which places a chain of operators as it runs */
-    if (strategy == MC_PLAN_BEST) {
-        for (pass = 0; pass < 3 && out->arena_bytes > out->lower_bound_bytes && budget - used >= pass_steps;
-             pass++) {
-            int64_t arena;
-            used += pass_steps;
-            if (pass == 0) {
-                breadth_order(p);
-            } else if (pass == 2) {
-                for (i = 0; i < p->m; i++) {
-                    p->order[i] = POS_BUFFER(p, i);
-                }
-            }
-            arena = greedy_pass(p, pass == 1);
-            if (arena < out->arena_bytes) {
-                out->arena_bytes = arena;
-                keep_plan(p, offsets);
-            }
-        }
-        if (out->arena_bytes > out->lower_bound_bytes && p->m <= EXACT_MAX) {
-            used += exact_search(p, out->lower_bound_bytes, alignment, budget - used, &out->arena_bytes,
-                                 offsets, &out->proven_optimal);
-        }
-    }
-    out->steps = pass_steps + used;
-    out->proven_optimal = out->proven_optimal || out->arena_bytes == out->lower_bound_bytes;
-    return MC_OK;
+    return p->clash[0] < 0 ? MC_OK : MC_E_RANGE;
 }
 
 mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t *first_use,
                     const int32_t *last_use, int64_t n_buffers, int64_t alignment, int64_t budget_steps,
                     void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out)
 {
-    return run(strategy, sizes, first_use, last_use, NULL, n_buffers, alignment, budget_steps, scratch,
-               scratch_bytes, offsets, out);
-}
-
-mc_status_t mc_plan_fixed(const int64_t *sizes, const int32_t *first_use, const int32_t *last_use,
-                          const int64_t *fixed_offsets, int64_t n_buffers, int64_t alignment,
-                          void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out,
-                          int64_t *clash)
-{
-    const plan_t *p = (const plan_t *)scratch;
-    if (clash == NULL || (n_buffers > 0 && fixed_offsets == NULL)) {
-        return MC_E_NULL;
-    }
-    clash[0] = clash[1] = -1;
-    MC_TRY(run(MC_PLAN_TFLM, sizes, first_use, last_use, fixed_offsets, n_buffers, alignment, 0, scratch,
-               scratch_bytes, offsets, out));
-    if (n_buffers > 0 && p->clash[0] >= 0) {
-        clash[0] = p->clash[0];
-        clash[1] = p->clash[1];
+    plan_t *p = (plan_t *)scratch;
+    int32_t i, pass_steps, used = 0, budget;
+    int pass;
+    if (strategy != MC_PLAN_TFLM && strategy != MC_PLAN_BEST) {
         return MC_E_RANGE;
     }
+    if (budget_steps < 0) {
+        return MC_E_NEGATIVE;
+    }
+    if (budget_steps > MC_PLAN_MAX_STEPS && alignment > 0) {
+        return MC_E_LIMIT;
+    }
+    budget = (int32_t)budget_steps; /* every count of steps fits in 32 bits from here on */
+    MC_TRY(mc_plan_fixed(sizes, first_use, last_use, NULL, n_buffers, alignment, scratch, scratch_bytes, offsets,
+                         out, NULL));
+    pass_steps = (int32_t)out->steps; /* within MC_PLAN_MAX_BUFFERS + MC_PLAN_MAX_PAIRS */
+    if (strategy != MC_PLAN_BEST || n_buffers == 0) {
+        return MC_OK;
+    }
+    /* BEST: greedy by breadth with first fit, then with best fit; then by first use
+     * (ties by id) with first fit, which places a chain of operators as it runs */
+    for (pass = 0; pass < 3 && out->arena_bytes > out->lower_bound_bytes && budget - used >= pass_steps; pass++) {
+        int64_t arena;
+        used += pass_steps;
+        if (pass == 0) {
+            breadth_order(p);
+        } else if (pass == 2) {
+            for (i = 0; i < p->m; i++) {
+                p->order[i] = POS_BUFFER(p, i);
+            }
+        }
+        arena = greedy_pass(p, pass == 1);
+        if (arena < out->arena_bytes) {
+            out->arena_bytes = arena;
+            keep_plan(p, offsets);
+        }
+    }
+    if (out->arena_bytes > out->lower_bound_bytes && p->m <= EXACT_MAX) {
+        used += exact_search(p, out->lower_bound_bytes, alignment, budget - used, &out->arena_bytes, offsets,
+                             &out->proven_optimal);
+    }
+    out->steps = pass_steps + used;
+    out->proven_optimal = out->proven_optimal || out->arena_bytes == out->lower_bound_bytes;
     return MC_OK;
 }

@@ -53,8 +53,8 @@ enum { CODES = 0, BUFFERS = 1, TENSORS = 2, OPERATORS = 3, INPUTS = 4, OUTPUTS =
 static const char OFFLINE_PLAN[] = "OfflineMemoryAllocation";
 
 /* The reader's state and its window, at the end of mc_tflite_read's scratch.  Part of
- * the scratch mc_tflite_size asks for, so reader_t keeps its size: 176 B on 32-bit
- * boards, 168 B on i386, 184 B on a 64-bit host. */
+ * the scratch mc_tflite_size asks for, so reader_t keeps its size: 168 B on 32-bit
+ * boards, 160 B on i386, 176 B on a 64-bit host. */
 #define READER_BYTES ((int64_t)((sizeof(reader_t) + 7) / 8 * 8))
 #define RESERVED_BYTES (READER_BYTES + WINDOW_BYTES)
 
@@ -80,7 +80,7 @@ typedef struct {
 typedef struct {
     table_t model;
     vector_t vectors[ROOT_VECTORS];
-    vector_t plan;     /* the offline plan's buffer data; data -1 when the file has none */
+    int64_t plan_at;   /* where the offline plan's offsets start; -1 when the file has none */
     int64_t n_subgraphs;
 } root_t;
 
@@ -576,26 +576,27 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
 }
 
 /* The file's offline plan (TFLM's GetOfflinePlannedOffsets: the last metadata entry
- * named exactly "OfflineMemoryAllocation" counts) into r->root.plan, its header
- * checked: version 1, subgraph 0, one offset per tensor of every subgraph (TFLM checks
- * only the count), and the offsets inside the buffer (TFLM reads past its end). */
+ * named exactly "OfflineMemoryAllocation" counts): where its offsets start, in
+ * r->root.plan_at, once its header is checked: version 1, subgraph 0, one offset per
+ * tensor of every subgraph (TFLM checks only the count), and the offsets inside the
+ * buffer (TFLM reads past its end). */
 static void find_plan(reader_t *r)
 {
     root_t *root = &r->root;
-    vector_t metadata, name, subgraphs, tensors;
-    table_t entry, buffer;
-    uint32_t i, c, index = 0, count;
-    int64_t total = 0, at;
+    vector_t list, v;
+    table_t entry;
+    uint32_t i, c, index = 0, word, expect;
+    int64_t total = 0;
     bool found = false;
-    root->plan.data = -1;
-    vector_field(r, &root->model, MODEL_METADATA, 4, &metadata);
-    for (i = 0; i < metadata.length && r->rc == MC_OK; i++) {
+    root->plan_at = -1;
+    vector_field(r, &root->model, MODEL_METADATA, 4, &list);
+    for (i = 0; i < list.length; i++) {
         bool same;
-        table_element(r, &metadata, i, &entry);
-        vector_field(r, &entry, METADATA_NAME, 1, &name);
-        same = name.length == sizeof OFFLINE_PLAN - 1;
-        for (c = 0; c < name.length && same; c++) {
-            same = get_u32(r, name.data + c, 1) == (uint8_t)OFFLINE_PLAN[c];
+        table_element(r, &list, i, &entry);
+        vector_field(r, &entry, METADATA_NAME, 1, &v);
+        same = v.length == sizeof OFFLINE_PLAN - 1;
+        for (c = 0; c < v.length && same; c++) {
+            same = get_u32(r, v.data + c, 1) == (uint8_t)OFFLINE_PLAN[c];
         }
         if (same) {
             found = true;
@@ -605,36 +606,31 @@ static void find_plan(reader_t *r)
     if (!found || r->rc != MC_OK) {
         return;
     }
-    if (index >= root->vectors[BUFFERS].length) {
-        fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, index);
-        return;
+    vector_field(r, &root->model, MODEL_SUBGRAPHS, 4, &list);
+    for (i = 0; i < list.length; i++) {
+        table_element(r, &list, i, &entry);
+        vector_field(r, &entry, SUBGRAPH_TENSORS, 4, &v);
+        total += v.length;
     }
-    table_element(r, &root->vectors[BUFFERS], index, &buffer);
-    vector_field(r, &buffer, BUFFER_DATA, 1, &root->plan);
-    at = root->plan.data;
-    if (root->plan.length < 4 * PLAN_HEADER) {
-        fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, index);
-        return;
+    v.length = 0;
+    if (index < root->vectors[BUFFERS].length) {
+        table_element(r, &root->vectors[BUFFERS], index, &entry);
+        vector_field(r, &entry, BUFFER_DATA, 1, &v);
     }
-    vector_field(r, &root->model, MODEL_SUBGRAPHS, 4, &subgraphs);
-    for (i = 0; i < subgraphs.length && r->rc == MC_OK; i++) {
-        table_element(r, &subgraphs, i, &entry);
-        vector_field(r, &entry, SUBGRAPH_TENSORS, 4, &tensors);
-        total += tensors.length;
-    }
-    count = get_u32(r, at + 4 * PLAN_COUNT, 4);
-    if (get_u32(r, at + 4 * PLAN_VERSION, 4) != 1) {
-        fail_value(r, MC_E_MODEL, MC_PROBLEM_PLAN_VERSION, to_int32(get_u32(r, at + 4 * PLAN_VERSION, 4)));
-    } else if (get_u32(r, at + 4 * PLAN_SUBGRAPH, 4) != 0) {
-        fail_value(r, MC_E_MODEL, MC_PROBLEM_PLAN_SUBGRAPH, to_int32(get_u32(r, at + 4 * PLAN_SUBGRAPH, 4)));
-    } else if (count != total) {
-        if (r->rc == MC_OK) {
+    /* the header's three words, then the offsets (the count is 32-bit: no overflow) */
+    for (word = 0; word < PLAN_HEADER && v.length >= 4 * PLAN_HEADER && r->rc == MC_OK; word++) {
+        uint32_t value = get_u32(r, v.data + 4 * word, 4);
+        expect = word == PLAN_VERSION ? 1u : word == PLAN_SUBGRAPH ? 0u : (uint32_t)total;
+        if (value != expect) {
             r->problem->other = total;
+            fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, to_int32(value));
+            r->problem->at = word;
         }
-        fail_value(r, MC_E_MODEL, MC_PROBLEM_PLAN_COUNT, count);
-    } else if ((root->plan.length - 4 * PLAN_HEADER) / 4 < count) {
+    }
+    if (r->rc == MC_OK && (v.length < 4 * PLAN_HEADER || (v.length - 4 * PLAN_HEADER) / 4 < total)) {
         fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, index);
     }
+    root->plan_at = v.data + 4 * PLAN_HEADER;
 }
 
 /* The reader's state for source; problems go to *problem, or to *sink when it is NULL. */
@@ -686,7 +682,7 @@ OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out)
     out->n_subgraphs = root->n_subgraphs;
     out->n_op_tensors = count_op_tensors(r);
     find_plan(r);
-    out->scratch_bytes = layout_bytes(out, root->plan.data >= 0);
+    out->scratch_bytes = layout_bytes(out, root->plan_at >= 0);
     return r->rc;
 }
 mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_problem_t *problem)
@@ -739,7 +735,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     a.tensors = (mc_tensor_t *)scratch;
     a.ops = (mc_op_t *)(a.tensors + n.n_tensors);
     a.op_tensors = (int32_t *)(a.ops + n.n_ops);
-    plan = r->root.plan.data >= 0;
+    plan = r->root.plan_at >= 0;
     a.offsets = a.op_tensors + n.n_op_tensors;
     a.inputs = a.offsets + (plan ? n.n_tensors : 0);
 
@@ -754,7 +750,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     copy_ints(r, &r->root.vectors[OUTPUTS], next); /* the outputs follow the inputs */
     if (plan) { /* the first subgraph's offsets: its tensors come first */
         vector_t offsets;
-        offsets.data = r->root.plan.data + 4 * PLAN_HEADER;
+        offsets.data = r->root.plan_at;
         offsets.length = (uint32_t)n.n_tensors;
         copy_ints(r, &offsets, a.offsets);
     }

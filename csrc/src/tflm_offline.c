@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "memcore.h"
+#include "out_of_line.h"
 #include "tflm_internal.h"
 
 #define ARENA_ALIGNMENT 16
@@ -51,17 +52,29 @@ bool mc__tflm_tail_variable(const mc_graph_t *g, int32_t i)
     return (g->tensors[i].flags & MC_TENSOR_VARIABLE) != 0 && !fixed(g, i);
 }
 
-/* A plan's problem with tensor `tensor` (and `value`): MC_E_MODEL. */
-static mc_status_t bad_plan(mc_problem_t *p, int32_t kind, int64_t tensor, int64_t value, int64_t op)
+/* Each buffer's offset from the file's plan, or -1, into fixed[]; the first that TFLM
+ * cannot use (below -1, misaligned, or ending past LARGEST_OFFSET) is false with its
+ * tensor and offset in bad[].  Out of line: its 64-bit locals stay off the planner's
+ * deep call chain. */
+OUT_OF_LINE static bool take_offsets(const mc_graph_t *graph, const int64_t *sizes, const int32_t *owner,
+                                     int64_t n, int64_t *fixed, int64_t *bad)
 {
-    if (p != NULL) {
-        p->kind = kind;
-        p->tensor = tensor;
-        p->value = value;
-        p->op = op;
-        p->other = p->at = -1;
+    const int32_t *plan = mc__offline_offsets(graph);
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        int32_t t = owner[i];
+        int64_t at = plan != NULL && t >= 0 && t < graph->n_tensors ? plan[t] : -1;
+        fixed[i] = at;
+        /* its aligned size within TFLM's limit: ceil16(s) <= x exactly when
+         * s <= floor16(x), so no sum can overflow */
+        if (at != -1 && (at < -1 || at % ARENA_ALIGNMENT != 0 ||
+                         sizes[i] > ((LARGEST_OFFSET - at) & ~(int64_t)(ARENA_ALIGNMENT - 1)))) {
+            bad[0] = t;
+            bad[1] = at;
+            return false;
+        }
     }
-    return MC_E_MODEL;
+    return true;
 }
 
 mc_status_t mc_tflm_plan(const mc_graph_t *graph, const int64_t *sizes, const int32_t *first_use,
@@ -69,44 +82,35 @@ mc_status_t mc_tflm_plan(const mc_graph_t *graph, const int64_t *sizes, const in
                          int64_t scratch_bytes, int64_t *fixed_offsets, int64_t *offsets, mc_plan_t *out,
                          mc_problem_t *problem)
 {
-    const int32_t *plan;
-    int64_t i, clash[2];
+    int64_t clash[2] = {-1, -1}, op = -1;
+    int32_t kind = MC_PROBLEM_PLAN_OFFSET;
     mc_status_t rc;
     if (graph == NULL || (n_buffers > 0 && (owner == NULL || sizes == NULL || fixed_offsets == NULL))) {
         return MC_E_NULL;
     }
-    plan = mc__offline_offsets(graph);
-    if (plan == NULL) {
-        for (i = 0; i < n_buffers; i++) {
-            fixed_offsets[i] = -1;
+    /* Without a plan every buffer is the planner's: MC_PLAN_TFLM's placement. */
+    if (take_offsets(graph, sizes, owner, n_buffers, fixed_offsets, clash)) {
+        rc = mc_plan_fixed(sizes, first_use, last_use, fixed_offsets, n_buffers, ARENA_ALIGNMENT, scratch,
+                           scratch_bytes, offsets, out, clash);
+        if (rc != MC_E_RANGE || clash[0] < 0) {
+            return rc;
         }
-        return mc_plan(MC_PLAN_TFLM, sizes, first_use, last_use, n_buffers, ARENA_ALIGNMENT, 0, scratch,
-                       scratch_bytes, offsets, out);
-    }
-    for (i = 0; i < n_buffers; i++) {
-        int32_t t = owner[i];
-        int64_t at = t >= 0 && t < graph->n_tensors ? plan[t] : -1;
-        fixed_offsets[i] = at;
-        if (at == -1) {
-            continue;
-        }
-        /* its aligned size at most what is left below TFLM's limit: ceil16(s) <= x
-         * exactly when s <= floor16(x), so no sum can overflow */
-        if (at < -1 || sizes[i] > ((LARGEST_OFFSET - at) & ~(int64_t)(ARENA_ALIGNMENT - 1))) {
-            return bad_plan(problem, MC_PROBLEM_PLAN_OFFSET, t, at, -1);
-        }
-        if (at % ARENA_ALIGNMENT != 0) {
-            return bad_plan(problem, MC_PROBLEM_PLAN_ALIGNMENT, t, at, -1);
-        }
-    }
-    rc = mc_plan_fixed(sizes, first_use, last_use, fixed_offsets, n_buffers, ARENA_ALIGNMENT, scratch,
-                       scratch_bytes, offsets, out, clash);
-    if (rc == MC_E_RANGE && clash[0] >= 0) {
         /* Both are live from the later first use on: scope k + 2 is operator k's. */
-        int32_t a = (int32_t)clash[0], b = (int32_t)clash[1];
-        int32_t scope = first_use[a] > first_use[b] ? first_use[a] : first_use[b];
-        int32_t lo = owner[a] < owner[b] ? a : b, hi = lo == a ? b : a;
-        return bad_plan(problem, MC_PROBLEM_PLAN_OVERLAP, owner[lo], owner[hi], scope < 2 ? -1 : scope - 2);
+        op = first_use[clash[0]] > first_use[clash[1]] ? first_use[clash[0]] : first_use[clash[1]];
+        op = op < 2 ? -1 : op - 2;
+        {
+            int32_t a = owner[clash[0]], b = owner[clash[1]]; /* the lower tensor first */
+            clash[0] = a < b ? a : b;
+            clash[1] = a < b ? b : a;
+        }
+        kind = MC_PROBLEM_PLAN_OVERLAP;
     }
-    return rc;
+    if (problem != NULL) {
+        problem->kind = kind;
+        problem->tensor = clash[0];
+        problem->value = clash[1];
+        problem->op = op;
+        problem->other = problem->at = -1;
+    }
+    return MC_E_MODEL;
 }

@@ -4,12 +4,15 @@
  * one fails AllocateTensors(), so memcore refuses it, naming the kernel's check,
  * instead of giving numbers for a model the board cannot run.  Only the checks a
  * converter's output can fail are here: equal input and output types, which the
- * converter always writes, are not.
+ * converter always writes, are not, nor those of kernels the TF 2 converter never
+ * writes (EMBEDDING_LOOKUP, L2_POOL_2D, SVDF: tests/corpus/COVERAGE.md) or of tensors it
+ * always writes one way (QUANTIZE's types, FILL's scalar value, MIRROR_PAD's padding
+ * matrix).
  *
  * One row per check, in the kernel's order: "when tensor W's type is one of S, tensor
- * T's type (or its rank, or the number of inputs) must be one of A".  Types are
- * classes (C_*), one bit each; a type with no class (string, complex, float64, ...) is
- * in no set.  An absent tensor passes (MC_PROBLEM_MISSING_INPUT covers what a kernel
+ * T's type (or its rank, or the number of inputs) must be one of A", in 32 bits.  Types
+ * are classes (C_*), one bit each; a type no kernel here takes (float16, string,
+ * complex, float64, ...) has no class, so it is in no set.  An absent tensor passes (MC_PROBLEM_MISSING_INPUT covers what a kernel
  * needs).  Vendor kernels (CMSIS-NN, ESP-NN) check for themselves: the rows apply to
  * operators that run TFLM's reference kernel.
  */
@@ -20,31 +23,30 @@
 
 /* type classes */
 enum {
-    C_F32 = 1 << 0, C_F16 = 1 << 1, C_I32 = 1 << 2, C_U8 = 1 << 3, C_I64 = 1 << 4,
-    C_BOOL = 1 << 5, C_I16 = 1 << 6, C_I8 = 1 << 7, C_I4 = 1 << 8,
-    C_ALL = 0x1FF
+    C_F32 = 1 << 0, C_I32 = 1 << 1, C_U8 = 1 << 2, C_I64 = 1 << 3, C_BOOL = 1 << 4,
+    C_I16 = 1 << 5, C_I8 = 1 << 6, C_I4 = 1 << 7,
+    C_ALL = 0xFF
 };
 /* tensors a row reads (mc_tflm_prepare_check_t's roles) */
 enum { ALWAYS = 0, IN0 = MC_CHECK_INPUT0, IN1, IN2, OUT0 = MC_CHECK_OUTPUT0 };
 
-/* when: a role (bits 12-14) and classes (0-8); then: the same, and what is tested
- * (bits 9-10: MC_CHECK_TYPE, _RANK with ranks 0..8 as bits, _INPUTS with the most). */
-#define WHEN(role, classes) ((uint16_t)((role) << 12 | (classes)))
-#define TYPES(role, classes) ((uint16_t)((role) << 12 | MC_CHECK_TYPE << 9 | (classes)))
-#define RANKS(role, lo, hi) \
-    ((uint16_t)((role) << 12 | MC_CHECK_RANK << 9 | (((1u << ((hi) + 1)) - 1) & ~((1u << (lo)) - 1))))
-#define INPUTS(most) ((uint16_t)(MC_CHECK_INPUTS << 9 | (most)))
+/* A row: the operator's code (bits 24-31); the condition (when: its tensor's role in
+ * bits 21-23, classes in 13-20); the test (then: its role in 10-12, what it tests in
+ * 8-9, and in 0-7 the classes, the ranks lo << 4 | hi, or the most inputs). */
+#define WHEN(role, classes) ((uint32_t)(role) << 21 | (uint32_t)(classes) << 13)
+#define TYPES(role, classes) ((uint32_t)(role) << 10 | MC_CHECK_TYPE << 8 | (classes))
+#define RANKS(role, lo, hi) ((uint32_t)(role) << 10 | MC_CHECK_RANK << 8 | (lo) << 4 | (hi))
+#define INPUTS(most) ((uint32_t)MC_CHECK_INPUTS << 8 | (most))
+#define ROW(code, then) ((uint32_t)(code) << 24 | WHEN(ALWAYS, C_ALL) | (then))
+#define IF(code, role, classes, then) ((uint32_t)(code) << 24 | WHEN(role, classes) | (then))
+#define CODE(c) ((int32_t)((c) >> 24))
+#define WHEN_ROLE(c) ((int32_t)((c) >> 21 & 7))
+#define WHEN_CLASSES(c) ((c) >> 13 & 0xFF)
+#define ROLE(c) ((int32_t)((c) >> 10 & 7))
+#define KIND(c) ((int32_t)((c) >> 8 & 3))
+#define VALUE(c) ((c) & 0xFF)
 
-typedef struct {
-    uint8_t code;  /* BuiltinOperator */
-    uint16_t when;
-    uint16_t then;
-} check_t;
-
-#define ROW(code, then) {code, WHEN(ALWAYS, C_ALL), then}
-#define IF(code, role, classes, then) {code, WHEN(role, classes), then}
-
-static const check_t checks[] = {
+static const uint32_t checks[] = {
     /* ABS, SIN, COS, LOG, SQRT, SQUARE, RSQRT and LOGICAL_NOT (elementwise.cc) test their
      * type in Prepare as IsSupportedType(input->type), which names the template's
      * parameter type, not its value: a cast of the type code to a function pointer,
@@ -53,12 +55,8 @@ static const check_t checks[] = {
     ROW(104, TYPES(IN0, C_F32)),                          /* CEIL: ceil.cc */
     ROW(116, TYPES(IN0, C_F32)),                          /* ROUND: round.cc */
     ROW(47, TYPES(IN0, C_F32)),                           /* EXP: exp.cc */
-    ROW(12, RANKS(IN0, 4, 4)),                            /* L2_POOL_2D: l2_pool_2d.cc */
-    ROW(12, TYPES(IN0, C_F32)),
     ROW(6, TYPES(IN0, C_I8 | C_I16 | C_U8)),              /* DEQUANTIZE: dequantize_common.cc */
     ROW(6, TYPES(OUT0, C_F32)),
-    ROW(114, TYPES(IN0, C_F32 | C_I32 | C_I16 | C_I8 | C_U8)), /* QUANTIZE: quantize_common.cc */
-    ROW(114, TYPES(OUT0, C_I8 | C_I16 | C_I32 | C_U8)),
     ROW(106, TYPES(OUT0, C_F32 | C_I8)),                  /* ADD_N: add_n.cc */
     ROW(126, TYPES(IN0, C_F32 | C_I8 | C_I16)),           /* BATCH_MATMUL: batch_matmul.cc */
     ROW(126, TYPES(IN1, C_F32 | C_I8 | C_I16)),
@@ -85,12 +83,6 @@ static const check_t checks[] = {
     ROW(128, TYPES(IN0, C_F32 | C_I8)),                   /* CUMSUM: cumsum.cc */
     ROW(128, TYPES(IN1, C_I32)),
     ROW(128, RANKS(IN0, 1, 8)),
-    ROW(7, RANKS(IN0, 1, 1)),                             /* EMBEDDING_LOOKUP */
-    ROW(7, TYPES(IN0, C_I32)),
-    ROW(7, RANKS(IN1, 2, 8)),
-    ROW(7, TYPES(IN1, C_F32 | C_I8)),
-    IF(7, IN1, C_F32, TYPES(OUT0, C_F32)),
-    IF(7, IN1, C_I8, TYPES(OUT0, C_F32 | C_I8)),
     ROW(36, TYPES(IN1, C_I32)),                           /* GATHER: gather.cc */
     ROW(36, TYPES(IN0, C_F32 | C_I8)),
     ROW(107, TYPES(IN0, C_F32 | C_I8)),                   /* GATHER_ND: gather_nd.cc */
@@ -117,12 +109,6 @@ static const check_t checks[] = {
     IF(25, IN0, C_I8, TYPES(OUT0, C_I8 | C_I16)),
     IF(25, IN0, C_I16, TYPES(OUT0, C_I16)),
     ROW(25, RANKS(IN0, 1, 8)),
-    IF(27, IN0, C_I8, TYPES(IN1, C_I8)),                  /* SVDF: svdf_common.cc */
-    IF(27, IN0, C_I8, TYPES(IN2, C_I16 | C_I8)),
-    IF(27, IN0, C_I8, TYPES(OUT0, C_I8)),
-    IF(27, IN0, C_ALL & ~C_I8, TYPES(IN1, C_F32)),
-    IF(27, IN0, C_ALL & ~C_I8, TYPES(IN2, C_F32)),
-    IF(27, IN0, C_ALL & ~C_I8, TYPES(OUT0, C_F32)),
     ROW(39, RANKS(IN0, 0, 5)),                            /* TRANSPOSE: transpose_common.cc */
     ROW(34, RANKS(IN0, 0, 5)),                            /* PAD: pad_common.cc */
     ROW(60, RANKS(IN0, 0, 5)),                            /* PADV2 */
@@ -138,21 +124,19 @@ static const check_t checks[] = {
     ROW(130, RANKS(IN0, 0, 5)),                           /* BROADCAST_TO: broadcast_to.cc */
     ROW(130, RANKS(OUT0, 0, 5)),
     ROW(151, TYPES(IN2, C_I32 | C_I64)),                  /* DYNAMIC_UPDATE_SLICE */
-    ROW(94, RANKS(IN1, 0, 0)),                            /* FILL: its value a scalar */
-    ROW(100, RANKS(IN1, 2, 2)),                           /* MIRROR_PAD: the padding matrix */
 };
 
 #define N_CHECKS ((int32_t)(sizeof checks / sizeof checks[0]))
 
-/* The class bit of each MC_DTYPE_*. */
-static uint16_t class_of(int32_t dtype)
+/* The class bit of each MC_DTYPE_* (graphs hold valid types: mc_graph_structure). */
+static uint32_t class_of(int32_t dtype)
 {
-    static const uint16_t classes[MC_DTYPE_COUNT] = {
-        [MC_DTYPE_FLOAT32] = C_F32, [MC_DTYPE_FLOAT16] = C_F16, [MC_DTYPE_INT32] = C_I32,
+    static const uint8_t classes[MC_DTYPE_COUNT] = {
+        [MC_DTYPE_FLOAT32] = C_F32, [MC_DTYPE_INT32] = C_I32,
         [MC_DTYPE_UINT8] = C_U8, [MC_DTYPE_INT64] = C_I64, [MC_DTYPE_BOOL] = C_BOOL,
         [MC_DTYPE_INT16] = C_I16, [MC_DTYPE_INT8] = C_I8, [MC_DTYPE_INT4] = C_I4,
     };
-    return dtype >= 0 && dtype < MC_DTYPE_COUNT ? classes[dtype] : 0;
+    return classes[dtype];
 }
 
 /* The tensor index a role names in op, or -1 (absent). */
@@ -170,20 +154,19 @@ int32_t mc__op_prepare_refusal(const mc_graph_t *g, const mc_op_t *op, int32_t *
 {
     int32_t k;
     for (k = 0; k < N_CHECKS; k++) {
-        const check_t *c = &checks[k];
+        uint32_t c = checks[k], v = VALUE(c), have;
         int32_t when, t;
-        uint32_t allowed = c->then & 0x1FF, kind = (c->then >> 9) & 3, value;
-        if (c->code != op->kind) {
+        if (CODE(c) != op->kind) {
             continue;
         }
-        when = tensor_of(g, op, c->when >> 12);
-        t = tensor_of(g, op, c->then >> 12);
-        if (c->when >> 12 != ALWAYS && (when < 0 || (class_of(g->tensors[when].dtype) & c->when) == 0)) {
+        when = tensor_of(g, op, WHEN_ROLE(c));
+        if (WHEN_ROLE(c) != ALWAYS && (when < 0 || (class_of(g->tensors[when].dtype) & WHEN_CLASSES(c)) == 0)) {
             continue; /* the condition does not hold */
         }
-        if (kind == MC_CHECK_INPUTS) {
-            if ((uint32_t)op->n_inputs > allowed) {
-                *tensor = -1;
+        t = tensor_of(g, op, ROLE(c));
+        *tensor = t;
+        if (KIND(c) == MC_CHECK_INPUTS) {
+            if ((uint32_t)op->n_inputs > v) {
                 return k;
             }
             continue;
@@ -191,9 +174,9 @@ int32_t mc__op_prepare_refusal(const mc_graph_t *g, const mc_op_t *op, int32_t *
         if (t < 0) {
             continue;
         }
-        value = kind == MC_CHECK_RANK ? 1u << g->tensors[t].rank : class_of(g->tensors[t].dtype);
-        if ((value & allowed) == 0) {
-            *tensor = t;
+        have = (uint32_t)g->tensors[t].rank;
+        if (KIND(c) == MC_CHECK_RANK ? have < v >> 4 || have > (v & 15)
+                                     : (class_of(g->tensors[t].dtype) & v) == 0) {
             return k;
         }
     }
@@ -202,10 +185,10 @@ int32_t mc__op_prepare_refusal(const mc_graph_t *g, const mc_op_t *op, int32_t *
 
 mc_status_t mc_tflm_prepare_check(int32_t index, mc_tflm_prepare_check_t *out)
 {
-    static const uint8_t dtype_of_class[9] = {MC_DTYPE_FLOAT32, MC_DTYPE_FLOAT16, MC_DTYPE_INT32,
-                                              MC_DTYPE_UINT8,   MC_DTYPE_INT64,   MC_DTYPE_BOOL,
-                                              MC_DTYPE_INT16,   MC_DTYPE_INT8,    MC_DTYPE_INT4};
-    const check_t *c;
+    static const uint8_t dtype_of_class[8] = {MC_DTYPE_FLOAT32, MC_DTYPE_INT32, MC_DTYPE_UINT8,
+                                              MC_DTYPE_INT64,   MC_DTYPE_BOOL,  MC_DTYPE_INT16,
+                                              MC_DTYPE_INT8,    MC_DTYPE_INT4};
+    uint32_t c, v;
     int32_t b;
     if (out == NULL) {
         return MC_E_NULL;
@@ -213,22 +196,21 @@ mc_status_t mc_tflm_prepare_check(int32_t index, mc_tflm_prepare_check_t *out)
     if (index < 0 || index >= N_CHECKS) {
         return MC_E_RANGE;
     }
-    c = &checks[index];
-    out->code = c->code;
-    out->when_role = c->when >> 12;
-    out->role = c->then >> 12;
-    out->kind = (c->then >> 9) & 3;
+    c = checks[index];
+    v = VALUE(c);
+    out->code = CODE(c);
+    out->when_role = WHEN_ROLE(c);
+    out->role = ROLE(c);
+    out->kind = KIND(c);
     out->when_dtypes = out->allowed = 0;
-    for (b = 0; b < 9; b++) {
-        if (c->when & (1u << b)) {
-            out->when_dtypes |= 1u << dtype_of_class[b];
-        }
-        if (out->kind == MC_CHECK_TYPE && (c->then & (1u << b))) {
-            out->allowed |= 1u << dtype_of_class[b];
-        }
+    for (b = 0; b < 8; b++) {
+        out->when_dtypes |= (WHEN_CLASSES(c) >> b & 1u) << dtype_of_class[b];
+        out->allowed |= (v >> b & 1u) << dtype_of_class[b];
     }
-    if (out->kind != MC_CHECK_TYPE) {
-        out->allowed = c->then & 0x1FF;
+    if (out->kind == MC_CHECK_RANK) { /* the ranks lo .. hi as bits */
+        out->allowed = ((2u << (v & 15)) - 1) & ~((1u << (v >> 4)) - 1);
+    } else if (out->kind == MC_CHECK_INPUTS) {
+        out->allowed = v;
     }
     return MC_OK;
 }

@@ -170,15 +170,21 @@ def describe(rc, problem, graph=None, file_bytes=None):
     if kind == p.MC_PROBLEM_SUBGRAPHS:
         return "the model has %d subgraphs (control flow such as IF or WHILE); memcore models " \
                "single-subgraph models only" % problem.value
-    if kind in (p.MC_PROBLEM_OFFLINE_PLAN, p.MC_PROBLEM_PLAN_VERSION, p.MC_PROBLEM_PLAN_SUBGRAPH):
-        what = "buffer %d" % problem.value if kind == p.MC_PROBLEM_OFFLINE_PLAN else "%d" % problem.value
-        return "the model %s (%s); TFLM's format (OfflineMemoryAllocation) is version 1, subgraph 0, then " \
-               "one offset per tensor" % (text, what)
-    if kind == p.MC_PROBLEM_PLAN_COUNT:
-        return "the model %s: %d offsets for the model's %d tensors; TFLM refuses it too" % (
-            text, problem.value, problem.other)
-    if kind in (p.MC_PROBLEM_PLAN_OFFSET, p.MC_PROBLEM_PLAN_ALIGNMENT):
-        return "%s %s: offset %d" % (_tensor(graph, problem.tensor), text, problem.value)
+    if kind == p.MC_PROBLEM_OFFLINE_PLAN:
+        fmt = "TFLM's format (OfflineMemoryAllocation) is version 1, subgraph 0, then one offset per tensor"
+        if problem.at == 0:
+            return "the model has an offline memory plan of version %d; %s" % (problem.value, fmt)
+        if problem.at == 1:
+            return "the model has an offline memory plan for subgraph %d; %s" % (problem.value, fmt)
+        if problem.at == 2:
+            return "the model has an offline memory plan of %d offsets for its %d tensors; TFLM refuses it too" % (
+                problem.value, problem.other)
+        return "the model has an offline memory plan whose buffer (%d) is missing or shorter than its header " \
+               "and offsets; %s" % (problem.value, fmt)
+    if kind == p.MC_PROBLEM_PLAN_OFFSET:
+        why = "is not a multiple of 16 bytes" if 0 <= problem.value < 2**31 and problem.value % 16 else \
+            "is below -1" if problem.value < -1 else "ends past the 2 GiB TFLM's planner addresses"
+        return "%s has offline offset %d, which %s" % (_tensor(graph, problem.tensor), problem.value, why)
     if kind == p.MC_PROBLEM_PLAN_OVERLAP:
         when = "before the first operator" if problem.op < 0 else "while %s runs" % _op(graph, problem.op)
         offsets = ""
@@ -212,21 +218,21 @@ def describe(rc, problem, graph=None, file_bytes=None):
 # (csrc/src/tflm_prepare.c), for the words of a refusal.
 KERNEL_FILES = {
     "CEIL": "ceil.cc", "ROUND": "round.cc", "EXP": "exp.cc",
-    "L2_POOL_2D": "l2_pool_2d.cc", "DEQUANTIZE": "dequantize_common.cc", "QUANTIZE": "quantize_common.cc",
+    "DEQUANTIZE": "dequantize_common.cc",
     "ADD_N": "add_n.cc", "BATCH_MATMUL": "batch_matmul.cc", "CONCATENATION": "concatenation.cc",
     "CONV_2D": "conv_common.cc", "DEPTHWISE_CONV_2D": "depthwise_conv_common.cc",
     "FULLY_CONNECTED": "fully_connected.cc", "TRANSPOSE_CONV": "transpose_conv.cc", "CUMSUM": "cumsum.cc",
-    "EMBEDDING_LOOKUP": "embedding_lookup.cc", "GATHER": "gather.cc", "GATHER_ND": "gather_nd.cc",
+    "GATHER": "gather.cc", "GATHER_ND": "gather_nd.cc",
     "L2_NORMALIZATION": "l2norm.cc", "AVERAGE_POOL_2D": "pooling_common.cc", "MAX_POOL_2D": "pooling_common.cc",
     "PRELU": "prelu_common.cc", "MEAN": "reduce_common.cc", "SUM": "reduce_common.cc",
     "REDUCE_MAX": "reduce_common.cc", "REDUCE_MIN": "reduce_common.cc", "REDUCE_ALL": "reduce_common.cc",
     "REVERSE_V2": "reverse.cc", "SELECT_V2": "select.cc", "SOFTMAX": "softmax_common.cc",
-    "SVDF": "svdf_common.cc", "TRANSPOSE": "transpose_common.cc", "PAD": "pad_common.cc", "PADV2": "pad_common.cc",
+    "TRANSPOSE": "transpose_common.cc", "PAD": "pad_common.cc", "PADV2": "pad_common.cc",
     "STRIDED_SLICE": "strided_slice_common.cc", "RESIZE_BILINEAR": "resize_bilinear.cc",
     "RESIZE_NEAREST_NEIGHBOR": "resize_nearest_neighbor.cc", "DEPTH_TO_SPACE": "depth_to_space.cc",
     "SPACE_TO_DEPTH": "space_to_depth.cc", "BATCH_TO_SPACE_ND": "batch_to_space_nd.cc",
     "SPACE_TO_BATCH_ND": "space_to_batch_nd.cc", "BROADCAST_TO": "broadcast_to.cc",
-    "DYNAMIC_UPDATE_SLICE": "dynamic_update_slice.cc", "FILL": "fill.cc", "MIRROR_PAD": "mirror_pad.cc",
+    "DYNAMIC_UPDATE_SLICE": "dynamic_update_slice.cc",
 }
 _ROLES = {1: "input 0", 2: "input 1", 3: "input 2", 4: "output 0"}
 
