@@ -195,8 +195,9 @@ def validate(d):
     """The descriptor's values, every field the check uses checked first: a dict with
     model, file_bytes, file_crc32, board, config, placement, and the fallback's sizes,
     first_use, last_use, alignment, batch, weights_bytes, weights_in_arena_bytes,
-    runtime_bytes, runtime_overhead_bytes, other_memory_fits, budgets_fit, and the host's
-    host_tflm, host_best.  ValueError names the first bad field."""
+    runtime_bytes, runtime_overhead_bytes, other_memory_fits, budgets_fit, offline_head
+    (TFLM's head of a model with an offline plan, or None), and the host's host_tflm,
+    host_best.  ValueError names the first bad field."""
     if type(d) is not dict or d.get("schema") != DESCRIPTOR_SCHEMA:
         raise ValueError("not a memcore model descriptor (schema %s: export it again with this memcore)"
                          % DESCRIPTOR_SCHEMA)
@@ -236,6 +237,8 @@ def validate(d):
         _fail("fallback.weights_in_arena_bytes must be 0 or the weights' bytes", out["weights_in_arena_bytes"])
     if (out["weights_in_arena_bytes"] != 0) != (placement == "ram") and out["weights_bytes"] != 0:
         raise ValueError("weights_placement %r disagrees with fallback.weights_in_arena_bytes" % placement)
+    head = fallback.get("offline_plan_head_bytes")
+    out["offline_head"] = None if head is None else _count(head, "fallback.offline_plan_head_bytes")
     out["other_memory_fits"] = _flag(fallback, "other_memory_fits")
     out["budgets_fit"] = _flag(fallback, "budgets_fit")
     host = d.get("host", {})
@@ -387,6 +390,8 @@ def check_descriptor(descriptor, available=None, device=None, report=True, modul
     tflm = mc.plan(v["sizes"], v["first_use"], v["last_use"], v["alignment"], "tflm")
     best = mc.plan(v["sizes"], v["first_use"], v["last_use"], v["alignment"], "best")
     arena_tflm, arena_best, lower = tflm.arena_bytes, best.arena_bytes, tflm.lower_bound_bytes
+    if v["offline_head"] is not None:  # TFLM places the buffers around the model's offline plan
+        arena_tflm = v["offline_head"]
     tflm = best = None
     v["sizes"] = v["first_use"] = v["last_use"] = None
     available, free, idf = _measure(available)

@@ -19,7 +19,9 @@ reads it on the board.  Compact JSON, one object, schema "memcore.model/2":
                                             beyond its head, the weights loaded into the
                                             arena's region, and the verdict's parts that do
                                             not depend on the memory free (other regions,
-                                            the latency and battery budgets)
+                                            the latency and battery budgets); for a model
+                                            with an offline memory plan, TFLM's head around
+                                            the file's offsets (offline_plan_head_bytes)
     host                                    the host's own numbers, to cross-check
 
 A board with the C module reads the model file itself and uses only board and config;
@@ -84,6 +86,8 @@ def describe(model, profile=None, placement=None, kernels="optimised", batch=1, 
         "other_memory_fits": all(r.fits for r in others),
         "budgets_fit": all(r.fits for r in budgets),
     }
+    if model.offline_offsets:  # TFLM's head follows the file's offsets, which the buffers omit
+        fallback["offline_plan_head_bytes"] = f["arena_tflm_bytes"]
     host = {name: f[name] for name in HOST_FIELDS}
     if available_bytes is None:
         for name in ("available_bytes", "headroom_bytes", "verdict"):
