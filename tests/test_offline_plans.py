@@ -10,39 +10,16 @@ import pytest
 import memcore
 from cli_helpers import memcore_cli
 from offline_plan import plan_of, tensor_count, with_plan
-import flatbuffers
-from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+from schema_model import build
 
 
 def chain(n_ops=3, width=24):
-    """A chain of ADDs of a constant, built with TFLM's schema: tensor 0 the constant,
-    1 the input x, then each ADD's output; float32 tensors of `width` values (96 bytes),
-    each live with its neighbours only."""
-    model = schema.ModelT()
-    model.version = 3
-    code = schema.OperatorCodeT()
-    code.builtinCode = code.deprecatedBuiltinCode = schema.BuiltinOperator.ADD
-    model.operatorCodes = [code]
-    empty, weights = schema.BufferT(), schema.BufferT()
-    weights.data = [0] * (4 * width)
-    model.buffers = [empty, weights]
-    g = schema.SubGraphT()
-    g.tensors = []
-    for i in range(n_ops + 2):
-        t = schema.TensorT()
-        t.shape, t.type, t.buffer, t.name = [width], schema.TensorType.FLOAT32, 1 if i == 0 else 0, b"t%d" % i
-        g.tensors.append(t)
-    g.operators = []
-    for k in range(n_ops):
-        op = schema.OperatorT()
-        op.opcodeIndex, op.inputs, op.outputs = 0, [k + 1, 0], [k + 2]
-        op.builtinOptionsType, op.builtinOptions = schema.BuiltinOptions.AddOptions, schema.AddOptionsT()
-        g.operators.append(op)
-    g.inputs, g.outputs = [1], [n_ops + 1]
-    model.subgraphs = [g]
-    builder = flatbuffers.Builder(1024)
-    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    return bytes(builder.Output())
+    """A chain of ADDs of a constant: tensor 0 the constant, 1 the input x, then each
+    ADD's output; float32 tensors of `width` values (96 bytes), each live with its
+    neighbours only."""
+    tensors = [((width,), "float32", True)] + [((width,), "float32", False)] * (n_ops + 1)
+    ops = [("ADD", [k + 1, 0], [k + 2]) for k in range(n_ops)]
+    return build(tensors, ops, inputs=[1], outputs=[n_ops + 1])
 
 
 def save(tmp_path, name, data):

@@ -7,58 +7,21 @@ built with TFLM's schema, walk the rows: what each refuses, and what it still ac
 import json
 import pathlib
 
-import flatbuffers
 import pytest
-from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
 import memcore
 from memcore._memcore import ffi, lib
+from schema_model import build
 
 CORPUS = pathlib.Path(__file__).resolve().parent / "corpus"
-TYPES = {k.lower(): v for k, v in vars(schema.TensorType).items() if not k.startswith("_")}
 
 
-def one_op(kind, inputs, outputs, options=None):
-    """One operator: inputs and outputs as (shape, dtype, constant); constants get zero
-    data, quantized types a scale and zero point."""
-    model = schema.ModelT()
-    model.version = 3
-    code = schema.OperatorCodeT()
-    code.builtinCode = getattr(schema.BuiltinOperator, kind)
-    code.deprecatedBuiltinCode = min(code.builtinCode, 127)
-    model.operatorCodes = [code]
-    model.buffers = [schema.BufferT()]
-    g = schema.SubGraphT()
-    g.tensors = []
-    for i, (shape, dtype, constant) in enumerate(list(inputs) + list(outputs)):
-        t = schema.TensorT()
-        t.shape, t.type, t.name, t.buffer = list(shape), TYPES[dtype], b"t%d" % i, 0
-        if constant:
-            b = schema.BufferT()
-            n = 1
-            for d in shape:
-                n *= d
-            b.data = [0] * max(1, n * 4)
-            model.buffers.append(b)
-            t.buffer = len(model.buffers) - 1
-        if dtype in ("int8", "int16", "int4"):
-            q = schema.QuantizationParametersT()
-            q.scale, q.zeroPoint = [0.5], [0]
-            t.quantization = q
-        g.tensors.append(t)
-    op = schema.OperatorT()
-    op.opcodeIndex = 0
-    op.inputs = list(range(len(inputs)))
-    op.outputs = list(range(len(inputs), len(inputs) + len(outputs)))
-    if options is not None:
-        op.builtinOptionsType, op.builtinOptions = options
-    g.operators = [op]
-    g.inputs = [i for i, (_, _, constant) in enumerate(inputs) if not constant]
-    g.outputs = op.outputs
-    model.subgraphs = [g]
-    builder = flatbuffers.Builder(1024)
-    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    return bytes(builder.Output())
+def one_op(kind, inputs, outputs):
+    """One operator over its own tensors: inputs, then outputs, as (shape, dtype, constant)."""
+    n_in = len(inputs)
+    return build(list(inputs) + list(outputs), [(kind, range(n_in), range(n_in, n_in + len(outputs)))],
+                 inputs=[i for i, (_, _, constant) in enumerate(inputs) if not constant],
+                 outputs=range(n_in, n_in + len(outputs)))
 
 
 def arena(tmp_path, data):

@@ -95,13 +95,15 @@ mc_status_t mc_tflm_plan(const mc_graph_t *graph, const int64_t *sizes, const in
         if (rc != MC_E_RANGE || clash[0] < 0) {
             return rc;
         }
-        /* Both are live from the later first use on: scope k + 2 is operator k's. */
-        op = first_use[clash[0]] > first_use[clash[1]] ? first_use[clash[0]] : first_use[clash[1]];
-        op = op < 2 ? -1 : op - 2;
         {
-            int32_t a = owner[clash[0]], b = owner[clash[1]]; /* the lower tensor first */
-            clash[0] = a < b ? a : b;
-            clash[1] = a < b ? b : a;
+            /* Both are live from the later first use on: scope k + 2 is operator k's.  The
+             * planner places fixed buffers by index, and tensors' buffers are in tensor
+             * order: the first of the pair is the lower tensor. */
+            int32_t a = (int32_t)clash[0], b = (int32_t)clash[1];
+            int32_t scope = first_use[a] > first_use[b] ? first_use[a] : first_use[b];
+            op = scope < 2 ? -1 : scope - 2;
+            clash[0] = owner[a];
+            clash[1] = owner[b];
         }
         kind = MC_PROBLEM_PLAN_OVERLAP;
     }
