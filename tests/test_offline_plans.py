@@ -5,6 +5,10 @@ TFLM would follow into corrupted or misaligned activations, naming the tensors.
 The plans are written with the flatbuffers library and TFLM's schema (offline_plan.py).
 What TFLM itself makes of the corpus's offline-planned models is in the truth files
 (tests/test_conformance.py); these tests check what a user can read off the plan."""
+import pathlib
+import subprocess
+import sys
+
 import pytest
 
 import memcore
@@ -133,3 +137,15 @@ def test_plan_command_marks_the_offsets_from_the_file(tmp_path):
     assert buffers[1]["tflm_offset"] == 96
     code, out, err = memcore_cli("plan", str(path))
     assert "96 (file)" in out and "(file): the offset the model's offline memory plan gives" in out
+
+
+def test_the_corpus_offline_models_are_what_make_offline_writes(tmp_path):
+    corpus = pathlib.Path(__file__).resolve().parent / "corpus"
+    done = subprocess.run([sys.executable, str(corpus / "make_offline.py"), "--out", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    written = sorted(p.name for p in tmp_path.glob("*.tflite"))
+    assert written == sorted(p.name for p in (corpus / "models").glob("offline_*.tflite"))
+    assert len(written) == 26
+    for name in written:
+        assert (tmp_path / name).read_bytes() == (corpus / "models" / name).read_bytes(), name

@@ -3,6 +3,7 @@ OfflineMemoryAllocation plan added (tests/offline_plan.py: the flatbuffers libra
 TFLM's schema), and adds them to COVERAGE.md's rows.  Runs in memcore's test venv:
 
     python tests/corpus/make_offline.py
+    python tests/corpus/make_offline.py --out DIR   # the models into DIR, COVERAGE.md untouched
 
 Valid plans, on models with and without kernel scratch buffers and variable tensors:
   offline_full_<base>     every planned tensor at memcore's own offsets (variables above)
@@ -14,6 +15,7 @@ Invalid plans, on resnet_block_i8 (TFLM runs most of them, silently wrong):
 The offsets are inputs, chosen with memcore's planner; what TFLM makes of them is
 measured (measure_host64.py, tools/tflm_oracle), never computed here.
 """
+import argparse
 import pathlib
 import re
 import sys
@@ -115,16 +117,22 @@ def add_to_coverage(names):
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=pathlib.Path, help="write the models here and leave COVERAGE.md alone")
+    args = ap.parse_args()
+    out = args.out or MODELS
+    out.mkdir(parents=True, exist_ok=True)
     names = []
     for base in VALID_BASES:
         for name, data in plans(base):
             names.append((name, base))
-            (MODELS / (name + ".tflite")).write_bytes(data)
+            (out / (name + ".tflite")).write_bytes(data)
     for name, data in bad_plans():
         names.append((name, BAD_BASE))
-        (MODELS / (name + ".tflite")).write_bytes(data)
-    add_to_coverage(names)
-    print("wrote %d models" % len(names))
+        (out / (name + ".tflite")).write_bytes(data)
+    if args.out is None:
+        add_to_coverage(names)
+    print("wrote %d models to %s" % (len(names), out))
 
 
 if __name__ == "__main__":
