@@ -617,8 +617,8 @@ mc_status_t mc_graph_validate_scratch_bytes(int64_t n_tensors, int64_t *scratch_
  * constant, a variable, a graph input, or written by an earlier operator (reading a
  * tensor the operator itself or a later one writes is a cycle); every graph output is
  * written.  Returns MC_OK, or MC_E_GRAPH (MC_E_LIMIT past the limits above) with
- * *problem saying where.  Multi-subgraph graphs and offline plans are valid here; the
- * check refuses them.
+ * *problem saying where.  Multi-subgraph graphs are valid here; the check refuses them.
+ * An offline plan's offsets are checked where TFLM's head is planned (mc_tflm_plan).
  * [in] graph  [in] scratch 8-byte aligned  [in] scratch_bytes
  * [out] problem  may be NULL
  */
