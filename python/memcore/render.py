@@ -87,6 +87,24 @@ def verdict_words(data, si=False):
             "line": "%s: %s" % (headline.lower(), detail), "speed": speed, "speed_ok": speed_ok}
 
 
+_BUDGET_WORDS = (("latency_seconds", "latency", format_seconds), ("inferences_per_hour", "duty cycle",
+                                                                     lambda n: "%g per hour" % n),
+                 ("battery_joules", "battery", format_joules), ("battery_life_seconds", "battery life",
+                                                                format_duration))
+
+
+def budget_line(data):
+    """Every budget the check was held to, with where the user gave it; or that none was."""
+    budgets = data.get("budgets") or {}
+    sources = budgets.get("sources") or {}
+    given = ["%s %s (%s)" % (words, show(budgets[name]), sources.get(name, "?"))
+             for name, words, show in _BUDGET_WORDS if budgets.get(name)]
+    if not given:
+        return "budgets: none given (--max-latency, --battery with --battery-life, or a device file's " \
+               "latency_budget_seconds): memory and flash decide the verdict"
+    return "budgets: " + ", ".join(given)
+
+
 def resource_rows(data, si=False):
     """(resource, need, limit, margin, fits, limiting) rows, in words, for every resource
     the check counted."""
@@ -316,6 +334,7 @@ def terminal_report(data, out, si=False, layers=False):
             mark = "[%s]%s[/]" % ("green" if fits else "red", mark)
         table.add_row(name, need, limit, margin, mark)
     out.print(table)
+    out.line(budget_line(data))
     if data.get("conversion"):
         out.print("")
         out.print("[bold underline]As deployed[/] (the ONNX graph planned as the TFLite converter would)")

@@ -108,10 +108,10 @@ def check(path, device="esp32", batch=1, kernels="optimised", weights_in=None, d
           input_shapes=None):
     """Will the model in `path` fit on `device` (a profile name, `memcore devices`), meet
     its budgets, and how fast: the same answer as `memcore check PATH --device DEVICE`
-    with the same options, as a Report.  max_latency: seconds per request (None: the
-    device's budget; 0: none); per_hour: inferences per hour; battery: joules or a
-    capacity text ("2000mAh@3.7V", "7.4Wh"); battery_life: seconds or a duration text
-    ("30d")."""
+    with the same options, as a Report.  Budgets only as given: max_latency: seconds per
+    request or a duration text ("50ms"; None: none, or the budget of the device file's
+    profile; 0: none); per_hour: inferences per hour; battery: joules or a capacity text
+    ("2000mAh@3.7V", "7.4Wh"); battery_life: seconds or a duration text ("30d")."""
     from memcore.check import Budgets, check as check_deployment  # the module, whatever memcore.check names
     from memcore.graph import load
     from memcore.profiles import profile
@@ -122,6 +122,8 @@ def check(path, device="esp32", batch=1, kernels="optimised", weights_in=None, d
     if as_int8:
         model = quantise(model)
     found = profile(device, device_file)
+    if isinstance(max_latency, str):
+        max_latency = parse_duration(max_latency, "max_latency")
     budgets = Budgets(max_latency, float(per_hour or 0),
                       parse_battery(battery) if isinstance(battery, str) else float(battery or 0),
                       parse_duration(battery_life) if isinstance(battery_life, str) else float(battery_life or 0))

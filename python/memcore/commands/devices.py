@@ -12,7 +12,8 @@ def register(sub):
 its memory regions with their size and read speed (A: the arena lives there, W: the
 weights by default), the flash partition the model file lives in, the conv rate of
 reference and optimised int8 kernels (per class and numeric type in --json), the power
-while inferring and asleep, and the latency budget.  Add your own boards in TOML:
+while inferring and asleep, and the latency budget (only a device file's: the built-in
+profiles carry none).  Add your own boards in TOML:
 docs/device-profiles.md.  The teaching places (data centre, server, phone) are in
 `memcore verdicts`.""",
         ["memcore devices", "memcore devices --device-file my_boards.toml --si",
@@ -42,7 +43,7 @@ def profile_json(p):
             "supply_volts": p.power.supply_volts, "active_watts": p.power.active_watts,
             "sleep_watts": p.power.sleep_watts, "radio_tx_watts": p.power.radio_tx_watts,
             "radio_bytes_per_second": p.power.radio_bytes_per_second},
-        "overhead_seconds": p.overhead_seconds, "latency_budget_seconds": p.latency_budget_seconds,
+        "overhead_seconds": p.overhead_seconds, "latency_budget_seconds": p.latency_budget_seconds or None,
         "pointer_bytes": p.pointer_bytes,
     }
 
@@ -78,7 +79,8 @@ def run(args):
                       if p.model_partition else (format_bytes(p.model_partition_bytes, si) if p.has_flash else ""),
                       format_ops_rate(p.ops_per_second("reference")), format_ops_rate(p.ops_per_second("optimised")),
                       "%s / %s" % (format_watts(p.power.active_watts), format_watts(p.power.sleep_watts))
-                      if p.power else "", format_seconds(p.latency_budget_seconds))
+                      if p.power else "", format_seconds(p.latency_budget_seconds) if p.latency_budget_seconds
+                      else "none")
     out.print(table)
     for p in found.values():
         origin = "" if p.origin == "built-in" else " (from %s)" % p.origin
