@@ -170,3 +170,14 @@ def test_budgets_only_from_the_user(tmp_path):
                                  "--battery-life", "1y", "--json")
     assert json.loads(out)["budgets"]["sources"] == {"inferences_per_hour": "--per-hour", "battery_joules": "--battery",
                                                      "battery_life_seconds": "--battery-life"}
+
+
+def test_the_docs_table_is_the_one_the_commands_print():
+    from memcore import exit_status
+    doc = (ROOT / "docs" / "exit-status.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| ([0-3]) \| (.+) \|$", doc, re.M)
+    printed = re.findall(r"^  ([0-3])  (.+)$", exit_status.TABLE, re.M)
+    assert rows == printed and len(rows) == 4
+    listed = set(re.findall(r"`(\w+)`", "".join(re.findall(r"^\| (`[^|]+) \|", doc, re.M))))
+    assert listed == set(COMMANDS)
+    assert "docs/exit-status.md" in (ROOT / "README.md").read_text(encoding="utf-8")
