@@ -353,7 +353,7 @@ def terminal_report(data, out, si=False, layers=False):
             table.add_row(escape(s_["action"]), verdict, escape(words["then"]))
         out.print(table)
         for s_ in data["suggestions"]:
-            out.line("  $ " + s_["command"])
+            out.command("  $ " + s_["command"])
 
     if layers and data.get("layers"):
         out.print("")

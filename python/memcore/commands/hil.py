@@ -56,9 +56,7 @@ def run(args):
     if args.json:
         jsonout.emit(result.as_json())
     else:
-        out = Out()
-        render(result, out.console)
-        out.flush()
+        render(result, Out())
     if args.report:
         result.write(args.report)
     return exit_status.FITS if result.ok else exit_status.ERROR
