@@ -28,6 +28,7 @@ except ImportError:  # Python < 3.11: the same parser, published as tomli
 
 from importlib import resources
 
+from memcore import basis
 from memcore._memcore import lib
 from memcore.errors import MemcoreError
 from memcore.targets import TARGETS
@@ -62,7 +63,7 @@ _DEVICE_KEYS = {
     "ops_per_second_reference": False, "ops_per_second_optimised": False, "latency_budget_seconds": False,
     "overhead_seconds": False, "pointer_bytes": False, "target": False, "arena_region": False,
     "weights_region": False, "regions": True, "rates": False, "traffic_in_rates": False, "power": False,
-    "partitions": False, "model_partition": False, "family": False,
+    "partitions": False, "model_partition": False, "family": False, "basis": False,
 }
 _REGION_KEYS = ("size_bytes", "read_bytes_per_second")
 _POWER_KEYS = ("supply_volts", "active_amps", "sleep_amps", "radio_tx_amps", "radio_bytes_per_second")
@@ -126,6 +127,7 @@ class Profile:
     partitions: Tuple[Partition, ...] = ()
     model_partition: Optional[str] = None    # the partition the model file lives in
     family: str = ""                # boards a suggestion may move to: the same family only
+    basis: Dict[str, Tuple[str, str]] = field(default_factory=dict)  # figure -> (basis, source): memcore.basis
 
     @property
     def has_flash(self):
@@ -415,7 +417,8 @@ def _profile_from_table(name, table, origin):
     return Profile(name, description, regions, arena_region, weights_region, available, at_boot, rates, overhead,
                    _number(where, table, "latency_budget_seconds") if "latency_budget_seconds" in table else 0.0,
                    pointer_bytes, origin, target,
-                   _traffic(where, table, regions), _power(where, table), partitions, model_partition, family)
+                   _traffic(where, table, regions), _power(where, table), partitions, model_partition, family,
+                   basis.parse(where, table.get("basis")))
 
 
 def _nesting(text):

@@ -12,6 +12,7 @@ terminal, JSON, HTML page, notebook, renders from it (memcore.render).
 """
 import copy
 
+from memcore import basis
 from memcore.jsonout import finite
 
 
@@ -47,11 +48,39 @@ def report_data(report, model):
         "layers": [row.to_json() for row in rows],
         "model_partition": p.model_partition,
     })
+    _add_bases(data, p, report)
     from memcore.render import verdict_words
     data["reason"] = verdict_words(data)["detail"]
     # JSON has no Infinity: an infinite ceiling is null here already, so the API's object
     # and what `memcore check --json` prints are the same.
     return finite(data)
+
+
+def _add_bases(data, profile, report):
+    """Each figure's basis (memcore.basis) beside it, and whether the fetch time is inside
+    the fitted rates (no time of its own: the benchmarks the rates were fitted to read the
+    same bytes)."""
+    regions = {data["arena_region"], "flash" if data["weights_placement"] == "flash" else data["arena_region"]}
+    included = data["latency"]["fetch_seconds"] == 0 and regions <= set(profile.traffic_in_rates)
+    bases = basis.report_bases(data, profile, included)
+    data["basis"] = bases[""]
+    data["latency"]["fetch_in_rates"] = included
+    data["latency"]["basis"] = bases["latency"]
+    for name, res in data["resources"].items():
+        res["basis"] = {k: v for k, v in bases["resources"].get(name, {}).items() if v}
+    for s_json, suggestion in zip(data["suggestions"], report.suggestions):
+        # the changed configuration's own check, on its own profile
+        bases_of = check_bases(suggestion.report)["resources"]
+        for name, res in s_json["resources"].items():
+            res["basis"] = {k: v for k, v in bases_of.get(name, {}).items() if v}
+
+
+def check_bases(report):
+    """memcore.basis.report_bases of a CheckReport without its per-operator data."""
+    p = report.profile
+    shown = dict(report.to_json(), dtype=report.dtype, kernels=report.kernels, arena_region=p.arena_region)
+    regions = {p.arena_region, "flash" if report.weights_placement == "flash" else p.arena_region}
+    return basis.report_bases(shown, p, report.latency.fetch_seconds == 0 and regions <= set(p.traffic_in_rates))
 
 
 class Report:

@@ -3,8 +3,10 @@ import os
 
 import memcore
 from memcore import cli_options, exit_status, jsonout
+from memcore.basis import mark
 from memcore.compare import compare
 from memcore.profiles import profiles
+from memcore.report import check_bases
 from memcore.terminal import Out, escape
 from memcore.units import format_bytes, format_seconds
 
@@ -68,13 +70,15 @@ def run(args):
         if out.colour:
             verdict = "[%s]%s[/]" % (STYLE[c.status], verdict)
             headroom = "[%s]%s[/]" % ("green" if r.headroom_bytes >= 0 else "red", headroom)
+        total = mark(format_seconds(r.latency.total_seconds), check_bases(r)["latency"].get("total_seconds"))
         table.add_row(escape(c.device), verdict, format_bytes(r.required_bytes, args.si), headroom,
-                      "%s (%s)" % (format_seconds(r.latency.total_seconds),
+                      "%s (%s)" % (total,
                                    format_seconds(r.budgets.latency_for(r.profile)) if r.budgets.latency_for(r.profile)
                                    else "none"))
     out.print(table)
     legend = "won't fit (R N×): resource R (RAM, PSRAM or flash) needs N times what there is.  too slow (N×): " \
              "takes N times the latency budget."
+    legend += "  ~: an estimate (`memcore devices --verbose` lists each figure's source)."
     if any(c.status == "battery" for c in cards):
         legend += "  battery short (N×): needs N times the battery's energy over the life it must last."
     out.line(legend)
