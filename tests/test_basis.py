@@ -144,3 +144,12 @@ def test_the_docs_basis_example_loads_and_is_used():
     assert basis.of(found, "rates.int8_optimised.other")[0] == "estimate"
     assert basis.of(found, "rates.int8_optimised.conv") == ("published", "the vendor's benchmark table, 2025")
     assert basis.of(found, "power.sleep_amps")[0] == "published"
+
+
+def test_roofline_and_compare_mark_their_estimated_times():
+    _, data, _ = cli_json("roofline", model("kws_dscnn_float32.tflite"), "--device", "esp32")
+    assert data["points"][0]["basis"]["total_seconds"] == "estimate"
+    code, out, err = memcore_cli("roofline", model("kws_dscnn_float32.tflite"), "--device", "esp32")
+    assert re.search(r"compute +~\d", out)
+    code, out, err = memcore_cli("compare", model("kws_dscnn_int8.tflite"))
+    assert re.search(r"^esp32 .* ~\d+ ms \(none\)$", out, re.M) and "~: an estimate" in out

@@ -4,8 +4,10 @@ import os
 
 import memcore
 from memcore import cli_options, jsonout
-from memcore.check import model_dtype
+from memcore.basis import mark
+from memcore.check import check, model_dtype
 from memcore.ops import rates
+from memcore.report import check_bases
 from memcore.terminal import Out, escape
 from memcore.units import format_ops_rate, format_rate, format_seconds
 
@@ -59,6 +61,8 @@ def run(args):
     bandwidth, ops_rate = rates(profile, kernels, placement, model)
     points = plots.roofline_points(model, profile, kernels, placement, batches)
     budget = profile.latency_budget_seconds if args.max_latency is None else args.max_latency
+    # every batch's time rests on the same profile figures as batch 1's
+    time_basis = check_bases(check(model, profile, 1, kernels, placement, suggest=False))["latency"]["total_seconds"]
     if args.png:
         plots.save(plots.roofline_figure(model, profile, kernels, placement, batches, budget), args.png)
     first = points[0][1]
@@ -74,6 +78,7 @@ def run(args):
         "points": [{"batch": b, "intensity": r.intensity, "bound": r.bound, "total_seconds": t.total_seconds,
                     "fetch_seconds": t.fetch_seconds, "compute_seconds": t.compute_seconds,
                     "estimated_ops_per_second": rate,
+                    "basis": {"total_seconds": time_basis, "estimated_ops_per_second": time_basis},
                     "within_latency_budget": t.total_seconds <= budget if budget else None}
                    for b, r, t, rate in points],
     }
@@ -89,8 +94,9 @@ def run(args):
                       ("estimated rate", {"justify": "right"}),
                       *([("budget %s" % format_seconds(budget), {})] if budget else []))
     for p in data["points"]:
-        table.add_row(str(p["batch"]), "%.3g" % p["intensity"], p["bound"], format_seconds(p["total_seconds"]),
-                      format_ops_rate(p["estimated_ops_per_second"]),
+        table.add_row(str(p["batch"]), "%.3g" % p["intensity"], p["bound"],
+                      mark(format_seconds(p["total_seconds"]), time_basis),
+                      mark(format_ops_rate(p["estimated_ops_per_second"]), time_basis),
                       *(["within" if p["within_latency_budget"] else "over"] if budget else []))
     out.print(table)
     if data["crossover_batch"]:
