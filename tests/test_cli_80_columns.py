@@ -1,36 +1,22 @@
 """Readable at 80 columns: plan's long tensor names shortened in the middle (whole in
 JSON), suggested commands never hard-wrapped on a terminal, every table plain in a pipe."""
 import json
-import os
 import re
 import subprocess
 import sys
 
-from cli_helpers import child_env, memcore_cli, model
+from cli_helpers import child_env, memcore_cli, model, read_pty
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def on_terminal(*argv, columns=80):
     """`python -m memcore ARGV` on a pseudo-terminal `columns` wide: (status, text as shown)."""
-    import pty
     cmd = [sys.executable, "-m", "memcore", *map(str, argv)]
-    pid, fd = pty.fork()
-    if pid == 0:
-        env = child_env()
-        env.pop("NO_COLOR", None)
-        os.execvpe(cmd[0], cmd, dict(env, COLUMNS=str(columns), LINES="50", TERM="xterm-256color"))
-    chunks = []
-    while True:
-        try:
-            data = os.read(fd, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), ANSI.sub("", b"".join(chunks).decode("utf-8")).replace("\r\n", "\n")
+    env = child_env()
+    env.pop("NO_COLOR", None)
+    code, out = read_pty(cmd, dict(env, COLUMNS=str(columns), LINES="50", TERM="xterm-256color"))
+    return code, ANSI.sub("", out.decode("utf-8")).replace("\r\n", "\n")
 
 
 def test_suggested_commands_are_never_wrapped_on_a_terminal():

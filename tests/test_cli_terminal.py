@@ -3,14 +3,13 @@ no colour, no rules, no trailing spaces); PYTHONIOENCODING=ascii prints ASCII in
 crashing; NO_COLOR is honoured and nothing is highlighted that memcore did not mark; every
 command's --help has a description and examples; OS errors are one line with a hint."""
 import errno
-import os
 import re
 import subprocess
 import sys
 
 import pytest
 
-from cli_helpers import child_env, memcore_cli, model
+from cli_helpers import child_env, memcore_cli, model, read_pty
 
 ANSI = re.compile(r"\x1b\[")
 COMMANDS = ["check", "compare", "devices", "export", "hil", "monitor", "ops", "plan", "report", "roofline",
@@ -26,21 +25,8 @@ def run_memcore(*argv, env=None, tty=False):
     if not tty:
         run = subprocess.run(cmd, capture_output=True, env=environ, timeout=120)
         return run.returncode, run.stdout, run.stderr
-    import pty
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execvpe(cmd[0], cmd, dict(environ, COLUMNS="100", TERM="xterm-256color"))
-    chunks = []
-    while True:
-        try:
-            data = os.read(fd, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), b"".join(chunks), b""
+    code, out = read_pty(cmd, dict(environ, COLUMNS="100", TERM="xterm-256color"))
+    return code, out, b""
 
 
 def test_piped_check_is_plain_lines_without_wrap_or_trailing_spaces():

@@ -3,7 +3,6 @@ user gave, 2 bad input or a board error; in each command's --help, and given per
 import json
 import pathlib
 import re
-import sys
 
 import pytest
 
@@ -11,19 +10,11 @@ import memcore
 from cli_helpers import memcore_cli
 from memcore.cli import build_parser
 from memcore.hil import lines
+from test_bad_input_table import _fakeboard
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 KWS = ROOT / "examples" / "kws_dscnn_int8.tflite"
 COMMANDS = sorted(build_parser()._subparsers._group_actions[0].choices)
-
-
-def _fakeboard():
-    sys.path.insert(0, str(ROOT / "firmware_tests"))
-    try:
-        import fakeboard
-    finally:
-        sys.path.remove(str(ROOT / "firmware_tests"))
-    return fakeboard
 
 
 def board_report(**check_args):
