@@ -172,3 +172,21 @@ def test_the_docs_table_is_the_one_the_commands_print():
     listed = set(re.findall(r"`(\w+)`", "".join(re.findall(r"^\| (`[^|]+) \|", doc, re.M))))
     assert listed == set(COMMANDS)
     assert "docs/exit-status.md" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_commands_without_a_verdict_exit_0_even_for_a_model_that_does_not_fit(tmp_path):
+    resnet = ROOT / "tests" / "models" / "resnet8_float32.tflite"
+    assert memcore_cli("check", resnet, "--device", "esp32")[0] == 1      # it does not fit the esp32
+    for argv in (["ops", resnet, "--device", "esp32"], ["plan", resnet, "--device", "esp32"],
+                 ["roofline", resnet, "--device", "esp32", "--max-latency", "1ms"], ["devices"], ["verdicts"],
+                 ["export", resnet, "--device", "esp32", "-o", tmp_path / "model.json"]):
+        code, out, err = memcore_cli(*argv)
+        assert code == 0, (argv, err)
+
+
+def test_a_bug_is_status_2_never_a_verdict(monkeypatch):
+    import memcore.commands.check as check_command
+    monkeypatch.setattr(check_command, "report_data", lambda *a: {}["misses_budget"])
+    code, out, err = memcore_cli("check", KWS)
+    assert code == 2
+    assert "KeyError: 'misses_budget'" in err and "memcore check: error: internal error" in err
