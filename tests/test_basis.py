@@ -153,3 +153,28 @@ def test_roofline_and_compare_mark_their_estimated_times():
     assert re.search(r"compute +~\d", out)
     code, out, err = memcore_cli("compare", model("kws_dscnn_int8.tflite"))
     assert re.search(r"^esp32 .* ~\d+ ms \(none\)$", out, re.M) and "~: an estimate" in out
+
+
+def test_the_report_schema_docs_example_is_what_check_prints(monkeypatch):
+    """docs/report-schema.md's abridged example: every field it shows is the real one."""
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[1]
+    doc = (root / "docs" / "report-schema.md").read_text(encoding="utf-8")
+    command, block = re.search(r"Example \(`memcore (check [^`]+) --json` in tests/models, abridged\):\n\n```json\n"
+                               r"(.*?)```", doc, re.S).groups()
+    monkeypatch.chdir(root / "tests" / "models")
+    real = check(*command.split()[1:])
+
+    def same(shown, got, where):
+        if isinstance(shown, dict):
+            for key, value in shown.items():
+                same(value, got[key], where + "." + key)
+        elif isinstance(shown, list):
+            assert len(shown) <= len(got), where
+            for n, value in enumerate(shown):
+                same(value, got[n], "%s[%d]" % (where, n))
+        elif isinstance(shown, float):
+            assert round(got, 4) == shown, where
+        else:
+            assert got == shown, where
+    same(json.loads(block), real, "report")
