@@ -190,3 +190,10 @@ def test_a_bug_is_status_2_never_a_verdict(monkeypatch):
     code, out, err = memcore_cli("check", KWS)
     assert code == 2
     assert "KeyError: 'misses_budget'" in err and "memcore check: error: internal error" in err
+
+
+def test_compare_says_where_its_budgets_came_from():
+    code, out, err = memcore_cli("compare", KWS, "--max-latency", "100ms")
+    assert "budgets: latency 100 ms (--max-latency)" in out.splitlines()
+    code, out, err = memcore_cli("compare", KWS)
+    assert any(line.startswith("budgets: none given") for line in out.splitlines())

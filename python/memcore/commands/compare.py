@@ -6,6 +6,7 @@ from memcore import cli_options, exit_status, jsonout
 from memcore.basis import mark
 from memcore.compare import compare
 from memcore.profiles import profiles
+from memcore.render import budget_line
 from memcore.report import check_bases
 from memcore.terminal import Out, escape
 from memcore.units import format_bytes, format_seconds
@@ -82,6 +83,9 @@ def run(args):
     if any(c.status == "battery" for c in cards):
         legend += "  battery short (N×): needs N times the battery's energy over the life it must last."
     out.line(legend)
+    said = {c.device: budget_line(c.report.to_json()) for c in cards}
+    for device, line in said.items() if len(set(said.values())) > 1 else [("", next(iter(said.values())))]:
+        out.line("%s%s" % (device + ": " if device else "", line))
     if not any(c.status == "runs" for c in cards):
         out.line("no board runs it" + (" within the budgets given" if any(c.status != "will_not_fit" for c in cards)
                                        else ": it does not fit on any"))
