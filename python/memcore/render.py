@@ -441,7 +441,8 @@ def html_verdict(data, si=False):
 
 def html_memory_table(data, si=False):
     rows = "".join('<tr><td>%s%s</td><td class="n">%s</td><td class="mc-note">%s</td></tr>'
-                   % ("&nbsp;&nbsp;" * indent, _e(name), _e(format_bytes(n, si)), _e(note))
+                   % ("&nbsp;&nbsp;" * indent, _e(name),
+                      _e(mark(format_bytes(n, si), (data.get("basis") or {}).get(name + "_bytes"))), _e(note))
                    for name, n, note, indent in memory_rows(data, si))
     rows += "".join('<tr><td>%s</td><td class="n">%s</td><td class="mc-note">%s</td></tr>'
                     % (_e(part + (" ◀" if dominant else "")), _e(seconds), _e(note))
