@@ -146,8 +146,8 @@ def _fake(mode, fake_lines_file, tmp_path):
     return board
 
 
-@pytest.mark.parametrize("mode,rc,text", [("normal", 0, "0 differences"), ("wrong", 1, "required_bytes"),
-                                          ("oldboard", 1, "another memcore")])
+@pytest.mark.parametrize("mode,rc,text", [("normal", 0, "0 differences"), ("wrong", 2, "required_bytes"),
+                                          ("oldboard", 2, "another memcore")])
 def test_cli_exit_status_and_table(mode, rc, text, fake_lines_file, tmp_path, capsys):
     board = _fake(mode, fake_lines_file, tmp_path)
     try:

@@ -76,3 +76,25 @@ def child_env(**extra):
                 for name in ("libasan.so", "libstdc++.so")]
         env["LD_PRELOAD"] = " ".join(libs)
     return env
+
+
+def read_pty(cmd, env):
+    """Runs `cmd` on a pseudo-terminal with `env`, as a person's terminal runs it:
+    (exit code, everything it wrote, as bytes)."""
+    import os
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvpe(cmd[0], cmd, env)
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks)

@@ -241,7 +241,7 @@ def test_board_not_answering(tmp_path, source_tree):
 
 def test_board_rebooted_mid_run(tmp_path, source_tree):
     code, out, err = _hil(_fake_board_url("reset"), tmp_path)
-    assert code == 1 and err == ""
+    assert code == 2 and err == ""
     text = _one_line(out)
     # The results that arrived before the reset are kept and compared.
     assert "run did not complete: 5 cases compared, 6 differences" in text
@@ -250,7 +250,7 @@ def test_board_rebooted_mid_run(tmp_path, source_tree):
 
 def test_version_mismatch(tmp_path, source_tree):
     code, out, err = _hil(_fake_board_url("normal", version="0.0.9"), tmp_path)
-    assert code == 1 and err == ""
+    assert code == 2 and err == ""
     assert "board runs another memcore: not compared: 0 cases compared, 0 differences" in out
     host, api = memcore.version()
     assert "error: board runs memcore 0.0.9 (API %d), host %s (API %d): not compared" % (api, host, api) in out
@@ -277,7 +277,7 @@ def _forged(line):
 def test_board_result_duplicated_by_a_forged_line(tmp_path, source_tree):
     good = _budget_lines()
     code, out, err = _hil_script([good[0], _forged(good[1]), good[1]] + good[2:], tmp_path)
-    assert code == 1 and err == ""
+    assert code == 2 and err == ""
     assert "the board's lines broke the protocol: 11 cases compared, 1 differences" in out
     assert ("ProtocolError: transcript line 7: case 'spec1-batch2' of 'budget' reported again (first on line 6)"
             in out)
@@ -286,7 +286,7 @@ def test_board_result_duplicated_by_a_forged_line(tmp_path, source_tree):
 def test_board_result_forged_inside_a_printed_line(tmp_path, source_tree):
     good = _budget_lines()
     code, out, err = _hil_script([good[0], _forged(good[1]), "print: " + good[1]] + good[2:], tmp_path)
-    assert code == 1 and err == ""
+    assert code == 2 and err == ""
     assert "board and host differ: 11 cases compared, 1 differences" in out
     assert "1 line(s) of console noise ignored" in out
 
@@ -295,7 +295,7 @@ def test_board_result_field_of_the_wrong_type(tmp_path, source_tree):
     good = _budget_lines()
     code, out, err = _hil_script([good[0], good[1].replace('"file": "budget"', '"file": ["budget"]')] + good[2:],
                                  tmp_path)
-    assert code == 1
+    assert code == 2
     assert ("ProtocolError: transcript line 6: memcore.vector-result/1 line: field 'file' must be a string of "
             "at most 4096 characters, got ['budget']") in out
 
@@ -304,18 +304,18 @@ def test_board_result_nested_100000_deep(tmp_path, source_tree):
     good = _budget_lines()
     deep = good[1][:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
     code, out, err = _hil_script([good[0], deep] + good[2:], tmp_path)
-    assert code == 1
+    assert code == 2
     assert "ProtocolError: transcript line 6: line of 200275 characters, longer than the 65536 allowed" in out
     shallow = good[1][:-1] + ', "x": ' + "[" * 9 + "]" * 9 + "}"
     code, out, err = _hil_script([good[0], shallow] + good[2:], tmp_path)
-    assert code == 1 and "transcript line 6: JSON nested more than 8 deep" in out
+    assert code == 2 and "transcript line 6: JSON nested more than 8 deep" in out
 
 
 def test_board_text_with_rich_markup(tmp_path, source_tree):
     good = _budget_lines()
     code, out, err = _hil_script([good[0].replace('"firmware": "fake"', '"firmware": "[/][red]forged"'),
                                   good[1].replace('"spec1-batch2"', '"[bold]x[/bold]"')] + good[2:], tmp_path)
-    assert code == 1 and err == ""
+    assert code == 2 and err == ""
     assert "[/][red]forged" in out and "[bold]x[/bold]" in out
 
 
@@ -323,7 +323,7 @@ def test_board_flooding_the_line(tmp_path, source_tree):
     good = _budget_lines()
     code, out, err = _hil_script([good[0], {"repeat": "flood " * 10 + "\r\n", "bytes": 3_000_000}] + good[1:],
                                  tmp_path)
-    assert code == 1
+    assert code == 2
     assert "ProtocolError: the code printed 3003014 bytes, more than the 1048576 the harness keeps; the rest was dropped" in out  # noqa: E501
 
 

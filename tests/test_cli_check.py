@@ -20,16 +20,30 @@ def check_json(*argv):
     return code, report
 
 
-def test_small_int8_model_fits_the_esp32_memory_but_misses_its_latency_budget_exit_3():
-    # 5.3 M operations at ESP-NN's 39 Mops/s is about 136 ms, over the profile's 100 ms.
+def test_small_int8_model_fits_the_esp32_without_a_budget_nobody_gave_exit_0():
+    # the README's first command: the built-in profiles carry no latency budget
     code, out, err = memcore_cli("check", model("kws_dscnn_int8.tflite"), "--device", "esp32")
-    assert code == 3, err
-    assert "FITS" in out and "DOES NOT FIT" not in out
-    assert "recommended arena" in out and "KiB" in out
+    assert code == 0, err
+    assert "FITS" in out and "BUDGET" not in out
+    assert "budgets: none given" in out
     code, report = check_json(model("kws_dscnn_int8.tflite"), "--device", "esp32")
+    assert code == 0 and report["verdict"] == "fits" and "latency" not in report["resources"]
+    assert report["budgets"]["latency_seconds"] is None and report["budgets"]["sources"] == {}
+
+
+def test_small_int8_model_misses_the_latency_budget_the_user_gave_exit_3():
+    # 5.3 M operations at ESP-NN's 39 Mops/s is about 136 ms, over a 100 ms budget.
+    code, out, err = memcore_cli("check", model("kws_dscnn_int8.tflite"), "--device", "esp32", "--max-latency",
+                                 "100ms")
+    assert code == 3, err
+    assert "FITS, BUT MISSES ITS BUDGET" in out and "DOES NOT FIT" not in out
+    assert "recommended arena" in out and "KiB" in out
+    assert "budgets: latency 100 ms (--max-latency)" in out
+    code, report = check_json(model("kws_dscnn_int8.tflite"), "--device", "esp32", "--max-latency", "0.1s")
     assert code == 3 and report["verdict"] == "misses_budget" and report["limiting_resource"] == "latency"
     assert report["resources"]["latency"]["limit"] == 0.1 and not report["resources"]["latency"]["fits"]
     assert report["resources"]["ram"]["fits"] and report["headroom_bytes"] > 0
+    assert report["budgets"]["sources"] == {"latency_seconds": "--max-latency"}
 
 
 def test_small_int8_model_fits_a_laxer_budget_exit_0():
@@ -43,7 +57,7 @@ def test_float32_resnet_does_not_fit_the_esp32_and_says_what_would():
     assert "DOES NOT FIT" in out
     assert "What would change the verdict (each one checked)" in out
     # the board offered is one of the same family (MicroPython on an ESP32), never a Cortex-M
-    assert "quantise float32 → int8" in out and "esp32s3" in out and "cortex-m4" not in out
+    assert "quantise float32 → int8" in out and "esp32-psram" in out and "cortex-m4" not in out
 
 
 @pytest.mark.parametrize("name", ["kws_dscnn_float32.tflite", "kws_dscnn_int8.tflite", "mnist_cnn_int8.tflite",
@@ -108,7 +122,7 @@ def test_suggestions_cover_flash_psram_and_batch():
                               "--batch", "3")
     assert code == 1
     actions = " | ".join(s["action"] for s in report["suggestions"])
-    assert "weights in flash" in actions and "esp32s3" in actions
+    assert "weights in flash" in actions and "esp32-psram" in actions
     flash = next(s for s in report["suggestions"] if "flash" in s["action"])
     assert flash["headroom_bytes"] > report["headroom_bytes"]
 

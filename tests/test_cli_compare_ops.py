@@ -1,7 +1,7 @@
 """`memcore compare` (a verdict per device) and `memcore ops` (per-operator table)."""
 import memcore
+from memcore.check import Budgets, check
 from memcore.compare import compare
-from memcore.check import check
 from memcore.profiles import builtin_profiles, profile
 from cli_helpers import memcore_cli, model
 
@@ -16,14 +16,17 @@ def test_compare_shows_every_device_and_the_three_verdicts():
 
 def test_compare_cards_agree_with_check():
     m = memcore.load(model("resnet8_int8.tflite"))
-    cards = {c.device: c for c in compare(m, builtin_profiles())}
+    budgets = Budgets(latency_seconds=0.1)     # a 100 ms budget, given by the user
+    cards = {c.device: c for c in compare(m, builtin_profiles(), budgets=budgets)}
     for c in cards.values():   # each card is the check's verdict on that board
-        assert c.status == {"fits": "runs", "does_not_fit": "will_not_fit",
-                            "misses_budget": "too_slow"}[check(m, profile(c.device), suggest=False).verdict]
+        assert c.status == {"fits": "runs", "does_not_fit": "will_not_fit", "misses_budget": "too_slow"}[
+            check(m, profile(c.device), suggest=False, budgets=budgets).verdict]
         assert (c.times_over > 1) == (c.status != "runs")   # never "won't fit" below 1×
     assert cards["esp32"].status == "will_not_fit" and cards["esp32"].report.limiting_resource == "ram"
     assert cards["esp32s3"].status == "runs"
     assert cards["esp32-psram"].status == "too_slow"   # fits in PSRAM, but 0.6 s on the ESP32's cores
+    # without a budget nobody is too slow
+    assert compare(m, {"esp32-psram": profile("esp32-psram")})[0].status == "runs"
 
 
 def test_ops_marks_the_peak_at_the_lower_bound():

@@ -54,11 +54,16 @@ def test_ops_json_matches_check_json():
 
 
 def test_compare_json_has_every_device():
-    code, data, _ = cli_json("compare", model("resnet8_int8.tflite"))
+    code, data, _ = cli_json("compare", model("resnet8_int8.tflite"), "--max-latency", "100ms")
     assert code == 0
     assert [d["device"] for d in data["devices"]] == list(builtin_profiles())
     statuses = {d["device"]: d["status"] for d in data["devices"]}
     assert statuses["esp32"] == "will_not_fit" and statuses["esp32s3"] == "runs" and statuses["esp32-psram"] == "too_slow"
+    assert {d["latency_budget_seconds"] for d in data["devices"]} == {0.1}
+    # no budget given: every board that holds it runs it
+    code, data, _ = cli_json("compare", model("resnet8_int8.tflite"))
+    assert code == 0 and {d["device"]: d["status"] for d in data["devices"]}["esp32-psram"] == "runs"
+    assert {d["latency_budget_seconds"] for d in data["devices"]} == {None}
     for d in data["devices"]:
         assert d["report"]["device"] == d["device"]
 
@@ -96,8 +101,11 @@ def test_roofline_json_batches():
     assert [p["batch"] for p in mcu["points"]] == [1] and mcu["streams_one_example"]
     _, chosen, _ = cli_json("roofline", model("mnist_cnn_float32.tflite"), "--device", "esp32", "--batches", "1,3")
     assert [p["batch"] for p in chosen["points"]] == [1, 3]
-    # kws at 5.32 M operations on 39 Mops/s takes 139 ms: over the ESP32's 100 ms budget.
-    assert mcu["points"][0]["within_latency_budget"] is False
+    # no budget given: none is judged
+    assert mcu["latency_budget_seconds"] is None and mcu["points"][0]["within_latency_budget"] is None
+    # kws at 5.32 M operations on 39 Mops/s takes 139 ms: over a 100 ms budget.
+    _, slow, _ = cli_json("roofline", model("kws_dscnn_int8.tflite"), "--device", "esp32", "--max-latency", "100ms")
+    assert slow["points"][0]["within_latency_budget"] is False and slow["latency_budget_from"] == "--max-latency"
 
 
 def test_devices_and_verdicts_json():

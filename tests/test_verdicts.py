@@ -177,9 +177,10 @@ CASES = [
     ("resnet8_float32.tflite", ["--device", "esp32"]),
     ("resnet8_int8.tflite", ["--device", "esp32", "--weights-in", "ram", "--batch", "3"]),
     ("mnist_cnn_int8.tflite", ["--device", "esp32", "--batch", "40"]),
-    ("kws_dscnn_int8.tflite", ["--device", "esp32"]),
-    ("kws_dscnn_float32.tflite", ["--device", "cortex-m4"]),
-    ("resnet8_int8.tflite", ["--device", "nucleo-l4r5zi", "--kernels", "reference"]),
+    # the three below miss the 100 ms budget they are given (no profile carries one)
+    ("kws_dscnn_int8.tflite", ["--device", "esp32", "--max-latency", "100ms"]),
+    ("kws_dscnn_float32.tflite", ["--device", "cortex-m4", "--max-latency", "100ms"]),
+    ("resnet8_int8.tflite", ["--device", "nucleo-l4r5zi", "--kernels", "reference", "--max-latency", "100ms"]),
     ("kws_dscnn_int8.tflite", ["--device", "cortex-m4", "--max-latency", "1s", "--per-hour", "3600",
                                "--battery", "220mAh@3V", "--battery-life", "1y"]),
 ]

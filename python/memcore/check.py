@@ -42,17 +42,40 @@ RESOURCE_UNITS = {"ram": "bytes", "psram": "bytes", "flash": "bytes", "latency":
 
 @dataclass(frozen=True)
 class Budgets:
-    """What the deployment must meet besides memory: a latency per request (None: the
-    profile's budget; 0: none), a duty cycle (inferences per hour; 0: back to back, for
-    energy), and a battery (joules) that must last battery_life_seconds (0: no
-    required life; the life it gives is still reported)."""
+    """What the deployment must meet besides memory, only as the user gave it: a latency
+    per request (None: the budget of the user's device file, if it gives one; 0: none), a
+    duty cycle (inferences per hour; 0: back to back, for energy), and a battery (joules)
+    that must last battery_life_seconds (0: no required life; the life it gives is still
+    reported).  The built-in profiles carry no budget.  `given_on` says where the user
+    gave these: "command line" (the options' names) or "arguments" (the Python API's)."""
     latency_seconds: Optional[float] = None
     inferences_per_hour: float = 0.0
     battery_joules: float = 0.0
     battery_life_seconds: float = 0.0
+    given_on: str = "arguments"
 
     def latency_for(self, profile):
         return profile.latency_budget_seconds if self.latency_seconds is None else self.latency_seconds
+
+    def sources(self, profile):
+        """Where each budget in force came from: {budget: "--max-latency", "device file
+        F", "max_latency argument", ...}; a budget nobody gave is absent."""
+        found = {}
+        for name, option, argument in _BUDGET_NAMES:
+            value = getattr(self, name)
+            if name == "latency_seconds" and value is None:
+                if profile.latency_budget_seconds:
+                    found[name] = "device file %s" % profile.origin
+            elif value:
+                found[name] = option if self.given_on == "command line" else "%s argument" % argument
+        return found
+
+
+# each budget: its field, the command-line option and the memcore.check() argument giving it
+_BUDGET_NAMES = (("latency_seconds", "--max-latency", "max_latency"),
+                 ("inferences_per_hour", "--per-hour", "per_hour"),
+                 ("battery_joules", "--battery", "battery"),
+                 ("battery_life_seconds", "--battery-life", "battery_life"))
 
 
 @dataclass(frozen=True)
@@ -106,7 +129,7 @@ class Deployment:
             words.append("--allow-unknown-ops")
         b = self.budgets
         if b.latency_seconds is not None:
-            words += ["--max-latency", "none" if b.latency_seconds == 0 else "%.6g" % b.latency_seconds]
+            words += ["--max-latency", "none" if b.latency_seconds == 0 else "%.6gs" % b.latency_seconds]
         if b.inferences_per_hour:
             words += ["--per-hour", "%.10g" % b.inferences_per_hour]
         if b.battery_joules:
@@ -265,7 +288,8 @@ class CheckReport:
             "budgets": {"latency_seconds": b.latency_for(self.profile) or None,
                         "inferences_per_hour": b.inferences_per_hour or None,
                         "battery_joules": b.battery_joules or None,
-                        "battery_life_seconds": b.battery_life_seconds or None},
+                        "battery_life_seconds": b.battery_life_seconds or None,
+                        "sources": b.sources(self.profile)},
             "cheaper_to": _cheaper(self.fields),
             "model_estimated_from": self.model_estimated_from,
             "conversion": list(self.conversion),

@@ -2,7 +2,10 @@
 """The `memcore` command.  Each subcommand lives in memcore/commands/<name>.py and
 defines `register(subparsers)`, which adds its parser and sets `run(args) -> int`.
 
-Exit codes: 0 fits / success, 1 does not fit, 2 bad input or error.
+Exit status: one table for every command (memcore.exit_status, docs/exit-status.md): 0
+fits, 1 does not fit, 3 misses a budget the user gave, 2 bad input or a board error.  A
+bug in memcore itself is 2 as well, with its traceback: never 1, which a script would
+read as "does not fit".
 
 Every failure ends here as one line on stderr, `memcore COMMAND: error: MESSAGE`, with a
 hint when one helps (an OS error's cause, the dialout group for a serial port); under
@@ -132,6 +135,12 @@ def main(argv=None):
     except (MemcoreError, OSError, CommandError) as exc:
         message, hint, status = describe(exc)
         return report_error(args.command, message, hint, status, getattr(args, "json", False))
+    except Exception as exc:  # noqa: BLE001 - a bug: say so, and never exit with a verdict's status
+        import traceback
+        traceback.print_exc()
+        return report_error(args.command, "internal error: %s: %s" % (type(exc).__name__, exc),
+                            "a bug in memcore: please report it with the traceback above", 2,
+                            getattr(args, "json", False))
 
 
 if __name__ == "__main__":

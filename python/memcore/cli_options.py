@@ -4,15 +4,19 @@ everywhere: --device, --device-file, --si, --batch, --kernels, --weights-in, the
 shape of every subcommand's help (summary, description, examples)."""
 import argparse
 
+from memcore import exit_status as exit_status_table
 from memcore.profiles import profile
 from memcore.units import parse_battery, parse_duration
 
 
-def add_command(sub, name, summary, description, examples):
+def add_command(sub, name, summary, description, examples, exit_status=None):
     """A subcommand's parser with its one-line summary (in `memcore --help`), a
-    description and examples (in `memcore NAME --help`)."""
+    description, examples and the exit-status table (in `memcore NAME --help`);
+    `exit_status` says what this command's verdict is (default: it has none, 0 or 2)."""
+    applies = exit_status or "`memcore %s` gives no verdict: 0 done, 2 bad input." % name
     return sub.add_parser(name, help=summary, description=description,
-                          epilog="examples:\n" + "\n".join("  " + e for e in examples))
+                          epilog="examples:\n" + "\n".join("  " + e for e in examples) + "\n\n"
+                          + exit_status_table.help_text(applies))
 
 
 def add_json(parser, what):
@@ -98,7 +102,7 @@ def add_deployment(parser):
 
 
 def seconds_or_none(text):
-    if text.strip().lower() in ("none", "no", "0"):
+    if text.strip().lower() in ("none", "no"):
         return 0.0
     return _units(parse_duration, text, "a time")
 
@@ -136,8 +140,8 @@ def add_budgets(parser):
     """The budgets besides memory: time per request, a duty cycle, a battery."""
     group = parser.add_argument_group("budgets (a missed one is exit status 3)")
     group.add_argument("--max-latency", type=seconds_or_none, default=None, metavar="TIME",
-                       help="the most one request may take: 100ms, 0.25, 2s (default: the device's budget; "
-                            "none: no budget)")
+                       help="the most one request may take, with its unit: 50ms, 0.05s, 2s (default: none, or "
+                            "the budget your --device-file gives; none: no budget)")
     group.add_argument("--per-hour", type=per_hour, default=0.0, metavar="N",
                        help="the duty cycle: N inferences per hour, asleep in between (each must also finish "
                             "before the next; default: back to back, for energy)")
@@ -150,7 +154,7 @@ def add_budgets(parser):
 
 def budgets(args):
     from memcore.check import Budgets
-    return Budgets(args.max_latency, args.per_hour, args.battery or 0.0, args.battery_life or 0.0)
+    return Budgets(args.max_latency, args.per_hour, args.battery or 0.0, args.battery_life or 0.0, "command line")
 
 
 def input_shape(text):

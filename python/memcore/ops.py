@@ -40,6 +40,8 @@ class OperatorRow:
             "live_bytes": self.live_bytes, "live_buffers": self.live_buffers, "arena_share": self.arena_share,
             "fetch_bytes": self.fetch_bytes, "seconds": self.seconds, "fetch_seconds": self.fetch_seconds,
             "compute_seconds": self.compute_seconds, "is_peak": self.is_peak,
+            # the request's fitted rates shared out by operation count (memcore.basis)
+            "basis": {"seconds": "estimate", "fetch_seconds": "estimate", "compute_seconds": "estimate"},
         }
 
 

@@ -277,10 +277,11 @@ def _log_axis(axis):
     axis.set_minor_formatter(NullFormatter())
 
 
-def roofline_figure(model, profile, kernels="optimised", weights_placement=None, batches=None):
+def roofline_figure(model, profile, kernels="optimised", weights_placement=None, batches=None, budget_seconds=None):
     """Roofline of `profile` with the model at each batch of `batches` (default:
     meaningful_batches): intensity from the C roofline, the estimated rate from the C
-    latency, and the rate the latency budget asks for."""
+    latency, and the rate the latency budget asks for when the user gave one
+    (`budget_seconds`, else the device file's; none: no budget drawn)."""
     from memcore.check import model_dtype
 
     placement = weights_placement or profile.default_weights_placement()
@@ -290,8 +291,8 @@ def roofline_figure(model, profile, kernels="optimised", weights_placement=None,
     balance = ops_rate / bandwidth
     points = roofline_points(model, profile, kernels_used, placement, batches)
     ceiling = points[0][1].ceiling
-    budget = profile.latency_budget_seconds
-    needed = [b * model.operations / budget for b in batches]
+    budget = budget_seconds if budget_seconds is not None else profile.latency_budget_seconds
+    needed = [b * model.operations / budget for b in batches] if budget else []
 
     fig, ax = plt.subplots(figsize=(8.5, 6.0), layout="constrained")
     finite_ceiling = ceiling if ceiling != float("inf") else None
@@ -308,17 +309,19 @@ def roofline_figure(model, profile, kernels="optimised", weights_placement=None,
     model_name = model.path.rsplit("/", 1)[-1]
     xs_points = [r.intensity for _, r, _, _ in points]
     ys_points = [rate for _, _, _, rate in points]
-    within = [t.total_seconds <= budget for _, _, t, _ in points]
+    within = [not budget or t.total_seconds <= budget for _, _, t, _ in points]
     ax.plot(xs_points, ys_points, "-", color="tab:blue", linewidth=1, zorder=2)
     if any(within):
         ax.scatter([x for x, w in zip(xs_points, within) if w], [y for y, w in zip(ys_points, within) if w],
-                   color="tab:blue", zorder=3, label="%s, estimated by memcore's latency model: within the budget"
-                   % model_name)
+                   color="tab:blue", zorder=3, label="%s, estimated by memcore's latency model%s"
+                   % (model_name, ": within the budget" if budget else ""))
     if not all(within):
         ax.scatter([x for x, w in zip(xs_points, within) if not w], [y for y, w in zip(ys_points, within) if not w],
                    facecolor="white", edgecolor="tab:red", linewidth=1.5, zorder=3,
                    label="%s, estimated by memcore's latency model: over the budget" % model_name)
-    if len(batches) == 1:
+    if not budget:
+        pass
+    elif len(batches) == 1:
         ax.axhline(needed[0], color=COLOURS["budget"], linestyle="--", linewidth=1.5,
                    label="needed to answer within the %s budget: %s" % (format_seconds(budget),
                                                                        format_ops_rate(needed[0])))
@@ -337,7 +340,7 @@ def roofline_figure(model, profile, kernels="optimised", weights_placement=None,
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
-    ax.set_ylim(min(min(ys_points), bandwidth * lo, min(needed)) / 3, max(ops_rate, max(needed)) * 3)
+    ax.set_ylim(min(min(ys_points), bandwidth * lo, min(needed or ys_points)) / 3, max(ops_rate, max(needed or ys_points)) * 3)
     ax.set_xlabel("arithmetic intensity (operations per byte fetched)")
     ax.set_ylabel("operations per second")
     cross = points[0][1].crossover_batch

@@ -28,6 +28,7 @@ except ImportError:  # Python < 3.11: the same parser, published as tomli
 
 from importlib import resources
 
+from memcore import basis
 from memcore._memcore import lib
 from memcore.errors import MemcoreError
 from memcore.targets import TARGETS
@@ -59,10 +60,10 @@ _TOML_TOKEN = re.compile(r'''#[^\n]*|"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"
 # key: required
 _DEVICE_KEYS = {
     "description": True, "available_bytes": True, "available_bytes_at_boot": False,
-    "ops_per_second_reference": False, "ops_per_second_optimised": False, "latency_budget_seconds": True,
+    "ops_per_second_reference": False, "ops_per_second_optimised": False, "latency_budget_seconds": False,
     "overhead_seconds": False, "pointer_bytes": False, "target": False, "arena_region": False,
     "weights_region": False, "regions": True, "rates": False, "traffic_in_rates": False, "power": False,
-    "partitions": False, "model_partition": False, "family": False,
+    "partitions": False, "model_partition": False, "family": False, "basis": False,
 }
 _REGION_KEYS = ("size_bytes", "read_bytes_per_second")
 _POWER_KEYS = ("supply_volts", "active_amps", "sleep_amps", "radio_tx_amps", "radio_bytes_per_second")
@@ -117,7 +118,7 @@ class Profile:
     available_bytes_at_boot: int    # what is free before the runtime grows its heap
     rates: Dict[str, Dict[str, float]]  # RATE_TABLES name -> {operator class: operations per second}
     overhead_seconds: float         # fixed per request
-    latency_budget_seconds: float   # must answer within
+    latency_budget_seconds: float   # must answer within: the user's device file's budget (0: none, as built in)
     pointer_bytes: int              # 4 on 32-bit microcontrollers, 8 on 64-bit hosts
     origin: str                     # "built-in" or the TOML file it came from
     target: str = "esp32"           # the ABI and TFLM build (memcore.targets.TARGETS)
@@ -126,6 +127,7 @@ class Profile:
     partitions: Tuple[Partition, ...] = ()
     model_partition: Optional[str] = None    # the partition the model file lives in
     family: str = ""                # boards a suggestion may move to: the same family only
+    basis: Dict[str, Tuple[str, str]] = field(default_factory=dict)  # figure -> (basis, source): memcore.basis
 
     @property
     def has_flash(self):
@@ -413,8 +415,10 @@ def _profile_from_table(name, table, origin):
     rates = _rates(where, table)
     partitions, model_partition = _partitions(where, table, regions)
     return Profile(name, description, regions, arena_region, weights_region, available, at_boot, rates, overhead,
-                   _number(where, table, "latency_budget_seconds"), pointer_bytes, origin, target,
-                   _traffic(where, table, regions), _power(where, table), partitions, model_partition, family)
+                   _number(where, table, "latency_budget_seconds") if "latency_budget_seconds" in table else 0.0,
+                   pointer_bytes, origin, target,
+                   _traffic(where, table, regions), _power(where, table), partitions, model_partition, family,
+                   basis.parse(where, table.get("basis")))
 
 
 def _nesting(text):

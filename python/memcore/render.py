@@ -12,6 +12,7 @@ operations per second.
 """
 import html
 
+from memcore.basis import mark
 from memcore.units import (format_bytes, format_count, format_duration, format_joules, format_ops_rate,
                            format_seconds, format_watts)
 
@@ -38,9 +39,11 @@ def _resource_amount(name, value, si):
 
 def resource_detail(name, res, data, si=False):
     """What one resource's need, limit and margin say, in words."""
-    need, limit = _resource_amount(name, res["need"], si), _resource_amount(name, res["limit"], si)
-    over = _resource_amount(name, -res["margin"], si)
-    left = _resource_amount(name, res["margin"], si)
+    b = res.get("basis") or {}
+    need = mark(_resource_amount(name, res["need"], si), b.get("need"))
+    limit = mark(_resource_amount(name, res["limit"], si), b.get("limit"))
+    over = mark(_resource_amount(name, -res["margin"], si), b.get("margin"))
+    left = mark(_resource_amount(name, res["margin"], si), b.get("margin"))
     fits = res["margin"] >= 0
     if name == "latency":
         per_hour = (data.get("budgets") or {}).get("inferences_per_hour")
@@ -74,12 +77,11 @@ def verdict_words(data, si=False):
     else:
         b = lambda n: format_bytes(n, si)  # noqa: E731
         detail = "needs %s, %s available" % (b(data["required_bytes"]), b(data["available_bytes"]))
-    total = data["latency"]["total_seconds"]
     budget = data.get("latency_budget_seconds")
     speed_ok = data.get("within_latency_budget", True)
-    speed = "answers in %s, %s the %s budget" % (format_seconds(total), "within" if speed_ok else "over",
-                                                 format_seconds(budget)) if budget else \
-        "answers in %s" % format_seconds(total)
+    total = seconds_text(data, "total_seconds")
+    speed = "answers in %s, %s the %s budget" % (total, "within" if speed_ok else "over",
+                                                 format_seconds(budget)) if budget else "answers in %s" % total
     headline, symbol, colour = {"fits": ("FITS", "✔", "green"),
                                 "does_not_fit": ("DOES NOT FIT", "✘", "red"),
                                 "misses_budget": ("FITS, BUT MISSES ITS BUDGET", "!", "yellow")}[status]
@@ -87,13 +89,43 @@ def verdict_words(data, si=False):
             "line": "%s: %s" % (headline.lower(), detail), "speed": speed, "speed_ok": speed_ok}
 
 
+_BUDGET_WORDS = (("latency_seconds", "latency", format_seconds), ("inferences_per_hour", "duty cycle",
+                                                                     lambda n: "%g per hour" % n),
+                 ("battery_joules", "battery", format_joules), ("battery_life_seconds", "battery life",
+                                                                format_duration))
+
+
+def budget_line(data):
+    """Every budget the check was held to, with where the user gave it; or that none was."""
+    budgets = data.get("budgets") or {}
+    sources = budgets.get("sources") or {}
+    given = ["%s %s (%s)" % (words, show(budgets[name]), sources.get(name, "?"))
+             for name, words, show in _BUDGET_WORDS if budgets.get(name)]
+    if not given:
+        return "budgets: none given (--max-latency, --battery with --battery-life, or a device file's " \
+               "latency_budget_seconds): memory and flash decide the verdict"
+    return "budgets: " + ", ".join(given)
+
+
+ESTIMATE_NOTE = ("~: an estimate, resting on a figure of the profile that was assumed, not measured or published "
+                 "(`memcore devices --verbose --device %s` lists each figure's source)")
+
+
+def has_estimates(data):
+    """Whether any figure shown is marked "~"."""
+    maps = [data.get("basis") or {}, data["latency"].get("basis") or {}]
+    maps += [r.get("basis") or {} for r in (data.get("resources") or {}).values()]
+    return any("estimate" in m.values() for m in maps)
+
+
 def resource_rows(data, si=False):
     """(resource, need, limit, margin, fits, limiting) rows, in words, for every resource
     the check counted."""
     rows = []
     for name, res in (data.get("resources") or {}).items():
-        rows.append((_RESOURCE_WORDS[name], _resource_amount(name, res["need"], si),
-                     _resource_amount(name, res["limit"], si), _resource_amount(name, res["margin"], si),
+        b = res.get("basis") or {}
+        rows.append((_RESOURCE_WORDS[name], *(mark(_resource_amount(name, res[k], si), b.get(k))
+                                              for k in ("need", "limit", "margin")),
                      res["fits"], name == data.get("limiting_resource")))
     return rows
 
@@ -104,24 +136,26 @@ def energy_rows(data):
         return []
     budgets = data.get("budgets") or {}
     per_hour = budgets.get("inferences_per_hour")
-    rows = [("per inference", format_joules(data["energy_joules"]),
-             "active power × %s" % format_seconds(data["latency"]["total_seconds"]))]
+    b = data.get("basis") or {}
+    rows = [("per inference", mark(format_joules(data["energy_joules"]), b.get("energy_joules")),
+             "active power × %s" % seconds_text(data, "total_seconds"))]
     if data.get("radio_joules"):
         cheaper = data.get("cheaper_to")
-        rows.append(("sending the input", format_joules(data["radio_joules"]),
+        rows.append(("sending the input", mark(format_joules(data["radio_joules"]), b.get("radio_joules")),
                      "%s over the radio in %s; %s" % (format_bytes(data["input_bytes"]),
                                                       format_seconds(data["radio_seconds"]),
                                                       "computing here costs less" if cheaper == "compute"
                                                       else "sending it costs less (air time only)")))
-    rows.append(("average power", format_watts(data["average_watts"]),
+    rows.append(("average power", mark(format_watts(data["average_watts"]), b.get("average_watts")),
                  "%s, busy %s of the time" % ("%g inferences per hour" % per_hour if per_hour else "back to back",
                                               share_text(data["duty_cycle"]))))
     if data.get("battery_life_seconds"):
-        rows.append(("battery life", format_duration(data["battery_life_seconds"]),
+        rows.append(("battery life", mark(format_duration(data["battery_life_seconds"]), b.get("battery_life_seconds")),
                      "%s at that average power" % format_joules(budgets.get("battery_joules") or 0)))
     most = data.get("max_inferences_per_hour")
     if most:
-        rows.append(("most per hour", "{:,.0f}".format(most) if most >= 100 else "%.3g" % most, "within the battery budget" if data.get("resources", {})
+        rows.append(("most per hour", mark("{:,.0f}".format(most) if most >= 100 else "%.3g" % most,
+                                           b.get("max_inferences_per_hour")), "within the battery budget" if data.get("resources", {})
                      .get("battery") else "back to back"))
     return rows
 
@@ -154,17 +188,26 @@ def memory_rows(data, si=False):
     ]
 
 
+def seconds_text(data, part):
+    """One part of the latency as text, "~" marking an estimate; a fetch inside the fitted
+    rates has no time of its own to show."""
+    lat = data["latency"]
+    if part == "fetch_seconds" and lat.get("fetch_in_rates"):
+        return "in compute"
+    return mark(format_seconds(lat[part]), (lat.get("basis") or {}).get(part))
+
+
 def time_rows(data):
-    """(part, seconds, note, dominant) rows of the time table."""
+    """(part, time as text, note, dominant) rows of the time table."""
     lat = data["latency"]
     work = work_words(data["macs"], data["operations"]) if "macs" in data else \
         "%s operations" % format_count(data.get("operations", 0))
     # no fetch time: the board's rates were fitted to end-to-end times, reads included
-    fetch_note = "reading weights and activations" if lat["fetch_seconds"] else \
-        "reads of weights and activations are inside the fitted rates"
-    return [("fetch", lat["fetch_seconds"], fetch_note, lat["dominant"] == "fetch"),
-            ("compute", lat["compute_seconds"], work, lat["dominant"] == "compute"),
-            ("setup", lat["setup_seconds"], "fixed per request", lat["dominant"] == "setup")]
+    fetch_note = "reading weights and activations" if not lat.get("fetch_in_rates") else \
+        "reads of weights and activations: inside the rates, fitted to end-to-end times"
+    return [("fetch", seconds_text(data, "fetch_seconds"), fetch_note, lat["dominant"] == "fetch"),
+            ("compute", seconds_text(data, "compute_seconds"), work, lat["dominant"] == "compute"),
+            ("setup", seconds_text(data, "setup_seconds"), "fixed per request", lat["dominant"] == "setup")]
 
 
 def regime_words(data):
@@ -204,9 +247,27 @@ def layer_cells(row, si=False):
         "live": format_bytes(row["live_bytes"], si),
         "buffers": str(row["live_buffers"]),
         "of arena": share_text(row["arena_share"]),
-        "time": format_seconds(row["seconds"]) if row.get("seconds") is not None else "–",
+        "time": operator_seconds_text(row),
         "peak": "◀ peak" if row["is_peak"] else "",
     }
+
+
+#: below this an operator's time is not resolved: its fixed cost in TFLM's Invoke loop
+#: (dispatch, quantisation parameters, a softmax's exponentials) is in no rate, so "56 ns"
+#: for a 12-element softmax would be a number that does not say what it is
+OPERATOR_SECONDS_FLOOR = 1e-6
+
+
+def operator_seconds_text(row):
+    """An operator's time: "~" (the request's fitted rates shared out by operation count),
+    "<1 µs" below what that resolves."""
+    seconds = row.get("seconds")
+    if seconds is None:
+        return "–"
+    basis = (row.get("basis") or {}).get("seconds")
+    if 0 < seconds < OPERATOR_SECONDS_FLOOR:
+        return mark("<1 µs", basis)
+    return mark(format_seconds(seconds), basis)
 
 
 LAYER_COLUMNS = (("#", {"justify": "right"}), ("operator", {"no_wrap": True}), ("output shape", {}),
@@ -216,7 +277,9 @@ LAYER_COLUMNS = (("#", {"justify": "right"}), ("operator", {"no_wrap": True}), (
                  ("peak", {"no_wrap": True}))
 
 LAYERS_NOTE = ("live: activation bytes alive while the operator runs (buffers: how many); of arena: that over "
-               "TFLM's planned arena; time: the operator alone on the device (setup not included). "
+               "TFLM's planned arena; time: the operator alone on the device (setup not included), the request's fitted "
+               "rates shared out by operation count, so an estimate (~), unresolved below 1 µs (its fixed cost is in no "
+               "rate). "
                "◀ peak: the most bytes alive at once, which no arena plan can go below.")
 
 
@@ -263,7 +326,7 @@ def terminal_report(data, out, si=False, layers=False):
                        ("", {"justify": "right", "no_wrap": True}), ("", {"style": "dim" if out.colour else None}),
                        show_header=False, padding=(0, 2))
     for name, n_bytes, note, indent in memory_rows(data, si):
-        value = b(n_bytes)
+        value = mark(b(n_bytes), (data.get("basis") or {}).get(name + "_bytes"))
         if name == "headroom" and out.colour:
             value = "[%s]%s[/]" % ("green" if n_bytes >= 0 else "red", value)
         memory.add_row("  " * indent + name, value, escape(note))
@@ -275,15 +338,16 @@ def terminal_report(data, out, si=False, layers=False):
     out.print("")
     if "ops_per_second" in data:
         out.print("[bold underline]Time per request[/] (%s, %s kernels at %s)"
-                  % (data["dtype"], data["kernels"], format_ops_rate(data["ops_per_second"])))
+                  % (data["dtype"], data["kernels"],
+                     mark(format_ops_rate(data["ops_per_second"]), (data.get("basis") or {}).get("ops_per_second"))))
     else:
         out.print("[bold underline]Time per request[/]")
     timing = out.table(("", {"style": "bold" if out.colour else None, "no_wrap": True}),
                        ("", {"justify": "right", "no_wrap": True}), ("", {"style": "dim" if out.colour else None}),
                        show_header=False, padding=(0, 2))
     for part, seconds, note, dominant in time_rows(data):
-        timing.add_row(part + (" ◀" if dominant else ""), format_seconds(seconds), note)
-    total = format_seconds(data["latency"]["total_seconds"])
+        timing.add_row(part + (" ◀" if dominant else ""), seconds, note)
+    total = seconds_text(data, "total_seconds")
     if out.colour:
         total = "[%s]%s[/]" % ("green" if words["speed_ok"] else "yellow", total)
     budget = data.get("latency_budget_seconds")
@@ -311,11 +375,14 @@ def terminal_report(data, out, si=False, layers=False):
                       ("limit", {"justify": "right", "no_wrap": True}),
                       ("margin", {"justify": "right", "no_wrap": True}), ("", {"no_wrap": True}))
     for name, need, limit, margin, fits, first in resource_rows(data, si):
-        mark = ("ok" if fits else "short") + (" ◀" if first else "")
+        state = ("ok" if fits else "short") + (" ◀" if first else "")
         if out.colour:
-            mark = "[%s]%s[/]" % ("green" if fits else "red", mark)
-        table.add_row(name, need, limit, margin, mark)
+            state = "[%s]%s[/]" % ("green" if fits else "red", state)
+        table.add_row(name, need, limit, margin, state)
     out.print(table)
+    out.line(budget_line(data))
+    if has_estimates(data):
+        out.line(ESTIMATE_NOTE % data["device"])
     if data.get("conversion"):
         out.print("")
         out.print("[bold underline]As deployed[/] (the ONNX graph planned as the TFLite converter would)")
@@ -334,7 +401,7 @@ def terminal_report(data, out, si=False, layers=False):
             table.add_row(escape(s_["action"]), verdict, escape(words["then"]))
         out.print(table)
         for s_ in data["suggestions"]:
-            out.line("  $ " + s_["command"])
+            out.command("  $ " + s_["command"])
 
     if layers and data.get("layers"):
         out.print("")
@@ -374,13 +441,14 @@ def html_verdict(data, si=False):
 
 def html_memory_table(data, si=False):
     rows = "".join('<tr><td>%s%s</td><td class="n">%s</td><td class="mc-note">%s</td></tr>'
-                   % ("&nbsp;&nbsp;" * indent, _e(name), _e(format_bytes(n, si)), _e(note))
+                   % ("&nbsp;&nbsp;" * indent, _e(name),
+                      _e(mark(format_bytes(n, si), (data.get("basis") or {}).get(name + "_bytes"))), _e(note))
                    for name, n, note, indent in memory_rows(data, si))
     rows += "".join('<tr><td>%s</td><td class="n">%s</td><td class="mc-note">%s</td></tr>'
-                    % (_e(part + (" ◀" if dominant else "")), _e(format_seconds(seconds)), _e(note))
+                    % (_e(part + (" ◀" if dominant else "")), _e(seconds), _e(note))
                     for part, seconds, note, dominant in time_rows(data))
     rows += '<tr><td>total time</td><td class="n">%s</td><td class="mc-note">%s</td></tr>' % (
-        _e(format_seconds(data["latency"]["total_seconds"])), _e(verdict_words(data, si)["speed"]))
+        _e(seconds_text(data, "total_seconds")), _e(verdict_words(data, si)["speed"]))
     return '<div class="mc-scroll"><table class="mc-table" id="memory">%s</table></div>' % rows
 
 

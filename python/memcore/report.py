@@ -12,6 +12,7 @@ terminal, JSON, HTML page, notebook, renders from it (memcore.render).
 """
 import copy
 
+from memcore import basis
 from memcore.jsonout import finite
 
 
@@ -47,11 +48,39 @@ def report_data(report, model):
         "layers": [row.to_json() for row in rows],
         "model_partition": p.model_partition,
     })
+    _add_bases(data, p, report)
     from memcore.render import verdict_words
     data["reason"] = verdict_words(data)["detail"]
     # JSON has no Infinity: an infinite ceiling is null here already, so the API's object
     # and what `memcore check --json` prints are the same.
     return finite(data)
+
+
+def _add_bases(data, profile, report):
+    """Each figure's basis (memcore.basis) beside it, and whether the fetch time is inside
+    the fitted rates (no time of its own: the benchmarks the rates were fitted to read the
+    same bytes)."""
+    regions = {data["arena_region"], "flash" if data["weights_placement"] == "flash" else data["arena_region"]}
+    included = data["latency"]["fetch_seconds"] == 0 and regions <= set(profile.traffic_in_rates)
+    bases = basis.report_bases(data, profile, included)
+    data["basis"] = bases[""]
+    data["latency"]["fetch_in_rates"] = included
+    data["latency"]["basis"] = bases["latency"]
+    for name, res in data["resources"].items():
+        res["basis"] = {k: v for k, v in bases["resources"].get(name, {}).items() if v}
+    for s_json, suggestion in zip(data["suggestions"], report.suggestions):
+        # the changed configuration's own check, on its own profile
+        bases_of = check_bases(suggestion.report)["resources"]
+        for name, res in s_json["resources"].items():
+            res["basis"] = {k: v for k, v in bases_of.get(name, {}).items() if v}
+
+
+def check_bases(report):
+    """memcore.basis.report_bases of a CheckReport without its per-operator data."""
+    p = report.profile
+    shown = dict(report.to_json(), dtype=report.dtype, kernels=report.kernels, arena_region=p.arena_region)
+    regions = {p.arena_region, "flash" if report.weights_placement == "flash" else p.arena_region}
+    return basis.report_bases(shown, p, report.latency.fetch_seconds == 0 and regions <= set(p.traffic_in_rates))
 
 
 class Report:
@@ -108,10 +137,10 @@ def check(path, device="esp32", batch=1, kernels="optimised", weights_in=None, d
           input_shapes=None):
     """Will the model in `path` fit on `device` (a profile name, `memcore devices`), meet
     its budgets, and how fast: the same answer as `memcore check PATH --device DEVICE`
-    with the same options, as a Report.  max_latency: seconds per request (None: the
-    device's budget; 0: none); per_hour: inferences per hour; battery: joules or a
-    capacity text ("2000mAh@3.7V", "7.4Wh"); battery_life: seconds or a duration text
-    ("30d")."""
+    with the same options, as a Report.  Budgets only as given: max_latency: seconds per
+    request or a duration text ("50ms"; None: none, or the budget of the device file's
+    profile; 0: none); per_hour: inferences per hour; battery: joules or a capacity text
+    ("2000mAh@3.7V", "7.4Wh"); battery_life: seconds or a duration text ("30d")."""
     from memcore.check import Budgets, check as check_deployment  # the module, whatever memcore.check names
     from memcore.graph import load
     from memcore.profiles import profile
@@ -122,6 +151,8 @@ def check(path, device="esp32", batch=1, kernels="optimised", weights_in=None, d
     if as_int8:
         model = quantise(model)
     found = profile(device, device_file)
+    if isinstance(max_latency, str):
+        max_latency = parse_duration(max_latency, "max_latency")
     budgets = Budgets(max_latency, float(per_hour or 0),
                       parse_battery(battery) if isinstance(battery, str) else float(battery or 0),
                       parse_duration(battery_life) if isinstance(battery_life, str) else float(battery_life or 0))

@@ -9,10 +9,12 @@ import base64
 import html
 
 import memcore
+from memcore.basis import mark
 from memcore.compare import compare
 from memcore.plots import figure_bytes, plan_figure, roofline_figure
 from memcore.render import (HTML_STYLE, html_layers_table, html_memory_table, html_resources, html_suggestions,
                             html_verdict)
+from memcore.report import check_bases
 from memcore.units import format_bytes, format_seconds
 
 _COLOURS = {"runs": "#1b7f3b", "will_not_fit": "#b3261e", "too_slow": "#a15c00", "battery": "#a15c00"}
@@ -80,23 +82,25 @@ def _png_size(data):
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
-def report_html(model, data, profile, profiles, batch=1, kernels="optimised", si=False):
+def report_html(model, data, profile, profiles, batch=1, kernels="optimised", si=False, budgets=None):
     """The page for `model`: `data` is the check's memcore.report/1 object on `profile`;
-    a card for every profile of `profiles`."""
+    a card for every profile of `profiles`, checked against the same `budgets`."""
     from memcore.plots import plans_identical
 
     b = lambda n: format_bytes(n, si)  # noqa: E731
     cards = []
-    for c in compare(model, profiles, batch, kernels):
+    for c in compare(model, profiles, batch, kernels, budgets):
         r = c.report
         cards.append('<div class="card" data-device="%s" data-status="%s" style="background:%s">'
                      "<h3>%s</h3><p><b>%s</b></p><p>needs %s of %s · %s per request</p>"
                      '<p class="desc">%s</p></div>'
                      % (_e(c.device), c.status, _COLOURS[c.status], _e(c.device), _e(c.explanation()),
                         _e(b(r.required_bytes)), _e(b(r.available_bytes)),
-                        _e(format_seconds(r.latency.total_seconds)), _e(r.profile.description)))
+                        _e(mark(format_seconds(r.latency.total_seconds),
+                                check_bases(r)["latency"].get("total_seconds"))), _e(r.profile.description)))
     plan_png = figure_bytes(plan_figure(model, data, si))
-    roofline_png = figure_bytes(roofline_figure(model, profile, kernels, data["weights_placement"]))
+    roofline_png = figure_bytes(roofline_figure(model, profile, kernels, data["weights_placement"],
+                                                   budget_seconds=data.get("latency_budget_seconds") or 0.0))
     plan_note = ("TFLM's planner and memcore's place every buffer at the same offset, so one plan is drawn."
                  if plans_identical(model.plan("tflm"), model.plan("best"))
                  else "Left: TensorFlow Lite Micro's planner; right: memcore's.")

@@ -86,6 +86,15 @@ def write(text, stream=None):
     stream.flush()
 
 
+def shorten_middle(text, most):
+    """`text` in at most `most` characters: a long name (a fused Keras tensor name runs to
+    hundreds) keeps its start and its end, which tell names apart, around an ellipsis."""
+    if len(text) <= most:
+        return text
+    tail = (most - 1) // 2
+    return text[:most - 1 - tail] + "…" + text[len(text) - tail:]
+
+
 def plain_lines(text):
     """Each line without trailing spaces."""
     return "\n".join(line.rstrip() for line in text.split("\n"))
@@ -114,6 +123,11 @@ class Out:
     def line(self, text=""):
         """A line of plain text: no markup, no highlighting."""
         self.print(text, markup=False)
+
+    def command(self, text):
+        """A command line to paste, never wrapped: a terminal folds a long line itself, so
+        no newline or trailing space lands inside the command."""
+        self.print(text, markup=False, soft_wrap=True)
 
     def flush(self):
         text = self._buffer.getvalue()

@@ -5,6 +5,8 @@ binary (KiB = 1,024 B) by default because linker maps, `gc.mem_free()` and TFLM'
 allocator all count that way; `si=True` gives decimal kB/MB for datasheets that do.
 """
 
+import re
+
 _IEC = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
 _SI = ("B", "kB", "MB", "GB", "TB", "PB")
 
@@ -95,7 +97,6 @@ _NUMBER = r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*"
 
 
 def _parse(text, pattern, what, example):
-    import re
     match = re.fullmatch(pattern, text.strip(), re.IGNORECASE) if isinstance(text, str) else None
     if match is None:
         raise ValueError("%s must be %s, got %r" % (what, example, text))
@@ -103,12 +104,16 @@ def _parse(text, pattern, what, example):
 
 
 def parse_duration(text, what="a duration"):
-    """Seconds from '30d', '12h', '90min', '250ms', '1y' (365 days), '2w' or a plain number
-    of seconds."""
+    """Seconds from '30d', '12h', '90min', '250ms', '0.05s', '1y' (365 days) or '2w'.  The
+    unit is required: a bare '50' could be seconds or milliseconds, so it is an error
+    that says so."""
     import math
-    match = _parse(text, _NUMBER + r"(us|µs|ms|s|min|h|d|w|y)?\s*", what,
-                   "a number with a unit: 250ms, 10s, 90min, 12h, 30d, 2w, 1y")
-    value = float(match.group(1)) * _DURATION_UNITS[(match.group(2) or "s").lower()]
+    example = "a number with a unit: 250ms, 10s, 90min, 12h, 30d, 2w, 1y"
+    if isinstance(text, str) and re.fullmatch(_NUMBER, text):
+        raise ValueError("%s needs a unit, got the bare number %r: write %sms or %ss (%s)"
+                         % (what, text.strip(), text.strip(), text.strip(), example))
+    match = _parse(text, _NUMBER + r"(us|µs|ms|s|min|h|d|w|y)\s*", what, example)
+    value = float(match.group(1)) * _DURATION_UNITS[match.group(2).lower()]
     if not math.isfinite(value):
         raise ValueError("%s must be finite, got %r" % (what, text))
     return value

@@ -1,9 +1,9 @@
 """`memcore check MODEL`: will it fit on this device and meet its budgets, why, and what
 would change that.
 
-Exit status: 0 everything fits, 1 does not fit in memory or flash, 2 error (bad
-arguments, unreadable model), 3 fits but misses the latency or battery budget."""
-from memcore import cli_options, jsonout
+Exit status (memcore.exit_status): the verdict, 0 fits, 1 does not fit in memory or
+flash, 3 fits but misses a budget the user gave; 2 bad input."""
+from memcore import cli_options, exit_status, jsonout
 from memcore.check import check
 from memcore.quantise import as_int8
 from memcore.render import terminal_report
@@ -20,15 +20,17 @@ device, every resource with its need, its limit and its margin, and the one that
 first.  When something does not fit, what would: each suggestion is this check run again
 on the changed configuration, with the command line that runs it.  --layers adds the
 per-operator table (operator, output shape, MACs, weights, bytes live while it runs, its
-share of the arena, its time), with the peak marked.  Exit status: 0 fits, 1 does not fit
-in memory or flash, 2 error, 3 fits but misses the latency or battery budget.""",
+share of the arena, its time), with the peak marked.  Budgets are only the ones you give
+(the options below, or your --device file's latency_budget_seconds); the report says
+where each came from.""",
         ["memcore check examples/kws_dscnn_int8.tflite --device esp32",
          "memcore check model.tflite --device cortex-m4 --layers",
          "memcore check model.tflite --device esp32 --max-latency 50ms",
          "memcore check model.tflite --device esp32 --per-hour 60 --battery 2000mAh@3.7V --battery-life 30d",
          "memcore check model.onnx --input-shape input=1,3,96,96 --device esp32-psram --weights-in ram",
          "memcore check model.tflite --json | jq .limiting_resource",
-         "memcore check model.tflite --device esp32 --available-bytes 90000 --json"])
+         "memcore check model.tflite --device esp32 --available-bytes 90000 --json"],
+        "`memcore check`: 0, 1 or 3 is the verdict.")
     p.add_argument("model", help=".tflite or .onnx model file")
     cli_options.add_device(p)
     cli_options.add_deployment(p)
@@ -52,8 +54,6 @@ in memory or flash, 2 error, 3 fits but misses the latency or battery budget."""
     p.set_defaults(run=run)
 
 
-# The verdict is the exit status (the C core numbers them so).
-EXIT_STATUS = {"fits": 0, "does_not_fit": 1, "misses_budget": 3}
 
 
 def run(args):
@@ -70,4 +70,4 @@ def run(args):
         jsonout.emit(data)
     else:
         terminal_report(data, Out(), args.si, layers=args.layers)
-    return EXIT_STATUS[report.verdict]
+    return exit_status.OF_VERDICT[report.verdict]

@@ -1,5 +1,5 @@
 """`memcore hil`: the shared vectors on a board (or a simulated one) against the host."""
-from memcore import cli_options, jsonout
+from memcore import cli_options, exit_status, jsonout
 from memcore.cli_hints import board_error
 from memcore.hil import make_board
 from memcore.hil.errors import HilError
@@ -28,11 +28,12 @@ def register(sub):
         sub, "hil", "run the shared vectors on a board and compare with the host",
         """Deploys memcore's shared test vectors to a MicroPython board (or a simulated one: the
 unix port on a pseudo-terminal), runs them there, and compares every result with the
-host's: integers exactly, floats within the board's precision.  Exit status: 0 they agree,
-1 they differ or the run did not complete, 2 the board could not be reached.""",
+host's: integers exactly, floats within the board's precision.""",
         ["memcore hil                                   # a simulated board",
          "memcore hil --port /dev/ttyUSB0 --transcripts runs/",
-         "memcore hil --port /dev/ttyUSB0 --vectors budget latency --json > parity.json"])
+         "memcore hil --port /dev/ttyUSB0 --vectors budget latency --json > parity.json"],
+        "`memcore hil` gives no verdict: 0 the board agrees with the host on every vector; 2 it differs, the run "
+        "did not complete, or the board could not be reached (a board error).")
     add_board_options(p)
     p.add_argument("--vectors", metavar="NAME", nargs="*", help="vector files to run (default: all)")
     p.add_argument("--report", metavar="OUT.json", help="also write the report as JSON")
@@ -55,9 +56,7 @@ def run(args):
     if args.json:
         jsonout.emit(result.as_json())
     else:
-        out = Out()
-        render(result, out.console)
-        out.flush()
+        render(result, Out())
     if args.report:
         result.write(args.report)
-    return 0 if result.ok else 1
+    return exit_status.FITS if result.ok else exit_status.ERROR

@@ -3,7 +3,7 @@
 What the board prints is untrusted: one report per boot is its verdict; another in the
 same boot, or a malformed `@memcore` line, is a problem named by its transcript line, and
 nothing it prints is read as markup."""
-from memcore import cli_options, jsonout
+from memcore import cli_options, exit_status, jsonout
 from memcore.cli import CommandError
 from memcore.cli_hints import board_error
 from memcore.hil import lines
@@ -12,7 +12,8 @@ from memcore.hil.errors import HilError
 from memcore.hil.transcript import Transcript
 from memcore.terminal import Out, escape
 
-VERDICT = {"fits": "[green]fits[/]", "does_not_fit": "[red]does not fit[/]"}
+VERDICT = {"fits": "[green]fits[/]", "does_not_fit": "[red]does not fit[/]",
+           "misses_budget": "[yellow]fits, but misses its budget[/]"}
 
 
 def register(sub):
@@ -20,12 +21,14 @@ def register(sub):
         sub, "monitor", "show the boot reports a board prints on its serial port",
         """Listens to a board's serial port and shows each boot report (the memcore.report/1 line
 the boot check prints before the model loads), each reboot, and the rest of the console.
-Only the first report of each boot is the board's verdict.
-Exit status: 0 every report says fits, 1 one does not (or none came, or the board could not
-check), 2 no port, or the board printed a second report in one boot or a malformed line.""",
+Only the first report of each boot is the board's verdict, and the exit status is that
+verdict's, as `memcore check` gives it (the worst when several boots reported).""",
         ["memcore monitor --port /dev/ttyUSB0 --reset",
          "memcore monitor --port /dev/ttyUSB0 --count 1 --seconds 30 --quiet",
-         "memcore monitor --port /dev/ttyUSB0 --count 1 --json | jq '.reports[0].headroom_bytes'"])
+         "memcore monitor --port /dev/ttyUSB0 --count 1 --json | jq '.reports[0].headroom_bytes'"],
+        "`memcore monitor`: 0, 1 or 3 is the boards' verdict (the worst of its boot reports); 2 also when no "
+        "report came, the board's check failed, or the board printed a second report in one boot or a malformed "
+        "line.")
     p.add_argument("--port", required=True, help="serial port or pyserial URL of the board")
     p.add_argument("--baud", type=int, default=115200, help="baud rate (default 115200)")
     p.add_argument("--seconds", type=float, help="stop after this long (default: until Ctrl-C)")
@@ -90,7 +93,7 @@ def run(args):
         port.close()
         transcript.close()
     reports, problems = heard.reports, heard.problems
-    status = 0 if reports and all(r.get("verdict") == "fits" for r in reports) else 1
+    status = _status(reports)
     if args.json:
         jsonout.emit({"schema": jsonout.SCHEMAS["monitor"], "port": args.port,
                       "transcript": str(transcript.path) if transcript.path else None,
@@ -98,12 +101,19 @@ def run(args):
                       "check_errors": [r["error"] for r in reports if r["schema"] == lines.REPORT_ERROR],
                       "problems": [{"line": n, "problem": p} for n, p in problems],
                       "reboots": seen["reboots"], "console_lines": seen["lines"], "interrupted": heard.interrupted})
-        return 2 if problems else status
+        return exit_status.ERROR if problems else status
     if problems:
         more = " (and %d more lines that broke the protocol)" % (len(problems) - 1) if len(problems) > 1 else ""
         raise CommandError("transcript line %d: %s%s [transcript: %s]" % (problems[0] + (more, transcript.rx_path)))
-    if heard.interrupted:
-        return status if reports else 0
     if not reports:
-        out.line("no boot report received")
+        raise CommandError("no boot report received%s" % (" before Ctrl-C" if heard.interrupted else ""),
+                           "--reset reboots the board so its boot check runs; --seconds waits longer")
     return status
+
+
+def _status(reports):
+    """The exit status of what the boards reported: a failed boot check or no report at
+    all is a board error (2), else the verdicts' worst, as `memcore check` numbers them."""
+    if not reports or any(r["schema"] == lines.REPORT_ERROR for r in reports):
+        return exit_status.ERROR
+    return exit_status.of_verdicts(r["verdict"] for r in reports)

@@ -3,8 +3,10 @@ import os
 
 import memcore
 from memcore import cli_options, jsonout
+from memcore.basis import mark
 from memcore.check import check
 from memcore.render import LAYERS_NOTE, layers_table, work_words
+from memcore.report import check_bases
 from memcore.terminal import Out, escape
 from memcore.units import format_bytes, format_seconds
 
@@ -56,8 +58,9 @@ def run(args):
     out.print("[bold]%s[/]: %d operators, %s, %s of weights"
               % (escape(data["model"]), len(rows), work_words(model.macs, model.operations),
                  format_bytes(model.weight_bytes, args.si)))
+    total = mark(format_seconds(data["request_seconds"]), check_bases(request)["latency"].get("total_seconds"))
     out.print("on %s, batch %d, %s kernels, weights in %s: %s per request, setup included"
-              % (escape(profile.name), args.batch, kernels, placement, format_seconds(data["request_seconds"])))
+              % (escape(profile.name), args.batch, kernels, placement, total))
     out.print(layers_table(out, [r.to_json() for r in rows], args.si))
     out.print("TFLM's plan %s; lower bound %s (the peak)." % (format_bytes(data["arena_tflm_bytes"], args.si),
                                                           format_bytes(data["arena_lower_bound_bytes"], args.si)))

@@ -6,11 +6,13 @@ import memcore
 from memcore import cli_options, jsonout
 from memcore.check import check
 from memcore.report import report_data
-from memcore.terminal import Out, escape
+from memcore.terminal import Out, escape, shorten_middle
 from memcore.units import format_bytes
 
 ALIGNMENT = 16
 MAP_COLUMNS = 64
+#: a tensor's name in the table: with the other columns, a row fits 80 columns
+NAME_CHARS = 24
 MAP_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
@@ -112,22 +114,26 @@ def run(args):
     out = Out()
     out.print("[bold]%s[/]: %d activation buffers over %d operators, aligned to %d bytes"
               % (escape(result["model"]), len(result["buffers"]), result["operators"], ALIGNMENT))
-    table = out.table(("tensor", {"justify": "right"}), ("name", {"overflow": "fold"}), ("shape", {"no_wrap": True}),
+    table = out.table(("#", {"justify": "right"}), ("tensor", {"no_wrap": True}), ("shape", {"no_wrap": True}),
                       ("bytes", {"justify": "right", "no_wrap": True}), ("live", {"no_wrap": True}),
-                      ("TFLM offset", {"justify": "right", "no_wrap": True}),
-                      ("memcore offset", {"justify": "right", "no_wrap": True}))
+                      ("TFLM at", {"justify": "right", "no_wrap": True}),
+                      ("memcore at", {"justify": "right", "no_wrap": True}))
     for b in result["buffers"]:
         live = "never" if b["first_scope"] < 0 else "%s..%s" % (scope_name(b["first_scope"]),
                                                                 scope_name(b["last_scope"]))
-        table.add_row(str(b["tensor"]), escape(b["name"]), "×".join(map(str, b["shape"])) or "scalar",
-                      "{:,}".format(b["bytes"]), live,
+        table.add_row(str(b["tensor"]), escape(shorten_middle(b["name"], NAME_CHARS)),
+                      "×".join(map(str, b["shape"])) or "scalar", "{:,}".format(b["bytes"]), live,
                       "{:,}".format(b["tflm_offset"]) + (" (file)" if b["tflm_offset_from_file"] else ""),
                       "{:,}".format(b["best_offset"]))
     out.print(table)
-    out.line("live: operators (in execution order) it is alive across; \"in\" is before the first one.")
+    out.line("#: the tensor's index; live: the operators (in execution order) it is alive across, \"in\" before "
+             "the first; at: its offset in the arena, in TFLM's plan and memcore's.")
     if any(b["tflm_offset_from_file"] for b in result["buffers"]):
         out.line("(file): the offset the model's offline memory plan gives; TFLM places the other buffers "
                  "around those.")
+    if any(len(b["name"]) > NAME_CHARS for b in result["buffers"]):
+        out.line("names longer than %d characters are shortened in the middle (…); --json has them whole."
+                 % NAME_CHARS)
     same = "; the same offsets" if result["identical"] else ""
     proof = "proven optimal" if best.proven_optimal else "not proven optimal"
     out.line("TFLM's plan:        %s (%s bytes)" % (format_bytes(tflm.arena_bytes, si), "{:,}".format(tflm.arena_bytes)))

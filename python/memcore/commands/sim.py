@@ -16,12 +16,12 @@ MicroPython's QEMU boards (--firmware; QEMU and its machine are chosen from the 
 The files of --fs go onto the board's filesystem first; then it boots as a board does,
 running boot.py and main.py, and prints the port to give memcore hil/monitor --port,
 mpremote or a terminal.  It runs until Ctrl-C (or SIGTERM), then stops the board and
-removes the port.  Exit status: 0 stopped by a signal, 2 the board could not start or
-kept stopping.""",
+removes the port.""",
         ["memcore sim --fs myboard/                     # boot.py, main.py from myboard/",
          "memcore sim --micropython ports/unix/build-standard/micropython",
          "memcore sim --firmware build-MPS2_AN385/firmware.elf --port-file port.txt &",
-         "memcore sim --firmware firmware.elf --json | jq -r .port"])
+         "memcore sim --firmware firmware.elf --json | jq -r .port"],
+        "`memcore sim` gives no verdict: 0 stopped by a signal; 2 the board could not start or kept stopping.")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--micropython", metavar="PATH", help="a MicroPython unix-port binary")
     which.add_argument("--firmware", metavar="ELF",

@@ -2,8 +2,6 @@
 
 Everything the board sent (its header, case names, values, error text) is shown as plain
 text, never read as rich markup."""
-from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from memcore.hil import rule
@@ -25,18 +23,23 @@ def _board_line(board):
         board.get("float_bits"), board.get("firmware"), board.get("platform")))
 
 
-def render(report, console=None):
-    console = console or Console()
+def render(report, out=None):
+    """The report on `out` (a memcore.terminal.Out: tables with rules on a terminal, plain
+    lines in a pipe or a file, as every command prints)."""
+    from memcore.terminal import Out
+    if out is not None and not hasattr(out, "table"):   # a rich Console: print to its file the same way
+        out = Out(out.file)
+    out = out or Out()
+    console = out.console
     console.print(Text("host: memcore %s (API %s)" % (report.host["memcore_version"], report.host["api_version"])))
     console.print(_board_line(report.board))
     if report.per_file:
         # the last three columns count agreeing fields by the parity rule's clause
         # (firmware_tests/README.md): equal, floats within precision, derived from moved floats
-        table = Table(title="host vs board, float tolerance rel %g" % report.float_rel,
-                      caption="fields agreeing: exact; rounded (floats within the board's precision); "
-                              "moved (derived from floats the board rounds)")
-        for column in ("vector file", "cases", "agreed", "differing", "missing", "exact", "rounded", "moved"):
-            table.add_column(column, justify="left" if column == "vector file" else "right")
+        console.print(Text("host vs board, float tolerance rel %g" % report.float_rel))
+        table = out.table(*((column, {"justify": "left" if column == "vector file" else "right"})
+                            for column in ("vector file", "cases", "agreed", "differing", "missing", "exact",
+                                           "rounded", "moved")))
         how = (rule.EXACT, rule.WITHIN_PRECISION, rule.MOVED)
         for name, s in report.per_file.items():
             bad = s["differing"] or s["missing"]
@@ -50,10 +53,11 @@ def render(report, console=None):
                       str(sum(s["differing"] for s in files)), str(sum(s["missing"] for s in files)),
                       *(str(sum(s.get("fields", {}).get(h, 0) for s in files)) for h in how), style="bold")
         console.print(table)
+        console.print(Text("fields agreeing: exact; rounded (floats within the board's precision); moved (derived "
+                           "from floats the board rounds)"))
     if report.differences:
-        table = Table(title="%d difference(s)" % len(report.differences))
-        for column in ("file", "case", "field", "host", "board"):
-            table.add_column(column)
+        console.print(Text("%d difference(s)" % len(report.differences)))
+        table = out.table("file", "case", "field", "host", "board")
         for d in report.differences:
             table.add_row(Text(d.file), Text(d.case), Text(d.field), Text(repr(d.host)), Text(repr(d.board)))
         console.print(table)
@@ -70,3 +74,4 @@ def render(report, console=None):
         console.print(Text.assemble((report.error_kind or "error", "red"), ": " + report.error))
     if report.transcript:
         console.print(Text("transcript: %s" % report.transcript, style="dim"))
+    out.flush()
