@@ -20,6 +20,7 @@ import hostile  # noqa: E402
 CATEGORIES = {
     "tflite mutants": (hostile.tflite_mutants, 150),
     "onnx mutants": (hostile.onnx_mutants, 160),
+    "onnx operands": (hostile.onnx_operands, 600),
     "device files": (hostile.device_files, 160),
     "descriptors (CPython)": (hostile.descriptors_on_cpython, 120),
     "descriptors (MicroPython)": (hostile.descriptors_on_micropython, 60),

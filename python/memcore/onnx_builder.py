@@ -247,6 +247,10 @@ def _check_external(path, name, tensor_proto, size_bytes):
     location = info.get("location", "")
     if not location:
         raise bad_model(path, "%s has no location" % where)
+    # A NUL makes every os.path call raise ValueError, and no file name holds control
+    # characters: refused before the location reaches the filesystem.
+    if any(ord(c) < 32 or ord(c) == 127 for c in location):
+        raise bad_model(path, "%s %r is not a file name (it holds a control character)" % (where, location))
     if os.path.isabs(location) or location.startswith(("/", "\\")) or os.path.splitdrive(location)[0]:
         raise bad_model(path, "%s %r is an absolute path; it must be a file in the model's folder"
                         % (where, location))
@@ -265,7 +269,10 @@ def _check_external(path, name, tensor_proto, size_bytes):
     except ValueError:
         raise bad_model(path, "%s: offset and length must be integers, got %r and %r"
                         % (where, info.get("offset"), info.get("length"))) from None
-    file_bytes = os.path.getsize(target)
+    try:
+        file_bytes = os.path.getsize(target)
+    except OSError as e:  # gone or unreadable since isfile()
+        raise bad_model(path, "%s %r cannot be read: %s" % (where, location, e.strerror)) from None
     if length is None:
         length = file_bytes - offset
     if offset < 0 or length != size_bytes or offset + length > file_bytes:

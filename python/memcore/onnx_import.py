@@ -27,6 +27,7 @@ from onnx import shape_inference
 
 from memcore.graph import Model, bad_model
 from memcore.onnx_builder import Builder
+from memcore.onnx_shapes import check_shapes
 
 MAX_NODES = 200_000
 MAX_TENSORS = 500_000
@@ -57,6 +58,7 @@ def load_onnx(path, data: bytes, input_shapes=None) -> Model:
         proto = shape_inference.infer_shapes(proto, check_type=True, strict_mode=True, data_prop=True)
     except Exception as e:
         raise bad_model(path, "ONNX shape inference failed: %s" % (str(e).strip().splitlines() or [e])[0]) from None
+    check_shapes(path, proto.graph)
     return Builder(path, proto.graph).model()
 
 
