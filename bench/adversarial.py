@@ -25,7 +25,7 @@ CATEGORIES = {
     "descriptors (CPython)": (hostile.descriptors_on_cpython, 120),
     "descriptors (MicroPython)": (hostile.descriptors_on_micropython, 60),
     "hil boards": (hostile.hil_boards, 48),
-    "monitor boards": (hostile.monitor_boards, 12),
+    "monitor boards": (hostile.monitor_boards, 17),
 }
 
 

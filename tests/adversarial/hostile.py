@@ -16,7 +16,8 @@ Every generator is seeded: the same count and seed give the same attempts.
 The generators live in hostile_*.py by kind of input; this module gathers them, as the
 tests and bench/adversarial.py use them.
 """
-from hostile_boards import _fakeboard, hil_boards, hil_scripts, monitor_boards, monitor_scripts  # noqa: F401
+from hostile_boards import (ESCAPES, _fakeboard, c_check_report, hil_boards, hil_scripts, monitor_boards,  # noqa: F401
+                            monitor_scripts)
 from hostile_descriptors import (base_descriptors, descriptor_attempts, descriptors_on_cpython,  # noqa: F401
                                  descriptors_on_micropython)
 from hostile_devices import BOARD, board_toml, device_file_attempts, device_files, toml_value  # noqa: F401

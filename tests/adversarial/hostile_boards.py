@@ -10,7 +10,7 @@ import tempfile
 
 from memcore.hil import lines
 
-from hostile_tally import FIRMWARE_TESTS, ROOT, timed, traceback_text
+from hostile_tally import DEVICE_DIR, FIRMWARE_TESTS, MODELS, ROOT, timed, traceback_text
 
 
 def _fakeboard():
@@ -53,7 +53,8 @@ def hil_scripts(rng, count):
     kinds = ["forged duplicate", "exact duplicate", "forged mid-line", "missing case", "field type",
              "fields type", "value type", "deep", "long line", "markup", "unknown schema", "unknown key",
              "duplicate key", "end count", "no end", "two headers", "result after end", "bad utf-8",
-             "report line", "header type", "wrong value", "result before header", "nan", "bool for int"]
+             "report line", "header type", "wrong value", "result before header", "nan", "bool for int",
+             "float width lie", "escape codes"]
     for k in range(count):
         kind = kinds[k % len(kinds)] if k < len(kinds) else rng.choice(kinds)
         rows = list(results)
@@ -135,8 +136,25 @@ def hil_scripts(rng, count):
             else:
                 o = {"schema": lines.RESULT, "file": o["file"], "case": o["case"], "fields": {"value": True}}
             rows[i] = line(o)
+        elif kind == "float width lie":  # 32-bit floats claimed by a 64-bit board, whose values are off
+            head = [header.replace('"float_bits": 64', '"float_bits": 32')]   # by more than doubles allow
+            rows = [line(_scaled(o, 1 + 2.0 ** -23)) for o in objs]
+        elif kind == "escape codes":
+            o = copy.deepcopy(objs[i])
+            o["case"] = rng.choice(ESCAPES)
+            rows[i] = line(o)
+            head = [header.replace('"firmware": "fake"', '"firmware": %s' % json.dumps(rng.choice(ESCAPES)))]
         body = [r if isinstance(r, dict) else r + "\r\n" for r in head + rows + tail]
-        yield "%s #%d" % (kind, k), {"run": body}
+        yield "%s #%d" % (kind, k), {"run": body, "float_bits": 64}
+
+
+def _scaled(result, factor):
+    """A result line with its floats times `factor`."""
+    o = copy.deepcopy(result)
+    for name, value in o.get("fields", {}).items():
+        if type(value) is float and value not in (0.0, float("inf")):
+            o["fields"][name] = value * factor
+    return o
 
 
 def hil_boards(tally, count, seed=6, folder=None):
@@ -171,10 +189,40 @@ def hil_boards(tally, count, seed=6, folder=None):
                 tally.add("hil boards", "false_ok", name, text[-800:])
             elif name.startswith("markup") and "[/]" not in text and "[red]" not in text and "[bold" not in text:
                 tally.add("hil boards", "traceback", name, "the board's markup was interpreted: " + text[-800:])
-            elif report.status == "malformed" and not report.error.startswith("transcript line "):
+            elif name.startswith("escape") and any(c in text for c in "\x1b\x07\x9b\u202e\r"):
+                tally.add("hil boards", "traceback", name, "control characters reached the terminal: %r" % text[-800:])
+            elif name.startswith("float width") and "measured on the board" not in (report.error or ""):
+                tally.add("hil boards", "false_ok", name, "a header's float width taken on its word: %s" % report.status)
+            elif report.status == "malformed" and not report.error.startswith(("transcript line ", "the board's "
+                                                                               "header says")):
                 tally.add("hil boards", "traceback", name, "a malformed run without its line: %s" % report.error)
             else:
                 tally.add("hil boards", "refused", name, report.status)
+
+
+#: what a board may print to steer the user's terminal: clear the screen and retitle the
+#: window, a carriage return over a line, an 8-bit CSI, a right-to-left override
+ESCAPES = ("\x1b[2J\x1b]0;owned\x07", "\x1b[1A\x1b[2Kboot report: fits", "\rfits", "\x9b2J", "\u202etif_ton")
+
+
+def c_check_report(model="tiny_mlp_int8.tflite", device="esp32", placement="flash", available=400_000,
+                   budgets=None):
+    """The report a board with the C module prints for `model`: the board script's header,
+    then the C check's field table (csrc/src/fields.c), which the host's check reads too:
+    built here from the host's check of the same deployment."""
+    import memcore
+    from memcore.check import check
+    from memcore.profiles import profile
+    sys.path.insert(0, str(DEVICE_DIR))
+    try:
+        import memcore_boot
+    finally:
+        sys.path.remove(str(DEVICE_DIR))
+    c = check(memcore.load(str(MODELS / model)), profile(device), 1, "optimised", placement, suggest=False,
+              available_bytes=available, budgets=budgets)
+    return dict(memcore_boot._header(model, device, memcore, "model") + [("weights_placement", placement)]
+                + list(c.fields.items()) + [("gc_free_bytes", None), ("idf_largest_free_bytes", None),
+                                             ("check_seconds", 0.01)])
 
 
 def monitor_scripts(rng, count):
@@ -188,7 +236,9 @@ def monitor_scripts(rng, count):
 
     kinds = ["forged fits after does_not_fit", "markup model", "malformed report", "inconsistent sums",
              "deep", "long line", "error report", "unknown field", "forged with a reboot-less banner",
-             "bad utf-8", "flood without newlines", "duplicate key"]
+             "bad utf-8", "flood without newlines", "duplicate key", "forged resource", "forged flash need",
+             "forged verdict", "escape codes in the model", "escape codes on the console"]
+    c_fits, c_short = c_check_report(available=10_000_000), c_check_report(available=1_000)
     for k in range(count):
         kind = kinds[k % len(kinds)] if k < len(kinds) else rng.choice(kinds)
         boot = [rom]
@@ -214,6 +264,32 @@ def monitor_scripts(rng, count):
             boot += [{"hex": rep(fits).encode().replace(b'"kws-small"', b'"\xff\xfe"').hex()}, rep(does_not)]
         elif kind == "flood without newlines":
             boot += [rep(does_not), {"repeat": "z", "bytes": 2_000_000}, "\r\n", rep(fits)]
+        elif kind == "forged resource":   # "fits", but one resource's own fields say it is short
+            name = rng.choice(("ram", "flash", "latency", "battery"))
+            forged = dict(c_fits, **{name + "_checked": True, name + "_fits": False})
+            boot += [rep(forged)]
+        elif kind == "forged flash need":  # "fits" with a flash need of 9e9 against 2 MiB
+            boot += [rep(dict(c_fits, flash_checked=True, flash_need=9e9, flash_limit=2097152.0,
+                              flash_margin=2097152.0 - 9e9))]
+        elif kind == "forged verdict":
+            boot += [rep(dict(c_short, verdict=rng.choice(("fits", "misses_budget"))))]
+        elif kind == "escape codes in the model":
+            boot += [rep(dict(does_not, model=rng.choice(ESCAPES) + "kws"))]
+        elif kind == "escape codes on the console":
+            boot += [rng.choice(ESCAPES) + " app log\r\n", rep(does_not)]
+        elif kind == "forged resource":   # "fits", but one resource's own fields say it is short
+            name = rng.choice(("ram", "flash", "latency", "battery"))
+            forged = dict(c_fits, **{name + "_checked": True, name + "_fits": False})
+            boot += [rep(forged)]
+        elif kind == "forged flash need":  # "fits" with a flash need of 9e9 against 2 MiB
+            boot += [rep(dict(c_fits, flash_checked=True, flash_need=9e9, flash_limit=2097152.0,
+                              flash_margin=2097152.0 - 9e9))]
+        elif kind == "forged verdict":
+            boot += [rep(dict(c_short, verdict=rng.choice(("fits", "misses_budget"))))]
+        elif kind == "escape codes in the model":
+            boot += [rep(dict(does_not, model=rng.choice(ESCAPES) + "kws"))]
+        elif kind == "escape codes on the console":
+            boot += [rng.choice(ESCAPES) + " app log\r\n", rep(does_not)]
         elif kind == "duplicate key":
             boot += [rep(does_not).replace('"verdict": "does_not_fit"', '"verdict": "does_not_fit", "verdict": "fits"')]
         yield "%s #%d" % (kind, k), boot
@@ -242,6 +318,8 @@ def monitor_boards(tally, count, seed=7, folder=None, seconds=0.6):
                 tally.add("monitor boards", "false_ok", name, out[-800:])
             elif name.startswith("markup") and not any(m in out for m in ("[/]", "[green]", "[bold", "[/red]")):
                 tally.add("monitor boards", "traceback", name, "markup interpreted: " + out[-800:])
+            elif name.startswith("escape") and any(c in out + err for c in "\x1b\x07\x9b\u202e"):
+                tally.add("monitor boards", "traceback", name, "control characters reached the terminal: %r" % out)
             elif name.startswith("forged") and code != 2:
                 tally.add("monitor boards", "false_ok", name, "the forged report passed as a verdict: " + out)
             else:

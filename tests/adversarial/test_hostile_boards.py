@@ -11,7 +11,7 @@ def test_hostile_vector_runs(tally, tmp_path):
 
 
 def test_hostile_boot_output_on_the_monitor(tally, tmp_path):
-    hostile.monitor_boards(tally, 12, folder=tmp_path)
+    hostile.monitor_boards(tally, 17, folder=tmp_path)
     assert_clean(tally, "monitor boards")
 
 
