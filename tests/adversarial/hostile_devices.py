@@ -43,7 +43,7 @@ def board_toml(name, board):
 
 
 _HOSTILE_VALUES = [[], [1], {"a": 1}, "text", "", True, -1, 0, 2 ** 70, -2 ** 63, 1e300, float("nan"),
-                   float("inf"), -0.5, [[[[[[1]]]]]]]
+                   float("inf"), -0.5, [[[[[[1]]]]]], 5e-324, 1e-300, 1e-12]   # a subnormal, tiny figures
 
 
 def device_file_attempts(rng, count):
