@@ -105,7 +105,8 @@ def test_fits_with_a_flash_need_of_9e9_against_2_mib():
     r = _a_report("fits")
     r.update(flash_checked=True, flash_fits=True, flash_need=9e9, flash_limit=2097152.0,
              flash_margin=2097152.0 - 9e9)
-    assert "field 'flash_fits' is true, but flash_need 9000000000.0 is above flash_limit 2097152.0" in _refused(r)
+    assert _refused(r) == ("forged or inconsistent report: field 'flash_fits' is true, but flash_need "
+                           "9000000000.0 is above flash_limit 2097152.0")
 
 
 def test_does_not_fit_with_everything_fitting():
