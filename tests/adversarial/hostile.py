@@ -17,7 +17,7 @@ The generators live in hostile_*.py by kind of input; this module gathers them, 
 tests and bench/adversarial.py use them.
 """
 from hostile_boards import (ESCAPES, _fakeboard, c_check_report, hil_boards, hil_scripts, monitor_boards,  # noqa: F401
-                            monitor_scripts)
+                            monitor_on, monitor_scripts)
 from hostile_descriptors import (base_descriptors, descriptor_attempts, descriptors_on_cpython,  # noqa: F401
                                  descriptors_on_micropython)
 from hostile_devices import BOARD, board_toml, device_file_attempts, device_files, toml_value  # noqa: F401

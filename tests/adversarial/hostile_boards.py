@@ -277,41 +277,35 @@ def monitor_scripts(rng, count):
             boot += [rep(dict(does_not, model=rng.choice(ESCAPES) + "kws"))]
         elif kind == "escape codes on the console":
             boot += [rng.choice(ESCAPES) + " app log\r\n", rep(does_not)]
-        elif kind == "forged resource":   # "fits", but one resource's own fields say it is short
-            name = rng.choice(("ram", "flash", "latency", "battery"))
-            forged = dict(c_fits, **{name + "_checked": True, name + "_fits": False})
-            boot += [rep(forged)]
-        elif kind == "forged flash need":  # "fits" with a flash need of 9e9 against 2 MiB
-            boot += [rep(dict(c_fits, flash_checked=True, flash_need=9e9, flash_limit=2097152.0,
-                              flash_margin=2097152.0 - 9e9))]
-        elif kind == "forged verdict":
-            boot += [rep(dict(c_short, verdict=rng.choice(("fits", "misses_budget"))))]
-        elif kind == "escape codes in the model":
-            boot += [rep(dict(does_not, model=rng.choice(ESCAPES) + "kws"))]
-        elif kind == "escape codes on the console":
-            boot += [rng.choice(ESCAPES) + " app log\r\n", rep(does_not)]
         elif kind == "duplicate key":
             boot += [rep(does_not).replace('"verdict": "does_not_fit"', '"verdict": "does_not_fit", "verdict": "fits"')]
         yield "%s #%d" % (kind, k), boot
 
 
+def monitor_on(boot, folder, seconds=0.6, cli=None, *options):
+    """`memcore monitor --reset` on a fake board that prints `boot` after the reset:
+    cli(...)'s answer (default: cli_helpers.memcore_cli's (status, stdout, stderr))."""
+    from cli_helpers import memcore_cli
+    port = _fakeboard()[0].FakeBoardOnPty({"boot": boot, "after": "listen", "reset_first": True})
+    try:
+        return (cli or memcore_cli)("monitor", "--port", port.name, "--reset", "--seconds", str(seconds),
+                                    "--transcripts", folder, *options)
+    finally:
+        port.close()
+
+
 def monitor_boards(tally, count, seed=7, folder=None, seconds=0.6):
     """Hostile boot output through `memcore monitor`: never exit 0, never a traceback, the
     board's text never read as markup."""
-    from cli_helpers import memcore_cli
     rng = random.Random(seed)
     folder = pathlib.Path(folder or tempfile.mkdtemp(prefix="memcore-adv-"))
     with timed(tally, "monitor boards"):
         for name, boot in monitor_scripts(rng, count):
-            port = _fakeboard()[0].FakeBoardOnPty({"boot": boot, "after": "listen", "reset_first": True})
             try:
-                code, out, err = memcore_cli("monitor", "--port", port.name, "--reset", "--seconds", str(seconds),
-                                             "--transcripts", folder)
+                code, out, err = monitor_on(boot, folder, seconds)
             except Exception as exc:  # noqa: BLE001
                 tally.add("monitor boards", "traceback", name, traceback_text(exc))
                 continue
-            finally:
-                port.close()
             if "Traceback" in out + err:
                 tally.add("monitor boards", "traceback", name, err[-800:])
             elif code == 0:

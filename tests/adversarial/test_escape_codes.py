@@ -46,13 +46,7 @@ def test_monitor_shows_a_hostile_model_name_and_console_line_spelled(tmp_path):
     fakeboard, _ = hostile._fakeboard()
     _, does_not_fit = fakeboard.BOOT_REPORTS
     report = dict(does_not_fit, model="\x1b[2J\x1b]0;owned\x07kws")
-    board = fakeboard.FakeBoardOnPty({"boot": [fakeboard.ROM_LOG.decode(), "\x1b[1A\x1b[2Kfits\r\n",
-                                               "@memcore " + json.dumps(report) + "\r\n"],
-                                      "after": "listen", "reset_first": True})
-    try:
-        code, out, err = memcore_cli("monitor", "--port", board.name, "--reset", "--seconds", "0.5",
-                                     "--transcripts", tmp_path)
-    finally:
-        board.close()
+    code, out, err = hostile.monitor_on([fakeboard.ROM_LOG.decode(), "\x1b[1A\x1b[2Kfits\r\n",
+                                         "@memcore " + json.dumps(report) + "\r\n"], tmp_path, 0.5)
     assert code == 1 and _raw(out + err) == []
     assert "boot report: \\x1b[2J\\x1b]0;owned\\x07kws" in out and "\\x1b[1A\\x1b[2Kfits" in out

@@ -54,14 +54,8 @@ def test_monitor_json_names_the_forged_report(tmp_path):
     from cli_helpers import cli_json
     fakeboard, _ = hostile._fakeboard()
     fits, does_not_fit = fakeboard.BOOT_REPORTS
-    board = fakeboard.FakeBoardOnPty({"boot": [fakeboard.ROM_LOG.decode(), "@memcore " + json.dumps(does_not_fit)
-                                               + "\r\n", "@memcore " + json.dumps(fits) + "\r\n"],
-                                      "after": "listen", "reset_first": True})
-    try:
-        code, data, err = cli_json("monitor", "--port", board.name, "--reset", "--seconds", "0.5",
-                                   "--transcripts", tmp_path)
-    finally:
-        board.close()
+    code, data, err = hostile.monitor_on([fakeboard.ROM_LOG.decode(), "@memcore " + json.dumps(does_not_fit) + "\r\n",
+                                          "@memcore " + json.dumps(fits) + "\r\n"], tmp_path, 0.5, cli_json)
     assert code == 2
     assert data["reports"] == [does_not_fit]
     assert [p["line"] for p in data["problems"]] == [9] and "second report in one boot" in data["problems"][0]["problem"]
