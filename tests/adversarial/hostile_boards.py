@@ -192,7 +192,8 @@ def hil_boards(tally, count, seed=6, folder=None):
             elif name.startswith("escape") and any(c in text for c in "\x1b\x07\x9b\u202e\r"):
                 tally.add("hil boards", "traceback", name, "control characters reached the terminal: %r" % text[-800:])
             elif name.startswith("float width") and "measured on the board" not in (report.error or ""):
-                tally.add("hil boards", "false_ok", name, "a header's float width taken on its word: %s" % report.status)
+                tally.add("hil boards", "false_ok", name, "a header's float width taken on its word: %s"
+                          % report.status)
             elif report.status == "malformed" and not report.error.startswith(("transcript line ", "the board's "
                                                                                "header says")):
                 tally.add("hil boards", "traceback", name, "a malformed run without its line: %s" % report.error)

@@ -66,6 +66,8 @@ def cases(rng):
         add("%s by %s" % (op, good), False, [N(op, ["x", "b"], ["y"])], [_f("b", good)])
         bad = rng.choice(([c + 1, 1, 1], [w + 1], [1, c + 1, h, w], [h + 1, 1]))
         add("%s by %s" % (op, bad), True, [N(op, ["x", "b"], ["y"])], [_f("b", bad)])
+        add("%s of an empty input by %s" % (op, good), True, [N(op, ["x", "b"], ["y"])], [_f("b", good)],
+            x_shape=[1, c, 0, w])
     add("PRelu valid", False, [N("PRelu", ["x", "s"], ["y"])], [_f("s", [c, 1, 1])])
     add("PRelu slope of other channels", True, [N("PRelu", ["x", "s"], ["y"])], [_f("s", [c + 1, 1, 1])])
     add("PRelu slope of larger rank", True, [N("PRelu", ["x", "s"], ["y"])], [_f("s", [1, 1, c, h, w])])
@@ -82,6 +84,7 @@ def cases(rng):
     add("Conv weight with 0 outputs", True, conv[:1], [_f("w", [0, c, k, k]), _f("b", [0])])
     add("Conv weight for %d input channels" % (c + 1), True, conv, [_f("w", [m, c + 1, k, k]), _f("b", [m])])
     add("Conv kernel larger than the input", True, conv, [_f("w", [m, c, h + 1, w + 1]), _f("b", [m])])
+    add("Conv of an input of width 0", True, conv, [_f("w", [m, c, k, k]), _f("b", [m])], x_shape=[1, c, h, 0])
     kk = c + rng.randint(1, 5)
     gemm = [N("Gemm", ["x", "w", "b"], ["y"], transB=1)]
     add("Gemm valid", False, gemm, [_f("w", [m, kk]), _f("b", [m])], x_shape=[1, kk])
@@ -116,7 +119,8 @@ def _quantize_cases(add, c, x):
         [_f("s", [c]), numpy_helper.from_array(np.zeros([c], np.uint8), "z")])
     add("QuantizeLinear scale of %d for %d channels" % (c + 1, c), True, q,
         [_f("s", [c + 1]), numpy_helper.from_array(np.zeros([c + 1], np.uint8), "z")])
-    add("QuantizeLinear 2-D scale", True, q, [_f("s", [1, c]), numpy_helper.from_array(np.zeros([1, c], np.uint8), "z")])
+    add("QuantizeLinear 2-D scale", True, q,
+        [_f("s", [1, c]), numpy_helper.from_array(np.zeros([1, c], np.uint8), "z")])
     add("QuantizeLinear zero point of another shape", True, q,
         [_f("s", [c]), numpy_helper.from_array(np.zeros([], np.uint8), "z")])
 
@@ -144,6 +148,7 @@ def _move_cases(add, rng, c, h, w, x):
     add("Squeeze valid", False, [N("Squeeze", ["x", "a"], ["y"])], [_i("a", [0])])
     add("Squeeze a dimension of %d" % c, True, [N("Squeeze", ["x", "a"], ["y"])], [_i("a", [1])])
     add("Unsqueeze valid", False, [N("Unsqueeze", ["x", "a"], ["y"])], [_i("a", [0])])
+    add("Unsqueeze axes named twice", True, [N("Unsqueeze", ["x", "a"], ["y"])], [_i("a", [0, 0])])
     add("Transpose valid", False, [N("Transpose", ["x"], ["y"], perm=[0, 2, 3, 1])])
     add("Transpose perm naming an axis twice", True, [N("Transpose", ["x"], ["y"], perm=[0, 2, 2, 1])])
     add("Concat valid", False, [N("Concat", ["x", "k"], ["y"], axis=1)], [_f("k", [1, 2, h, w])])
@@ -152,6 +157,8 @@ def _move_cases(add, rng, c, h, w, x):
     s = [N("Slice", ["x", "st", "en", "ax"], ["y"])]
     add("Slice valid", False, s, [_i("st", [1]), _i("en", [h]), _i("ax", [2])])
     add("Slice to nothing", True, s, [_i("st", [2]), _i("en", [2]), _i("ax", [2])])
+    add("Slice by a step of 0", True, [N("Slice", ["x", "st", "en", "ax", "sp"], ["y"])],
+        [_i("st", [0]), _i("en", [h]), _i("ax", [2]), _i("sp", [0])])
     add("Gather valid", False, [N("Gather", ["x", "i"], ["y"], axis=1)], [_i("i", [0, c - 1])])
     add("Gather index %d of %d channels" % (c, c), True, [N("Gather", ["x", "i"], ["y"], axis=1)], [_i("i", [0, c])])
     add("Gather index %d" % (-c - 1), True, [N("Gather", ["x", "i"], ["y"], axis=1)], [_i("i", [-c - 1])])

@@ -17,8 +17,8 @@ def _raw(text):
 
 def _onnx_with_a_tensor_named(tmp_path, name):
     path = tmp_path / "named.onnx"
-    path.write_bytes(hostile.onnx_bytes([helper.make_node("Relu", ["x"], [name]), helper.make_node("Relu", [name], ["y"])],
-                                        [hostile._vi("x", [1, 4])], [hostile._vi("y", [1, 4])], []))
+    nodes = [helper.make_node("Relu", ["x"], [name]), helper.make_node("Relu", [name], ["y"])]
+    path.write_bytes(hostile.onnx_bytes(nodes, [hostile._vi("x", [1, 4])], [hostile._vi("y", [1, 4])], []))
     return path
 
 

@@ -58,7 +58,8 @@ def test_monitor_json_names_the_forged_report(tmp_path):
                                           "@memcore " + json.dumps(fits) + "\r\n"], tmp_path, 0.5, cli_json)
     assert code == 2
     assert data["reports"] == [does_not_fit]
-    assert [p["line"] for p in data["problems"]] == [9] and "second report in one boot" in data["problems"][0]["problem"]
+    assert [p["line"] for p in data["problems"]] == [9]
+    assert "second report in one boot" in data["problems"][0]["problem"]
 
 
 def _lying_run(tmp_path, measured_bits):
