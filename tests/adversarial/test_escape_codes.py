@@ -50,3 +50,11 @@ def test_monitor_shows_a_hostile_model_name_and_console_line_spelled(tmp_path):
                                          "@memcore " + json.dumps(report) + "\r\n"], tmp_path, 0.5)
     assert code == 1 and _raw(out + err) == []
     assert "boot report: \\x1b[2J\\x1b]0;owned\\x07kws" in out and "\\x1b[1A\\x1b[2Kfits" in out
+
+
+def test_check_shows_a_hostile_model_file_name_spelled(tmp_path):
+    path = tmp_path / "\x1b]0;owned\x07\u202emodel.tflite"
+    path.write_bytes((hostile.MODELS / "tiny_mlp_int8.tflite").read_bytes())
+    code, out, err = memcore_cli("check", path)
+    assert code in (0, 1) and _raw(out + err) == []
+    assert "\\x1b]0;owned\\x07\\u202emodel.tflite" in out
