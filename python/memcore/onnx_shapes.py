@@ -246,6 +246,8 @@ def _reduce(g, node, attrs):
         axes = g.values(node.input[1])
     if x is None or not axes:
         return None
+    if not isinstance(axes, (list, tuple)) or not all(isinstance(a, int) for a in axes):
+        return "axes must be a list of integers, got %r" % (axes,)
     normal = [_axis(a, len(x)) for a in axes]
     if None in normal:
         return "axes %s are outside the input's %d dimensions" % (list(axes), len(x))

@@ -135,6 +135,7 @@ def _window_cases(add, rng, c, h, w, x):
     add("ReduceMean valid", False, [N("ReduceMean", ["x"], ["y"], axes=[2, 3])])
     add("ReduceMean axes named twice", True, [N("ReduceMean", ["x"], ["y"], axes=[1, -3])])
     add("ReduceMean axis out of range", True, [N("ReduceMean", ["x"], ["y"], axes=[4])])
+    add("ReduceMean axes not a list", True, [N("ReduceMean", ["x"], ["y"], axes=rng.choice((1, 1.5, "1")))])
     for op in ("ReduceMax", "ReduceMin"):
         add("%s axes named twice" % op, True, [N(op, ["x"], ["y"], axes=[3, 3])])
     add("ReduceSum valid", False, [N("ReduceSum", ["x", "a"], ["y"])], [_i("a", [1])])
