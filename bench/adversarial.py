@@ -22,6 +22,7 @@ CATEGORIES = {
     "tflite mutants": (hostile.tflite_mutants, 150),
     "onnx mutants": (hostile.onnx_mutants, 160),
     "onnx operands": (hostile.onnx_operands, 600),
+    "onnx attributes": (hostile.onnx_attributes, 300),
     "device files": (hostile.device_files, 160),
     "descriptors (CPython)": (hostile.descriptors_on_cpython, 120),
     "descriptors (MicroPython)": (hostile.descriptors_on_micropython, 60),

@@ -1,5 +1,5 @@
 # The adversarial generators (tests/adversarial/hostile*.py: mutated TFLite files, ONNX
-# mutants and operand-shape mutants, hostile device files, tampered descriptors on CPython
+# mutants, operand-shape and attribute mutants, hostile device files, tampered descriptors on CPython
 # and MicroPython, forged vector runs for `memcore hil`, forged boot output for `memcore
 # monitor`) with a fixed seed other than the tests' and 3 times their counts: about 3,900
 # attempts in about 90 s (mostly the fake boards' serial timing).  Prints attempts and

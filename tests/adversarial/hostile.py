@@ -22,7 +22,7 @@ from hostile_descriptors import (base_descriptors, descriptor_attempts, descript
                                  descriptors_on_micropython)
 from hostile_devices import BOARD, board_toml, device_file_attempts, device_files, toml_value  # noqa: F401
 from hostile_models import _vi, _w, onnx_bases, onnx_bytes, onnx_mutants, tflite_mutants  # noqa: F401
-from hostile_onnx import onnx_operands  # noqa: F401
+from hostile_onnx import onnx_attributes, onnx_operands  # noqa: F401
 from hostile_tally import (BAD, DEVICE_DIR, FIRMWARE_TESTS, MODELS, OUTCOMES, ROOT, Tally,  # noqa: F401
                            assert_clean, model_outcome, timed, traceback_text, use_model)
 

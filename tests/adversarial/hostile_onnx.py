@@ -218,3 +218,48 @@ def onnx_operands(tally, count, seed=9, folder=None):
 
 def _names_where(message):
     return any(word in message for word in ("node ", "graph input ", "tensor ", "shape inference failed"))
+
+
+_ATTRIBUTE_NAMES = ("axis", "axes", "perm", "blocksize", "transA", "transB", "group", "kernel_shape", "pads",
+                    "strides", "split", "to", "keepdims", "dilations", "auto_pad", "alpha", "min", "max",
+                    "block_size")
+_ATTRIBUTE_VALUES = (0, 1, -1, 2, 7, -9, 2 ** 40, 1.5, "x", b"SAME_UPPER", [0], [1, 1], [0, 0, 1, 1], [-1],
+                     [1.5], [3, 2, 1, 0], ["a"])
+
+
+def onnx_attributes(tally, count, seed=10, folder=None):
+    """One node of every supported operator with random operands (float or int64
+    constants of rank 1 to 4) and up to three attributes drawn from every operator's
+    names, of any type: a Model or a MemcoreError naming the file, nothing else."""
+    import pathlib
+    import tempfile
+    from memcore import MemcoreError
+    from memcore.onnx_tables import ELEMENTWISE, MOVES, POOLS, REDUCES
+    ops = sorted(set(ELEMENTWISE) | set(MOVES) | set(POOLS) | set(REDUCES)
+                 | {"Conv", "Gemm", "MatMul", "BatchNormalization", "Concat", "Dropout"})
+    rng = random.Random(seed)
+    folder = pathlib.Path(folder or tempfile.mkdtemp(prefix="memcore-adv-"))
+    with timed(tally, "onnx attributes"):
+        for k in range(count):
+            op = rng.choice(ops)
+            shapes = [[1, rng.randint(1, 5), rng.randint(1, 6), rng.randint(1, 6)][:rng.randint(1, 4)]
+                      for _ in range(rng.randint(1, 4))]
+            inits = [numpy_helper.from_array(np.ones(s, np.float32 if rng.random() < 0.7 else np.int64), "c%d" % i)
+                     for i, s in enumerate(shapes[1:])]
+            attrs = {rng.choice(_ATTRIBUTE_NAMES): rng.choice(_ATTRIBUTE_VALUES) for _ in range(rng.randint(0, 3))}
+            name = "%s %s on %s #%d" % (op, attrs, shapes, k)
+            node = N(op, ["x"] + [i.name for i in inits], ["y"], **attrs)
+            path = folder / ("attributes-%d.onnx" % k)
+            path.write_bytes(_graph([node], shapes[0], inits, opset=rng.choice((11, 13, 18))))
+            try:
+                memcore.load(str(path)).plan("tflm")
+            except MemcoreError as exc:
+                if path.name in str(exc):
+                    tally.add("onnx attributes", "refused", name)
+                else:
+                    tally.add("onnx attributes", "traceback", name, "an error without the file's name: %s" % exc)
+                continue
+            except Exception as exc:  # noqa: BLE001 - any other exception is the finding
+                tally.add("onnx attributes", "traceback", name, traceback_text(exc))
+                continue
+            tally.add("onnx attributes", "accepted", name)

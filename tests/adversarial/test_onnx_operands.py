@@ -17,6 +17,11 @@ def test_onnx_operand_mutants(tally, tmp_path):
     assert counts["accepted"] >= 200 and counts["refused"] >= 300
 
 
+def test_onnx_attributes_of_any_type(tally, tmp_path):
+    hostile.onnx_attributes(tally, 300, folder=tmp_path)
+    assert_clean(tally, "onnx attributes")
+
+
 def _load(tmp_path, name, nodes, x_shape, inits):
     path = tmp_path / name
     path.write_bytes(hostile.onnx_bytes(nodes, [hostile._vi("x", x_shape)], [hostile._vi("y", None)], inits))
