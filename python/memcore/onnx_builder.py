@@ -225,8 +225,9 @@ class Builder(Rewrites, Operators):
         for name, least, length in (("strides", 1, 2), ("dilations", 1, 2), ("pads", 0, 4)):
             if name in attrs:
                 values = self._ints(where, attrs, name, ())
-                if len(values) != length or any(v < least for v in values):
-                    raise bad_model(self.path, "%s: attribute %r must be %d integers of at least %d, got %s"
+                # (below 2^31: TFLite's builtin options, which carry them, are 32-bit)
+                if len(values) != length or any(v < least or v >= 2 ** 31 for v in values):
+                    raise bad_model(self.path, "%s: attribute %r must be %d integers from %d to 2^31 - 1, got %s"
                                     % (where, name, length, least, list(values)))
 
     def _ints(self, where, attrs, name, default):

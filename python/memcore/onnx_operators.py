@@ -141,6 +141,8 @@ class Operators:
                 if self.resolve(n.inputs[0]) in self.channels_last and rank == 4:
                     axes = tuple(AXIS_TO_NHWC[a % 4] for a in axes)
                 keep = self._int(where, attrs, "keepdims", 1)
+                if keep not in (0, 1):
+                    raise bad_model(self.path, "%s: attribute 'keepdims' must be 0 or 1, got %d" % (where, keep))
             # the converter's reduction axes: a small int32 constant operand
             axes_name = self._synthetic_axes("%s/axes" % n.outputs[0], len(axes))
             inputs = inputs[:1] + [self._tensor(axes_name)]

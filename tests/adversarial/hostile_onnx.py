@@ -135,6 +135,8 @@ def _window_cases(add, rng, c, h, w, x):
     add("ReduceMean valid", False, [N("ReduceMean", ["x"], ["y"], axes=[2, 3])])
     add("ReduceMean axes named twice", True, [N("ReduceMean", ["x"], ["y"], axes=[1, -3])])
     add("ReduceMean axis out of range", True, [N("ReduceMean", ["x"], ["y"], axes=[4])])
+    add("ReduceMean keepdims 2^40", True, [N("ReduceMean", ["x"], ["y"], axes=[1], keepdims=2 ** 40)])
+    add("MaxPool stride 2^40", True, [N("MaxPool", ["x"], ["y"], kernel_shape=[1, 1], strides=[2 ** 40, 1])])
     add("ReduceMean axes not a list", True, [N("ReduceMean", ["x"], ["y"], axes=rng.choice((1, 1.5, "1")))])
     for op in ("ReduceMax", "ReduceMin"):
         add("%s axes named twice" % op, True, [N(op, ["x"], ["y"], axes=[3, 3])])
