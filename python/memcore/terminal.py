@@ -28,7 +28,7 @@ from rich.table import Table
 # sequences that clear the screen, move the cursor, retitle the window), DEL, and the
 # Unicode marks that reorder text (a right-to-left override makes "stif" read "fits").
 _STEERING = "\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-CONTROL = re.compile("[\x00-\x1f" + _STEERING + "]")
+_CONTROL = re.compile("[\x00-\x1f" + _STEERING + "]")
 _CONTROL_BUT_NEWLINE = re.compile("[\x00-\x09\x0b-\x1f" + _STEERING + "]")
 #: the ones json.dumps(ensure_ascii=False) leaves raw (it escapes C0 itself)
 BEYOND_C0 = re.compile("[" + _STEERING + "]")
@@ -40,10 +40,10 @@ def _spelled(match):
 
 
 def visible(text, newlines=False):
-    """`text` with every control character spelled as its escape (\\x1b, \\n, \\u202e): what a
+    """`text` with every control character spelled as its escape (\\x1b, \\x0a, \\u202e): what a
     board, a model file or a device file provides is shown, never obeyed by the terminal.
     `newlines` keeps line breaks (memcore's own multi-line text)."""
-    return (_CONTROL_BUT_NEWLINE if newlines else CONTROL).sub(_spelled, str(text))
+    return (_CONTROL_BUT_NEWLINE if newlines else _CONTROL).sub(_spelled, str(text))
 
 
 def escape(text):
