@@ -1,10 +1,11 @@
-"""The adversarial generators of tests/adversarial/hostile.py with larger counts than CI's.
+"""The adversarial generators of tests/adversarial/hostile*.py with larger counts than the tests'.
 
     python bench/adversarial.py [--scale 10] [--seed 1] [--only "hil boards,onnx mutants"]
 
-Prints attempts and outcomes per category (accepted, refused, and the three that must
-stay 0: traceback, false_ok, fits_for_tampered), then the first bad attempts of each
-category, and exits 1 if there were any.  --scale multiplies CI's counts.
+Prints attempts and outcomes per category (accepted, refused, and the four that must
+stay 0: traceback, false_ok, fits_for_tampered, refused_valid), then the first bad attempts
+of each category, and exits 1 if there were any.  --scale multiplies the tests' counts;
+CI's step .ci/steps/55-adversarial.sh runs --scale 3 --seed 2.
 """
 import argparse
 import pathlib
@@ -16,15 +17,17 @@ sys.path[:0] = [str(ROOT / "tests" / "adversarial"), str(ROOT / "tests")]
 
 import hostile  # noqa: E402
 
-# category: (generator, count in CI)
+# category: (generator, count in the tests)
 CATEGORIES = {
     "tflite mutants": (hostile.tflite_mutants, 150),
     "onnx mutants": (hostile.onnx_mutants, 160),
+    "onnx operands": (hostile.onnx_operands, 600),
+    "onnx attributes": (hostile.onnx_attributes, 300),
     "device files": (hostile.device_files, 160),
     "descriptors (CPython)": (hostile.descriptors_on_cpython, 120),
     "descriptors (MicroPython)": (hostile.descriptors_on_micropython, 60),
     "hil boards": (hostile.hil_boards, 48),
-    "monitor boards": (hostile.monitor_boards, 12),
+    "monitor boards": (hostile.monitor_boards, 17),
 }
 
 

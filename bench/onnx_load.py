@@ -4,7 +4,7 @@
 
 A chain of Relu nodes (one activation in, one out, each [1, 16]) written to a temporary
 file, then loaded three times (median).  Stages: onnx's protobuf parse and shape
-inference (onnx's own work, the baseline), memcore's graph building (onnx_import), and
+inference (onnx's own work, the baseline), memcore's graph building (onnx_builder), and
 the C graph validation (cgraph).  The growth exponent between consecutive sizes should
 stay near 1 (linear); the importer refuses models past onnx_import.MAX_NODES.
 """
@@ -19,7 +19,7 @@ import onnx
 from onnx import TensorProto, helper, shape_inference
 
 import memcore
-from memcore import onnx_import
+from memcore import onnx_builder
 from memcore.cgraph import from_model
 
 
@@ -40,7 +40,7 @@ def stages(path, data):
     t_parse, proto = cpu(lambda: onnx.load_model_from_string(data))
     t_infer, proto = cpu(lambda: shape_inference.infer_shapes(proto, check_type=True, strict_mode=True,
                                                               data_prop=True))
-    t_build, model = cpu(lambda: onnx_import._Builder(path, proto.graph).model())
+    t_build, model = cpu(lambda: onnx_builder.Builder(path, proto.graph).model())
     t_validate, _ = cpu(lambda: from_model(model).validate(path))
     t_load, _ = cpu(lambda: memcore.load(path))
     return t_parse, t_infer, t_build, t_validate, t_load

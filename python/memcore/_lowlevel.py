@@ -303,8 +303,26 @@ def input_names(count_function, name_function):
     return [ffi.string(name_function(i)).decode() for i in range(count_function())]
 
 
-def check_graph(graph, board_values, config_values, source, rows=False):
-    """mc_check_graph on a CGraph: (mc_check_t, array of mc_check_op_t or None)."""
+def check_graph(graph, board_values, config_values, source, rows=False, device=None):
+    """mc_check_graph on a CGraph: (mc_check_t, array of mc_check_op_t or None).
+
+    `device` names the board's figures (a device and the file it came from): a failure
+    the core locates nowhere in the model (no operator, tensor or byte of it) comes from
+    the board's and the configuration's numbers, or from them with the model's, so it
+    names the device as well as the model, never the model alone."""
+    try:
+        return _check_graph(graph, board_values, config_values, source, rows)
+    except _Unlocated as exc:
+        where = "%s on %s" % (source, device) if device else source
+        raise MemcoreError("%s: %s (from the device's figures, or what they give with this model)"
+                           % (where, exc)) from None
+
+
+class _Unlocated(Exception):
+    """A failed check whose mc_problem_t names no part of the model."""
+
+
+def _check_graph(graph, board_values, config_values, source, rows):
     g = graph.graph
     board_ = board(board_values)
     config = check_config(config_values)
@@ -312,15 +330,22 @@ def check_graph(graph, board_values, config_values, source, rows=False):
     need = ffi.new("int64_t *")
     rc = lib.mc_check_scratch_bytes(g, board_, config, need, problem)
     if rc != lib.MC_OK:
-        raise problem_error(rc, problem, graph, source)
+        raise _check_error(rc, problem, graph, source)
     scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
     out = ffi.new("mc_check_t *")
     c_rows = ffi.new("mc_check_op_t[]", max(1, g.n_ops)) if rows else ffi.NULL
     rc = lib.mc_check_graph(g, board_, config, scratch, need[0], out, c_rows, problem)
     if rc != lib.MC_OK:
-        raise problem_error(rc, problem, graph, source)
+        raise _check_error(rc, problem, graph, source)
     # The array itself, not a list of its items: they point into it, and it must live.
     return out, (c_rows if rows else None)
+
+
+def _check_error(rc, problem, graph, source):
+    if problem.kind == lib.MC_PROBLEM_NONE and rc in (lib.MC_E_NOT_FINITE, lib.MC_E_RANGE, lib.MC_E_NEGATIVE,
+                                                      lib.MC_E_OVERFLOW):
+        return _Unlocated(ffi.string(lib.mc_strerror(rc)).decode())
+    return problem_error(rc, problem, graph, source)
 
 
 def board_may_help(now, board_values, arena_region):

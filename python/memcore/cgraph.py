@@ -333,6 +333,9 @@ def from_model(model):
         c.version = op.version
         c.options_type = op.options_type
         for f, value in enumerate(op.options[:lib.MC_OP_OPTIONS]):
+            if not -2**31 <= value < 2**31:  # an ONNX attribute (a stride, ...) the builder let through
+                raise MemcoreError("%s: operator %d (%s): builtin option %d is %d, which does not fit in 32 bits"
+                                   % (model.path, k, op.kind, f, value))
             c.options[f] = value
         c.custom_name_offset = -1
         c.first_input, c.n_inputs = len(flat), len(op.inputs)

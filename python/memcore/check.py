@@ -365,7 +365,8 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
     placement = weights_placement or profile.default_weights_placement()
     config = c_config(model, profile, placement, batch, kernels, available_bytes, allow_unknown_ops, budgets,
                       memcore_plan)
-    raw, c_rows = ll.check_graph(model.c_graph(), profile.board(), config, model.path, rows=True)
+    raw, c_rows = ll.check_graph(model.c_graph(), profile.board(), config, model.path, rows=True,
+                                 device="device %r (%s)" % (profile.name, profile.origin))
     resources = {}
     for code, name in RESOURCES.items():
         res = raw.resources[code]

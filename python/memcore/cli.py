@@ -101,7 +101,9 @@ def report_error(command, message, hint, status, as_json):
     line = "memcore %s: error: %s" % (command, message) if command else "memcore: error: %s" % message
     if hint:
         line += " (hint: %s)" % hint
-    terminal.write(line + "\n", sys.stderr)
+    # messages quote names from model files, device files and boards: one line, never a
+    # terminal's command
+    terminal.write(terminal.visible(line) + "\n", sys.stderr)
     if as_json:
         terminal.write(json.dumps(error_json(command, message, hint, status), indent=2) + "\n", sys.stdout)
     return status

@@ -40,7 +40,11 @@ def finite(value):
 
 
 def dumps(obj):
-    return json.dumps(finite(obj), indent=2, ensure_ascii=False, allow_nan=False, default=str)
+    """JSON with symbols kept; the control characters json leaves as they are (DEL, C1,
+    the marks that reorder text) as \\u escapes, so a board's or a file's text in it
+    cannot steer a terminal (they can only be inside strings: still the same JSON)."""
+    text = json.dumps(finite(obj), indent=2, ensure_ascii=False, allow_nan=False, default=str)
+    return terminal.BEYOND_C0.sub(lambda m: "\\u%04x" % ord(m.group()), text)
 
 
 def emit(obj, stream=None):

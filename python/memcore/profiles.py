@@ -51,6 +51,13 @@ MAX_RATE = 1e21              # any bytes or operations per second
 MAX_SECONDS = 1e6            # any time in seconds
 MAX_AMPS = 1e3               # any current
 MAX_VOLTS = 1e3              # any supply voltage
+# The least a figure that is not 0 may be: below these no device works, and the core's
+# arithmetic on them (bytes / rate, capacity / power) runs out of doubles (a flash rate of
+# 5e-324 B/s, a subnormal number, gave "a number is NaN or infinite", blamed on the model).
+MIN_RATE = 1.0               # bytes or operations per second
+MIN_SECONDS = 1e-9           # a nanosecond
+MIN_AMPS = 1e-12             # a picoamp
+MIN_VOLTS = 1e-3             # a millivolt
 MAX_TEXT = 200               # characters of a description
 MAX_PARTITIONS = 32
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
@@ -191,6 +198,14 @@ class Profile:
                 "flash": lib.MC_REGION_FLASH}[region]
 
 
+def _least(key):
+    """The smallest value other than 0 a figure named `key` may take (see MIN_RATE)."""
+    for unit, least in (("_seconds", MIN_SECONDS), ("_amps", MIN_AMPS), ("_volts", MIN_VOLTS)):
+        if key.endswith(unit):
+            return least
+    return MIN_RATE
+
+
 def _number(where, table, key, kind=float, positive=True, most=None):
     value = table.get(key)
     ok_types = (int,) if kind is int else (int, float)
@@ -206,6 +221,10 @@ def _number(where, table, key, kind=float, positive=True, most=None):
         most = MAX_BYTES if kind is int else MAX_SECONDS if key.endswith("_seconds") else MAX_RATE
     if value > most:
         raise MemcoreError("%s: %s must be at most %s, got %r" % (where, key, _show(most), value))
+    least = _least(key)
+    if kind is float and value != 0 and value < least:
+        raise MemcoreError("%s: %s must be %sat least %r, got %r" % (where, key, "" if positive else "0 or ",
+                                                                   least, value))
     return kind(value)
 
 

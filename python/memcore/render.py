@@ -310,7 +310,7 @@ def suggestion_words(s, data, si=False):
 
 def terminal_report(data, out, si=False, layers=False):
     """The check report on `out` (a memcore.terminal.Out)."""
-    from rich.markup import escape
+    from memcore.terminal import escape
 
     b = lambda n: format_bytes(n, si)  # noqa: E731
     words = verdict_words(data, si)

@@ -15,13 +15,42 @@ everywhere.
 """
 import io
 import os
+import re
 import shutil
 import sys
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape  # noqa: F401 - re-exported: user text in markup goes through it
+from rich.markup import escape as _markup_escape
 from rich.table import Table
+
+# Characters that steer a terminal instead of showing: C0 and C1 controls (ESC starts the
+# sequences that clear the screen, move the cursor, retitle the window), DEL, and the
+# Unicode marks that reorder text (a right-to-left override makes "stif" read "fits").
+_STEERING = "\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile("[\x00-\x1f" + _STEERING + "]")
+_CONTROL_BUT_NEWLINE = re.compile("[\x00-\x09\x0b-\x1f" + _STEERING + "]")
+#: the ones json.dumps(ensure_ascii=False) leaves raw (it escapes C0 itself)
+BEYOND_C0 = re.compile("[" + _STEERING + "]")
+
+
+def _spelled(match):
+    c = ord(match.group())
+    return "\\x%02x" % c if c < 0x100 else "\\u%04x" % c
+
+
+def visible(text, newlines=False):
+    """`text` with every control character spelled as its escape (\\x1b, \\x0a, \\u202e): what a
+    board, a model file or a device file provides is shown, never obeyed by the terminal.
+    `newlines` keeps line breaks (memcore's own multi-line text)."""
+    return (_CONTROL_BUT_NEWLINE if newlines else _CONTROL).sub(_spelled, str(text))
+
+
+def escape(text):
+    """Untrusted text for rich markup: its control characters spelled (visible) and its
+    markup escaped, so it prints as written and can neither style nor steer the terminal."""
+    return _markup_escape(visible(text))
+
 
 # Every non-ASCII symbol memcore prints, and how it is spelled where it cannot be.
 SYMBOLS = {
@@ -121,8 +150,8 @@ class Out:
         self.flush()
 
     def line(self, text=""):
-        """A line of plain text: no markup, no highlighting."""
-        self.print(text, markup=False)
+        """A line of plain text: no markup, no highlighting, no control characters."""
+        self.print(visible(text, newlines=True), markup=False)
 
     def command(self, text):
         """A command line to paste, never wrapped: a terminal folds a long line itself, so

@@ -12,6 +12,8 @@ deep (checked before parsing, so no recursion blows up), no key twice in one obj
 import json
 import re
 
+from memcore.hil import consistency
+
 PREFIX = "@memcore "
 HEADER = "memcore.board/1"
 RESULT = "memcore.vector-result/1"
@@ -191,23 +193,15 @@ def validate(obj):
     if schema == RESULT and ("fields" in obj) == ("error" in obj):
         raise BadLine("%s line: needs exactly one of \"fields\" and \"error\"" % schema)
     if schema == REPORT:
-        _check_report_sums(obj)
+        _check_report(obj)
     return obj
 
 
-def _check_report_sums(r):
-    """A boot report's numbers must add up as the board script computes them."""
-    in_ram = r["weights_bytes"] if r["weights_placement"] == "ram" else 0
-    if r["required_bytes"] != in_ram + r["recommended_arena_bytes"]:
-        raise BadLine("report line: required_bytes %d is not the weights in RAM (%d) + recommended_arena_bytes "
-                      "(%d)" % (r["required_bytes"], in_ram, r["recommended_arena_bytes"]))
-    if r["headroom_bytes"] != r["available_bytes"] - r["required_bytes"]:
-        raise BadLine("report line: headroom_bytes %d is not available_bytes - required_bytes (%d)"
-                      % (r["headroom_bytes"], r["available_bytes"] - r["required_bytes"]))
-    # Memory short means "does not fit"; "fits" needs room (flash or another region can be
-    # short with room in the arena, so does_not_fit with room is possible).
-    if r["headroom_bytes"] < 0 and r["verdict"] != "does_not_fit":
-        raise BadLine("report line: verdict %r with headroom_bytes %d" % (r["verdict"], r["headroom_bytes"]))
+def _check_report(r):
+    """A boot report's fields must agree with each other (memcore.hil.consistency)."""
+    found = consistency.problem(r)
+    if found:
+        raise BadLine("forged or inconsistent report: %s" % found)
 
 
 def parse_line(line):

@@ -76,6 +76,7 @@ class BoardRun:
     error_kind: str = None
     seconds: float = 0.0
     transcript: str = None
+    float_bits: int = None      # the board's float width as measured (FLOAT_PROBE), not as claimed
 
     def take(self, output, first_line=1):
         objects, noise, bad = lines.parse(output, first_line)
@@ -106,6 +107,26 @@ class BoardRun:
                 self.problems.append((number, "a %s line in a vector run" % kind))
 
 
+#: What the host has the board compute to learn its float width, whatever its header says:
+#: 1 + 2^-40 is 1 in single precision (24-bit significand) and not in double, so this
+#: prints 0.0 on a 32-bit float board and 2^-40 on a 64-bit one.
+FLOAT_PROBE = "print(repr(1.0 + 2.0 ** -40 - 1.0))  # memcore float width probe\n"
+
+
+def measured_float_bits(output):
+    """32 or 64 from FLOAT_PROBE's output, or None if it printed anything else."""
+    text = output.decode("utf-8", "replace").strip() if isinstance(output, bytes) else output.strip()
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if value == 0.0:
+        return 32
+    if abs(value - 2.0 ** -40) <= 2.0 ** -60:
+        return 64
+    return None
+
+
 def run_on_board(board, vector_names, vector_dir=None, device_dir=None, timeout_s=120.0, code=None,
                  deploy_files=True):
     """Deploy and run the vector runner on an opened board; never raises a HilError."""
@@ -121,6 +142,12 @@ def run_on_board(board, vector_names, vector_dir=None, device_dir=None, timeout_
         taken = True
         if err:
             raise RemoteError("the vector runner raised on the board", out, err, repl.transcript)
+        # after the runner, so its lines keep their transcript numbers
+        probe, err = repl.exec_raw(FLOAT_PROBE, timeout_s)
+        run.float_bits = measured_float_bits(probe) if not err else None
+        if run.float_bits is None:
+            run.problems.append((repl.output_first_line, "the float width probe (%s) printed %r, not 0.0 or 2^-40"
+                                 % (FLOAT_PROBE.split("  #")[0], (probe + err)[:80])))
     except HilError as exc:
         if exc.stdout and not taken:
             run.take(exc.stdout, board.repl.output_first_line)
@@ -208,6 +235,13 @@ def compare(run, vector_names, vector_dir=None):
             run.header["memcore_version"], run.header["api_version"], host_version, host_api)
         return report
     float_bits = run.header["float_bits"]
+    if run.float_bits is not None and run.float_bits != float_bits:
+        # A header claiming single precision on a double board would widen the tolerance
+        # to 2^-22 and let wrong values pass.
+        report.status, report.error_kind = "malformed", "ProtocolError"
+        report.error = ("the board's header says %d-bit floats, but it computes with %d-bit ones (measured on the "
+                        "board): not compared" % (float_bits, run.float_bits))
+        return report
     report.float_rel = rule.tolerance(float_bits)
     for name in vector_names:
         data = vectors.load(vector_dir / (name + ".json"))

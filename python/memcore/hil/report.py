@@ -1,10 +1,11 @@
 """How a parity report reads: a table per vector file, a table of every difference.
 
 Everything the board sent (its header, case names, values, error text) is shown as plain
-text, never read as rich markup."""
+text, never read as rich markup, its control characters spelled out (terminal.visible)."""
 from rich.text import Text
 
 from memcore.hil import rule
+from memcore.terminal import visible
 
 STATUS = {
     "ok": ("board and host agree", "green"),
@@ -18,9 +19,9 @@ STATUS = {
 def _board_line(board):
     if not board:
         return Text("board: no header received")
-    return Text("board: memcore %s (API %s), %s implementation, %s-bit floats, %s, %s" % (
+    return Text(visible("board: memcore %s (API %s), %s implementation, %s-bit floats, %s, %s" % (
         board.get("memcore_version"), board.get("api_version"), board.get("implementation"),
-        board.get("float_bits"), board.get("firmware"), board.get("platform")))
+        board.get("float_bits"), board.get("firmware"), board.get("platform"))))
 
 
 def render(report, out=None):
@@ -44,7 +45,7 @@ def render(report, out=None):
         for name, s in report.per_file.items():
             bad = s["differing"] or s["missing"]
             fields = s.get("fields", {})
-            table.add_row(Text(name), str(s["cases"]), str(s["agreed"]),
+            table.add_row(Text(visible(name)), str(s["cases"]), str(s["agreed"]),
                           Text(str(s["differing"]), style="red" if s["differing"] else ""),
                           Text(str(s["missing"]), style="red" if s["missing"] else ""),
                           *(str(fields.get(h, 0)) for h in how), style="red" if bad else None)
@@ -59,7 +60,7 @@ def render(report, out=None):
         console.print(Text("%d difference(s)" % len(report.differences)))
         table = out.table("file", "case", "field", "host", "board")
         for d in report.differences:
-            table.add_row(Text(d.file), Text(d.case), Text(d.field), Text(repr(d.host)), Text(repr(d.board)))
+            table.add_row(*(Text(visible(v)) for v in (d.file, d.case, d.field, repr(d.host), repr(d.board))))
         console.print(table)
     words, style = STATUS[report.status]
     console.print(Text.assemble((words, style), ": %d cases compared, %d differences"
@@ -67,11 +68,11 @@ def render(report, out=None):
     if report.noise_lines:
         console.print(Text("%d line(s) of console noise ignored" % report.noise_lines, style="dim"))
     for p in report.problems[:20]:
-        console.print(Text("transcript line %d: %s" % (p["line"], p["problem"]), style="red"))
+        console.print(Text(visible("transcript line %d: %s" % (p["line"], p["problem"])), style="red"))
     if len(report.problems) > 20:
         console.print(Text("… and %d more lines that broke the protocol" % (len(report.problems) - 20), style="red"))
     if report.error:
-        console.print(Text.assemble((report.error_kind or "error", "red"), ": " + report.error))
+        console.print(Text.assemble((report.error_kind or "error", "red"), ": " + visible(report.error)))
     if report.transcript:
         console.print(Text("transcript: %s" % report.transcript, style="dim"))
     out.flush()

@@ -19,6 +19,7 @@ from memcore.hil.boards import SimulatedBoard
 from memcore.hil.deploy import deploy
 from memcore.hil.errors import HilError
 from memcore.hil.qemu import QemuBoard
+from memcore.terminal import visible
 
 PROMPT = b">>> "
 #: what the unix port does not print when a soft reset ends it, and a board does
@@ -122,7 +123,7 @@ class Simulator:
         text = bytes(shown).decode("utf-8", "replace").replace("\r\n", "\n").rstrip()
         self.boot_output = text
         if text:
-            self.say(text)
+            self.say(visible(text, newlines=True))   # the board's text: shown, never obeyed
 
     def check(self):
         """Start the board again if its process ended; call it now and then."""
