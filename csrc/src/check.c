@@ -54,7 +54,7 @@ typedef struct {
  * passed the graph's structure (mc_graph_structure) its counts are within MC_MAX_*
  * (10^6 tensors and operators), and mc_plan_scratch_bytes refuses more than
  * MC_PLAN_MAX_BUFFERS (10^6) buffers, so every array below is under 2^25 bytes, the
- * planner's work area at most 48 MB and TFLM's model's a few words a tensor: the total
+ * planner's work area at most 64 MB and TFLM's model's a few words a tensor: the total
  * stays under 2^31. */
 static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const mc_board_t *b, layout_t *l,
                           mc_problem_t *problem)

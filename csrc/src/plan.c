@@ -10,6 +10,15 @@
  * k others costs O((k + 1) log n); a whole plan O((n + P) log n), P the number of pairs
  * of buffers live at the same time (about 2n for a chain of operators).
  *
+ * Buffers with the same lifetime (a "class": tensors no operator touches, the outputs
+ * of one operator that nothing reads, an operator's scratch buffers) meet exactly the
+ * same buffers, so the tree holds only the first of each class (its head), and a class
+ * keeps its placed buffers as runs: offset intervals in order, adjacent ones merged.
+ * The gap a sweep finds depends only on the bytes the listed buffers cover, which the
+ * runs cover too, so placements are the same; 20,000 tensors of one lifetime cost one
+ * run each instead of all the others placed before (a file with that many unused
+ * tensors took minutes).  P then counts pairs of different lifetimes only.
+ *
  * MC_PLAN_TFLM reproduces TensorFlow Lite Micro's GreedyMemoryPlanner
  * (tensorflow/lite/micro/memory_planner/greedy_memory_planner.cc) placement for
  * placement, so that its arena equals the "head" TFLM reports to the byte:
@@ -63,23 +72,30 @@
  *   int32  order[n]     the placement order of a pass
  *   int32  list[n], temp[n]  overlapping buffers of one placement; sort
  *                       temporaries; the breadth order's ranks
+ *   int64  run_end[n]   per run (its first buffer's id): where the run ends
+ *   int32  cls[n]       per buffer: its class head's id, or for a head -2 - its first
+ *                       run (-1: none placed)
+ *   int32  run_next[n]  per run: the class's next run by offset, -1 after the last
  *   int32  walk[WALK_CELLS]
  *   int32  x_sz[k], x_off[k], x_rel[k]   exact search (k = min(n, EXACT_MAX))
  *   uint32 x_overlap[k], x_live[k]
  *   uint8  x_children[k * k], x_count[k], x_next[k], x_path[k], x_rank[k]; int8 x_twin[k]
  */
-#define PER_BUFFER_BYTES ((int32_t)(2 * sizeof(int64_t) + 8 * sizeof(int32_t)))
+#define PER_BUFFER_BYTES ((int32_t)(3 * sizeof(int64_t) + 10 * sizeof(int32_t)))
 
 typedef struct {
     const int32_t *first;
     const int32_t *last;
     int64_t *aligned;
     int64_t *place;
+    int64_t *run_end;
     int32_t *node; /* see POS_BUFFER */
     int32_t *reach;
     int32_t *order;
     int32_t *list;
     int32_t *temp;
+    int32_t *cls;
+    int32_t *run_next;
     int32_t *walk;
     int32_t *x_sz; /* the exact search counts in units of the alignment */
     int32_t *x_off;
@@ -199,13 +215,55 @@ static void build_tree(plan_t *p)
     p->levels = z - 1;
 }
 
-/* Appends to p->list position i's buffer when it is placed and live at f or later. */
+/* ---- classes of buffers with one lifetime, and their runs ------------------------- */
+
+static int32_t class_head(const plan_t *p, int32_t b)
+{
+    return p->cls[b] >= 0 ? p->cls[b] : b;
+}
+
+static int32_t first_run(const plan_t *p, int32_t head)
+{
+    return -2 - p->cls[head];
+}
+
+/* Adds placed buffer b to its class's runs: its interval is free of every run of the
+ * class (they are all live with it), so it joins the run ending where it starts, or
+ * the one starting where it ends, or both, or starts a run of its own. */
+static void add_to_runs(plan_t *p, int32_t b)
+{
+    int32_t head = class_head(p, b), prev = -1, next = first_run(p, head);
+    int64_t start = p->place[b], end = start + p->aligned[b];
+    while (next >= 0 && p->place[next] < start) {
+        prev = next;
+        next = p->run_next[next];
+    }
+    if (next >= 0 && p->place[next] == end) { /* next joins b's run */
+        end = p->run_end[next];
+        next = p->run_next[next];
+    }
+    if (prev >= 0 && p->run_end[prev] == start) {
+        p->run_end[prev] = end;
+        p->run_next[prev] = next;
+        return;
+    }
+    p->run_end[b] = end;
+    p->run_next[b] = next;
+    if (prev >= 0) {
+        p->run_next[prev] = b;
+    } else {
+        p->cls[head] = -2 - b;
+    }
+}
+
+/* Appends to p->list the runs of position i's class when it is live at f or later
+ * (only heads have a last use in the tree: the other positions are cut). */
 static int32_t take(const plan_t *p, int32_t i, int32_t f, int32_t found)
 {
     if (POS_LAST(p, i - 1) >= f) {
-        int32_t b = POS_BUFFER(p, i - 1);
-        if (p->place[b] >= 0) {
-            p->list[found++] = b;
+        int32_t r;
+        for (r = first_run(p, POS_BUFFER(p, i - 1)); r >= 0; r = p->run_next[r]) {
+            p->list[found++] = r;
         }
     }
     return found;
@@ -238,7 +296,7 @@ static int32_t take_left(const plan_t *p, int32_t y, int32_t z, int32_t f, int32
     return found;
 }
 
-/* Lists into p->list the placed buffers live at some time in [f, l] among the first
+/* Lists into p->list the runs of the placed buffers live at some time in [f, l] among the first
  * `reach` positions (those that start no later than l); returns how many.  From
  * position reach up to the root: the position itself and its left subtree, and at each
  * ancestor it is right of, that ancestor and its left subtree; all else is to the
@@ -276,7 +334,7 @@ static int64_t offset_for(plan_t *p, int32_t b, bool best_fit)
     sort_ids(p->list, p->temp, k, p->place);
     for (t = 0; t < k; t++) {
         int32_t j = p->list[t];
-        int64_t start = p->place[j], end = start + p->aligned[j];
+        int64_t start = p->place[j], end = p->run_end[j];
         if (start - at >= size) {
             if (!best_fit) {
                 return at;
@@ -301,9 +359,16 @@ static int64_t greedy_pass(plan_t *p, bool best_fit)
     /* -1 (all bits set in two's complement int64_t): not placed yet */
     memset(p->place, 0xff, (size_t)p->n * sizeof *p->place);
     for (i = 0; i < p->m; i++) {
+        int32_t b = POS_BUFFER(p, i);
+        if (p->cls[b] < 0) {
+            p->cls[b] = -1; /* a head, no runs yet */
+        }
+    }
+    for (i = 0; i < p->m; i++) {
         int32_t b = p->order[i];
         int64_t at = offset_for(p, b, best_fit);
         p->place[b] = at;
+        add_to_runs(p, b);
         if (at + p->aligned[b] > arena) {
             arena = at + p->aligned[b];
         }
@@ -698,7 +763,7 @@ mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes)
     if (n_buffers > MC_PLAN_MAX_BUFFERS) {
         return MC_E_LIMIT;
     }
-    /* at most 48 MB: 32 bits hold it.  The exact search's x_sz, x_off, x_rel, x_overlap,
+    /* at most 64 MB: 32 bits hold it.  The exact search's x_sz, x_off, x_rel, x_overlap,
      * x_live, x_children and five bytes a buffer, rounded up to 8. */
     n = (int32_t)n_buffers;
     k = exact_capacity(n);
@@ -710,16 +775,19 @@ mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes)
 static void lay_out(plan_t *p, void *scratch, int32_t n)
 {
     int32_t k = exact_capacity(n);
-    int32_t *w32 = (int32_t *)((int64_t *)scratch + 2 * (size_t)n);
+    int32_t *w32 = (int32_t *)((int64_t *)scratch + 3 * (size_t)n);
     uint8_t *w8;
     p->aligned = (int64_t *)scratch;
     p->place = p->aligned + n;
+    p->run_end = p->place + n;
     p->node = w32;
     p->reach = w32 + 4 * (size_t)n;
     p->order = w32 + 5 * (size_t)n;
     p->list = w32 + 6 * (size_t)n;
     p->temp = w32 + 7 * (size_t)n;
-    p->walk = w32 + 8 * (size_t)n;
+    p->cls = w32 + 8 * (size_t)n;
+    p->run_next = w32 + 9 * (size_t)n;
+    p->walk = w32 + 10 * (size_t)n;
     p->x_sz = p->walk + WALK_CELLS;
     p->x_off = p->x_sz + k;
     p->x_rel = p->x_off + k;
@@ -762,11 +830,43 @@ static mc_status_t take_sizes(plan_t *p, const int64_t *sizes, int64_t alignment
     return MC_OK;
 }
 
+/* The classes of the positions from i on with one first use (sorted by last use,
+ * stably: the lowest id of each lifetime is its head); the others' last uses leave the
+ * tree.  Returns the first position after them; *same counts the pairs of one class. */
+static int32_t classes_from(plan_t *p, int32_t i, int64_t *same)
+{
+    int32_t e, j, head = 0, members = 0, f = p->first[POS_BUFFER(p, i)];
+    for (e = i; e < p->m && p->first[POS_BUFFER(p, e)] == f; e++) {
+        int32_t b = POS_BUFFER(p, e);
+        p->list[e - i] = b;
+        p->place[b] = p->last[b]; /* the sort's keys (take_sizes' are spent) */
+    }
+    sort_ids(p->list, p->temp, e - i, p->place);
+    for (j = 0; j < e - i; j++) {
+        int32_t b = p->list[j];
+        if (j == 0 || p->last[b] != p->last[head]) {
+            head = b;
+            members = 0;
+            p->cls[b] = -1;
+        } else {
+            p->cls[b] = head;
+            *same += ++members;
+        }
+    }
+    for (j = i; j < e; j++) {
+        if (p->cls[POS_BUFFER(p, j)] >= 0) {
+            POS_LAST(p, j) = POS_MAX(p, j) = -1; /* before any first use: never live */
+        }
+    }
+    return e;
+}
+
 /* The positions (the buffers with a size by first use, lower id first on ties; ids and
- * keys from take_sizes) and each buffer's reach (a binary search of its last use).
- * Returns the number of pairs of buffers with a size live at the same time: each buffer
- * meets the later starters up to its reach. */
-static int64_t time_orders(plan_t *p)
+ * keys from take_sizes), their classes and each buffer's reach (a binary search of its
+ * last use).  Returns the number of pairs of buffers with a size live at the same time
+ * (each buffer meets the later starters up to its reach); *same counts those of one
+ * class. */
+static int64_t time_orders(plan_t *p, int64_t *same)
 {
     int32_t i;
     int64_t pairs = 0;
@@ -791,6 +891,9 @@ static int64_t time_orders(plan_t *p)
         p->reach[b] = lo;
         pairs += lo - i - 1;
     }
+    for (i = 0; i < p->m;) {
+        i = classes_from(p, i, same);
+    }
     return pairs;
 }
 
@@ -799,8 +902,8 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
                     void *scratch, int64_t scratch_bytes, int64_t *offsets, mc_plan_t *out)
 {
     plan_t *p;
-    int64_t need = 0, pairs, lower;
-    int32_t i, pass_steps, used = 0, budget;
+    int64_t need = 0, pairs, same = 0, lower, pass_steps;
+    int32_t i, used = 0, budget;
     int pass;
 
     if (out == NULL || (n_buffers > 0 && (sizes == NULL || first_use == NULL || last_use == NULL ||
@@ -835,15 +938,15 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
     p->last = last_use;
     lay_out(p, (uint8_t *)scratch + STATE_BYTES, p->n);
     MC_TRY(take_sizes(p, sizes, alignment));
-    pairs = time_orders(p);
+    pairs = time_orders(p, &same);
     lower = live_per_position(p);
-    if (pairs > MC_PLAN_MAX_PAIRS) {
+    if (pairs - same > MC_PLAN_MAX_PAIRS) {
         return MC_E_LIMIT; /* nothing written yet */
     }
     /* nothing fails from here on: the result goes straight to *out */
     memset(out, 0, sizeof *out);
     out->lower_bound_bytes = lower;
-    pass_steps = p->n + (int32_t)pairs;
+    pass_steps = p->n + pairs;
     build_tree(p);
 
     size_order(p);
@@ -855,7 +958,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
         for (pass = 0; pass < 3 && out->arena_bytes > out->lower_bound_bytes && budget - used >= pass_steps;
              pass++) {
             int64_t arena;
-            used += pass_steps;
+            used += (int32_t)pass_steps; /* at most the budget: 32 bits */
             if (pass == 0) {
                 breadth_order(p);
             } else if (pass == 2) {
