@@ -224,6 +224,17 @@ OUT_OF_LINE static int32_t opclass(int32_t kind)
     }
 }
 
+/* Operator k's numbers do not fit in 64 bits: the problem names it, as the host's
+ * error does. */
+static mc_status_t op_overflow(mc_problem_t *p, int32_t k)
+{
+    (void)refuse(p, MC_PROBLEM_SIZE_OVERFLOW, -1);
+    if (p != NULL) {
+        p->op = k;
+    }
+    return MC_E_OVERFLOW;
+}
+
 /* *sum += bytes (or a count), by mc_add_or_flag: the sums here keep their overflow
  * sticky.  Out of line: passed the sum's address, each step costs less than loading
  * and storing it around mc_add_or_flag. */
@@ -286,7 +297,7 @@ static void add_seconds(double *seconds, int64_t amount, double per_second, bool
  * sticky, tested before an operator's row is written and before the next operator is
  * counted, so the error and the rows written are those of a test after every step. */
 static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r,
-                             uint8_t *read, mc_check_op_t *rows)
+                             uint8_t *read, mc_check_op_t *rows, mc_problem_t *problem)
 {
     const int32_t *t, *end;
     int32_t k;
@@ -304,7 +315,9 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         int64_t macs = 0, other = 0, ops, constants = 0, activations = 0, weights = 0;
         int32_t cls = opclass(op->kind);
         double rate = rate_of(b, cls, r->numeric, r->kernels), compute_seconds = 0, fetch_seconds = 0;
-        MC_TRY(mc_op_counts_of(g, k, &macs, &other));
+        if (mc_op_counts_of(g, k, &macs, &other) != MC_OK) { /* (its only failure: an overflow) */
+            return op_overflow(problem, k);
+        }
         ops = mc_add_or_flag(mc_mul_or_flag(macs, 2, &overflow), other, &overflow);
         macs = mc_mul_or_flag(macs, c->batch, &overflow);
         ops = mc_mul_or_flag(ops, c->batch, &overflow);
@@ -337,7 +350,7 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         }
         activations = mc_mul_or_flag(activations, c->batch, &overflow);
         if (overflow) {
-            return MC_E_OVERFLOW;
+            return op_overflow(problem, k);
         }
         /* Traffic the rates include is not fetched again. */
         add_seconds(&compute_seconds, ops, rate, &r->timed);
@@ -352,7 +365,7 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
             /* (0 when it overflows: the rows start zeroed) */
             rows[k].fetch_bytes = mc_add_or_flag(constants, activations, &overflow);
             if (overflow) {
-                return MC_E_OVERFLOW;
+                return op_overflow(problem, k);
             }
             rows[k].fetch_seconds = fetch_seconds;
             rows[k].compute_seconds = compute_seconds;
@@ -654,7 +667,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
             memset(rows, 0, (size_t)n_ops * sizeof *rows);
             MC_TRY(live_rows(g, sizes, first, last, owner, l.n_buffers, live, count, rows));
         }
-        MC_TRY(operators(g, b, c, r, (uint8_t *)(count + g->n_ops + 2), rows));
+        MC_TRY(operators(g, b, c, r, (uint8_t *)(count + g->n_ops + 2), rows, problem));
     }
     MC_TRY(memory(b, c, r));
     MC_TRY(timing(b, c, r));
