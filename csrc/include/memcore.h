@@ -926,6 +926,9 @@ typedef struct {
     bool best_is_optimal;             /* memcore's plan is proven optimal */
     int64_t scratch_buffer_bytes;     /* kernels' scratch buffers among the head's buffers */
     int64_t buffers;                  /* buffers in the head */
+    int64_t check_scratch_bytes;      /* what this check itself needs of a board's memory: the
+                                         graph's arrays as mc_tflite_read lays them out, and
+                                         the check's scratch (mc_check_scratch_bytes) */
     mc_tflm_t tflm;                   /* TFLM's tail, minimum and recommended arena */
     /* memory, in the arena's region */
     int64_t runtime_overhead_bytes;   /* TFLM's persistent tail (tflm.tail_bytes) */

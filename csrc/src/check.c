@@ -72,9 +72,9 @@ static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const
     work = (int32_t)tflm_scratch > work ? (int32_t)tflm_scratch : work;
     work = (int32_t)plan > work ? (int32_t)plan : work;
     l->work_bytes = work = live > work ? live : work;
-    /* the head, sizes and two offset arrays (int64); first, last, owner (int32); each
-     * array starts 8-byte aligned */
-    l->total_bytes = work + ((int32_t)sizeof(head_t) + 7) / 8 * 8 + n * 3 * (int32_t)sizeof(int64_t) +
+    /* the head, sizes and offsets (int64: one array, each plan's in turn); first,
+     * last, owner (int32); each array starts 8-byte aligned */
+    l->total_bytes = work + ((int32_t)sizeof(head_t) + 7) / 8 * 8 + n * 2 * (int32_t)sizeof(int64_t) +
                      (n * 3 * (int32_t)sizeof(int32_t) + 7) / 8 * 8;
     return MC_OK;
 }
@@ -592,7 +592,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     layout_t l;
     mc_check_t *r;
     mc_plan_t *plan; /* one at a time, in the head */
-    int64_t *sizes, *offsets_tflm, *offsets_best, validate_bytes = 0;
+    int64_t *sizes, *offsets, validate_bytes = 0;
     int32_t *first, *last, *owner, i, n_ops;
     uint8_t *work;
     bool overflow = false;
@@ -623,9 +623,8 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     r = &((head_t *)scratch)->result;
     plan = &((head_t *)scratch)->plan;
     sizes = (int64_t *)((uint8_t *)scratch + (sizeof(head_t) + 7) / 8 * 8);
-    offsets_tflm = sizes + l.n_buffers;
-    offsets_best = offsets_tflm + l.n_buffers;
-    first = (int32_t *)(offsets_best + l.n_buffers);
+    offsets = sizes + l.n_buffers; /* only the arenas are kept */
+    first = (int32_t *)(offsets + l.n_buffers);
     last = first + l.n_buffers;
     owner = last + l.n_buffers;
     work = (uint8_t *)scratch + (l.total_bytes - l.work_bytes);
@@ -638,14 +637,19 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     r->tensors = g->n_tensors;
     r->ops = g->n_ops;
     r->buffers = l.n_buffers;
+    /* the graph's arrays (validated counts: small) rounded up as read_graph rounds them */
+    r->check_scratch_bytes = (g->n_tensors * (int64_t)sizeof(mc_tensor_t) + g->n_ops * (int64_t)sizeof(mc_op_t) +
+                              (g->n_op_tensors + g->n_inputs + g->n_outputs) * (int64_t)sizeof(int32_t) + 7) /
+                                 8 * 8 +
+                             l.total_bytes;
     MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, l.tflm_flags, work, l.work_bytes, sizes, first, last, owner,
                            l.n_buffers, problem));
     MC_TRY(mc_plan(MC_PLAN_TFLM, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, 0, work, l.work_bytes,
-                   offsets_tflm, plan));
+                   offsets, plan));
     r->arena_tflm_bytes = plan->arena_bytes;
     r->arena_lower_bound_bytes = plan->lower_bound_bytes;
     MC_TRY(mc_plan(MC_PLAN_BEST, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, MC_PLAN_DEFAULT_STEPS, work,
-                   l.work_bytes, offsets_best, plan));
+                   l.work_bytes, offsets, plan));
     r->arena_best_bytes = plan->arena_bytes;
     r->best_is_optimal = plan->proven_optimal;
     for (i = 0; i < l.n_buffers; i++) {

@@ -673,7 +673,9 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     struct mp_stream_seek_t seek;
     int error = 0;
     int64_t need = 0, words;
-    uint64_t *scratch;
+    uint64_t *scratch, *graph_block;
+    mc_graph_t graph;
+    size_t graph_words;
     mc_status_t rc;
     mp_obj_t dict;
     int32_t i, n;
@@ -694,20 +696,27 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     if (rc != MC_OK) {
         raise_check(path, rc, &problem, f->error);
     }
-    /* Sizing the check takes the graph, so it is read into a first block, then the
-     * whole check runs in one block of the size that asked for. */
+    /* Two pieces, never one the size of both: the graph (read into the block the reader
+     * asks for, then cut back to its arrays, which is in place), then the check's work.
+     * Together they are the report's check_scratch_bytes. */
     words = (size.scratch_bytes + 7) / 8;
-    scratch = m_new(uint64_t, (size_t)words);
-    rc = mc_check_tflite_scratch_bytes(&source, board, config, scratch, words * 8, &need, &problem);
+    graph_block = m_new(uint64_t, (size_t)words);
+    rc = mc_tflite_read(&source, graph_block, words * 8, &graph, &problem);
+    if (rc == MC_OK) {
+        graph_words = (size_t)(((const uint8_t *)(graph.outputs + graph.n_outputs) - (const uint8_t *)graph_block + 7) / 8);
+        if (m_renew_maybe(uint64_t, graph_block, (size_t)words, graph_words, false) != NULL) {
+            words = (int64_t)graph_words; /* the reader's state after the arrays is given back */
+        }
+        rc = mc_check_scratch_bytes(&graph, board, config, &need, &problem);
+    }
     if (rc != MC_OK) {
-        m_del(uint64_t, scratch, (size_t)words);
+        m_del(uint64_t, graph_block, (size_t)words);
         raise_check(path, rc, &problem, f->error);
     }
-    /* Grown where it lies when the heap allows: no second block on a fragmented heap. */
-    scratch = m_renew(uint64_t, scratch, (size_t)words, (size_t)((need + 7) / 8));
-    words = (need + 7) / 8;
-    rc = mc_check_tflite(&source, board, config, scratch, words * 8, &result, &problem);
-    m_del(uint64_t, scratch, (size_t)words);
+    scratch = m_new(uint64_t, (size_t)((need + 7) / 8));
+    rc = mc_check_graph(&graph, board, config, scratch, need, &result, NULL, &problem);
+    m_del(uint64_t, scratch, (size_t)((need + 7) / 8));
+    m_del(uint64_t, graph_block, (size_t)words);
     if (rc != MC_OK) {
         raise_check(path, rc, &problem, f->error);
     }
