@@ -301,13 +301,13 @@ mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_examp
  * buffers costs n + P steps, P the number of pairs of buffers with a size that are live
  * at the same time (about n for a chain of operators, n * w for a graph w tensors wide).
  * The exact search charges k * (d + 1) steps per node at depth d, k its buffers.
- * (Buffers with the same lifetime, e.g. tensors no operator touches, cost the planner
- * about one step each whatever their number: the limit below counts pairs of buffers
- * whose lifetimes differ.)
+ * (Buffers with the same lifetime next to each other in first-use order, e.g. tensors
+ * no operator touches, cost the planner about one step each whatever their number: the
+ * limit below does not count their pairs.)
  *
  * Limits, checked before any work (MC_E_LIMIT past them, so no call runs for minutes):
  *   MC_PLAN_MAX_BUFFERS  buffers in one call (mc_plan_scratch_bytes refuses more);
- *   MC_PLAN_MAX_PAIRS    P, less the pairs with one lifetime: what the TFLM plan costs;
+ *   MC_PLAN_MAX_PAIRS    P, less those pairs: what the TFLM plan costs;
  *   MC_PLAN_MAX_STEPS    the largest budget_steps.
  * Measured on a 2020s x86-64 server core (docs/planner.md): a step of the exact search
  * about 5 ns, a step of a greedy pass 100-200 ns (it sorts the live neighbours), so

@@ -10,14 +10,15 @@
  * k others costs O((k + 1) log n); a whole plan O((n + P) log n), P the number of pairs
  * of buffers live at the same time (about 2n for a chain of operators).
  *
- * Buffers with the same lifetime (a "class": tensors no operator touches, the outputs
- * of one operator that nothing reads, an operator's scratch buffers) meet exactly the
- * same buffers, so the tree holds only the first of each class (its head), and a class
- * keeps its placed buffers as runs: offset intervals in order, adjacent ones merged.
- * The gap a sweep finds depends only on the bytes the listed buffers cover, which the
- * runs cover too, so placements are the same; 20,000 tensors of one lifetime cost one
- * run each instead of all the others placed before (a file with that many unused
- * tensors took minutes).  P then counts pairs of different lifetimes only.
+ * Buffers with the same lifetime meet exactly the same buffers.  Those next to each
+ * other in first-use order form a "class" (tensors no operator touches, the outputs of
+ * one operator that nothing reads, an operator's scratch buffers); the tree holds only
+ * the first of each class (its head), and a class keeps its placed buffers as runs:
+ * offset intervals in order, adjacent ones merged.  The gap a sweep finds depends only
+ * on the bytes the listed buffers cover, which the runs cover too, so placements are
+ * the same; 20,000 tensors of one lifetime cost a run each instead of all the others
+ * placed before (such a file took 40 s to check).  The pairs limit counts the pairs
+ * that are not within a class.
  *
  * MC_PLAN_TFLM reproduces TensorFlow Lite Micro's GreedyMemoryPlanner
  * (tensorflow/lite/micro/memory_planner/greedy_memory_planner.cc) placement for
@@ -830,53 +831,33 @@ static mc_status_t take_sizes(plan_t *p, const int64_t *sizes, int64_t alignment
     return MC_OK;
 }
 
-/* The classes of the positions from i on with one first use (sorted by last use,
- * stably: the lowest id of each lifetime is its head); the others' last uses leave the
- * tree.  Returns the first position after them; *same counts the pairs of one class. */
-static int32_t classes_from(plan_t *p, int32_t i, int64_t *same)
-{
-    int32_t e, j, head = 0, members = 0, f = p->first[POS_BUFFER(p, i)];
-    for (e = i; e < p->m && p->first[POS_BUFFER(p, e)] == f; e++) {
-        int32_t b = POS_BUFFER(p, e);
-        p->list[e - i] = b;
-        p->place[b] = p->last[b]; /* the sort's keys (take_sizes' are spent) */
-    }
-    sort_ids(p->list, p->temp, e - i, p->place);
-    for (j = 0; j < e - i; j++) {
-        int32_t b = p->list[j];
-        if (j == 0 || p->last[b] != p->last[head]) {
-            head = b;
-            members = 0;
-            p->cls[b] = -1;
-        } else {
-            p->cls[b] = head;
-            *same += ++members;
-        }
-    }
-    for (j = i; j < e; j++) {
-        if (p->cls[POS_BUFFER(p, j)] >= 0) {
-            POS_LAST(p, j) = POS_MAX(p, j) = -1; /* before any first use: never live */
-        }
-    }
-    return e;
-}
-
 /* The positions (the buffers with a size by first use, lower id first on ties; ids and
  * keys from take_sizes), their classes and each buffer's reach (a binary search of its
- * last use).  Returns the number of pairs of buffers with a size live at the same time
- * (each buffer meets the later starters up to its reach); *same counts those of one
- * class. */
+ * last use).  A class is a run of positions with one lifetime (any grouping of equal
+ * lifetimes gives the same placements; neighbours are what a file with thousands of
+ * untouched tensors has): its first is the head, the others leave the tree.  Returns
+ * the number of pairs of buffers with a size live at the same time (each buffer meets
+ * the later starters up to its reach); *same counts those within a class. */
 static int64_t time_orders(plan_t *p, int64_t *same)
 {
-    int32_t i;
+    int32_t i, head = 0, members = 0;
     int64_t pairs = 0;
     sort_ids(p->order, p->temp, p->m, p->place);
     for (i = 0; i < p->m; i++) {
-        int32_t l = p->last[p->order[i]];
-        POS_BUFFER(p, i) = p->order[i];
+        int32_t b = p->order[i], l = p->last[b];
+        POS_BUFFER(p, i) = b;
+        POS_PREFIX(p, i) = i > 0 && POS_PREFIX(p, i - 1) > l ? POS_PREFIX(p, i - 1) : l;
+        if (i > 0 && p->first[b] == p->first[head] && l == p->last[head]) {
+            p->cls[b] = head;
+            *same += ++members;
+            l = -1; /* before any first use: never live in the tree */
+        } else {
+            head = b;
+            members = 0;
+            p->cls[b] = -1;
+        }
         POS_LAST(p, i) = l;
         POS_MAX(p, i) = l; /* the interval tree's leaves; build_tree fills the rest */
-        POS_PREFIX(p, i) = i > 0 && POS_PREFIX(p, i - 1) > l ? POS_PREFIX(p, i - 1) : l;
     }
     for (i = 0; i < p->m; i++) {
         int32_t b = POS_BUFFER(p, i), lo = i + 1, hi = p->m;
@@ -890,9 +871,6 @@ static int64_t time_orders(plan_t *p, int64_t *same)
         }
         p->reach[b] = lo;
         pairs += lo - i - 1;
-    }
-    for (i = 0; i < p->m;) {
-        i = classes_from(p, i, same);
     }
     return pairs;
 }
