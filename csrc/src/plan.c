@@ -229,31 +229,29 @@ static int32_t first_run(const plan_t *p, int32_t head)
 }
 
 /* Adds placed buffer b to its class's runs: its interval is free of every run of the
- * class (they are all live with it), so it joins the run ending where it starts, or
- * the one starting where it ends, or both, or starts a run of its own. */
+ * class (they are all live with it), so it extends the run ending where it starts or
+ * starts a run of its own, which then takes in the run starting where it ends. */
 static void add_to_runs(plan_t *p, int32_t b)
 {
     int32_t head = class_head(p, b), prev = -1, next = first_run(p, head);
-    int64_t start = p->place[b], end = start + p->aligned[b];
+    int64_t start = p->place[b];
     while (next >= 0 && p->place[next] < start) {
         prev = next;
         next = p->run_next[next];
     }
-    if (next >= 0 && p->place[next] == end) { /* next joins b's run */
-        end = p->run_end[next];
-        next = p->run_next[next];
+    if (prev < 0 || p->run_end[prev] != start) {
+        p->run_next[b] = next;
+        if (prev >= 0) {
+            p->run_next[prev] = b;
+        } else {
+            p->cls[head] = -2 - b;
+        }
+        prev = b;
     }
-    if (prev >= 0 && p->run_end[prev] == start) {
-        p->run_end[prev] = end;
-        p->run_next[prev] = next;
-        return;
-    }
-    p->run_end[b] = end;
-    p->run_next[b] = next;
-    if (prev >= 0) {
-        p->run_next[prev] = b;
-    } else {
-        p->cls[head] = -2 - b;
+    p->run_end[prev] = start + p->aligned[b];
+    if (next >= 0 && p->place[next] == p->run_end[prev]) {
+        p->run_end[prev] = p->run_end[next];
+        p->run_next[prev] = p->run_next[next];
     }
 }
 
