@@ -32,18 +32,33 @@ MODELS = {"chain-60": scaling_models.relu_chain(60), "chain-120": scaling_models
           "fan-90": scaling_models.fan_out(90)}
 
 
-def missing_filter():
-    """mnist_cnn_int8 whose first CONV_2D has no filter (its input 1 is -1)."""
+def edited(name, edit):
     from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
-    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(
-        (REPO / "tests" / "models" / "mnist_cnn_int8.tflite").read_bytes(), 0))
-    graph = model.subgraphs[0]
-    k = next(i for i, op in enumerate(graph.operators)
-             if model.operatorCodes[op.opcodeIndex].builtinCode == schema.BuiltinOperator.CONV_2D)
-    graph.operators[k].inputs = [graph.operators[k].inputs[0], -1, graph.operators[k].inputs[2]]
+    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel((REPO / "tests" / "models" / name).read_bytes(), 0))
+    found = edit(model, schema)
     builder = flatbuffers.Builder(1024)
     builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    return k, bytes(builder.Output())
+    return found, bytes(builder.Output())
+
+
+def missing_filter():
+    """mnist_cnn_int8 whose first CONV_2D has no filter (its input 1 is -1)."""
+    def edit(model, schema):
+        graph = model.subgraphs[0]
+        k = next(i for i, op in enumerate(graph.operators)
+                 if model.operatorCodes[op.opcodeIndex].builtinCode == schema.BuiltinOperator.CONV_2D)
+        graph.operators[k].inputs = [graph.operators[k].inputs[0], -1, graph.operators[k].inputs[2]]
+        return k
+    return edited("mnist_cnn_int8.tflite", edit)
+
+
+def huge_input():
+    """tiny_mlp_float32 with an input of 2^60 bytes: a size in 64 bits, no arena's."""
+    def edit(model, schema):
+        graph = model.subgraphs[0]
+        graph.tensors[graph.inputs[0]].shape = [1 << 20, 1 << 20, 1 << 18]
+        return graph.inputs[0]
+    return edited("tiny_mlp_float32.tflite", edit)
 
 
 @pytest.fixture(scope="module")
@@ -91,3 +106,15 @@ def test_an_operator_without_its_input_is_named_on_the_board(on_board, tmp_path)
     assert got["schema"] == lines.REPORT_ERROR
     assert got["error"] == "ValueError: no-filter.tflite: operator %d: lacks an input its TFLM kernel needs " \
                            "(TFLM's Prepare fails)" % k
+
+
+def test_a_tensor_no_arena_holds_is_named_on_the_board(on_board, tmp_path):
+    t, data = huge_input()
+    path = tmp_path / "huge.tflite"
+    path.write_bytes(data)
+    with pytest.raises(memcore.MemcoreError) as host:
+        check(memcore.load(str(path)), profile("esp32"), suggest=False)
+    assert "tensor %d" % t in str(host.value) and "TFLM's arena would need more than 2^50 bytes" in str(host.value)
+    got = board_check(on_board, path.name, {path.name: data})
+    assert got["error"] == "ValueError: huge.tflite: tensor %d: is too large: TFLM's arena would need more than " \
+                           "2^50 bytes" % t

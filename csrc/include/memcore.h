@@ -539,6 +539,9 @@ typedef enum {
                                      a per-channel int16 FULLY_CONNECTED with CMSIS-NN) (op) */
     MC_PROBLEM_MISSING_INPUT,     /* the operator lacks an input its TFLM kernel reads in
                                      Prepare (op) */
+    MC_PROBLEM_ARENA_TOO_LARGE,   /* TFLM's arena would pass 2^50 bytes: its largest buffer,
+                                     a tensor (tensor) or a kernel's scratch (op); value: its
+                                     bytes (MC_E_OVERFLOW) */
     MC_PROBLEM_COUNT
 } mc_problem_kind_t;
 

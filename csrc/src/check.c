@@ -235,6 +235,23 @@ static mc_status_t op_overflow(mc_problem_t *p, int32_t k)
     return MC_E_OVERFLOW;
 }
 
+/* TFLM's model of the arena overflowed: no arena holds the head's buffers.  The
+ * problem names the largest, its tensor or the operator whose scratch it is (owner). */
+static mc_status_t arena_too_large(mc_problem_t *p, const int64_t *sizes, const int32_t *owner, int32_t n)
+{
+    int32_t i, largest = 0;
+    for (i = 1; i < n; i++) {
+        largest = sizes[i] > sizes[largest] ? i : largest;
+    }
+    if (n > 0) {
+        (void)refuse(p, MC_PROBLEM_ARENA_TOO_LARGE, sizes[largest]);
+        if (p != NULL) {
+            *(owner[largest] >= 0 ? &p->tensor : &p->op) = owner[largest] >= 0 ? owner[largest] : -1 - owner[largest];
+        }
+    }
+    return MC_E_OVERFLOW;
+}
+
 /* *sum += bytes (or a count), by mc_add_or_flag: the sums here keep their overflow
  * sticky.  Out of line: passed the sum's address, each step costs less than loading
  * and storing it around mc_add_or_flag. */
@@ -594,6 +611,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     mc_plan_t *plan; /* one at a time, in the head */
     int64_t *sizes, *offsets, validate_bytes = 0;
     int32_t *first, *last, *owner, i, n_ops;
+    mc_status_t rc;
     uint8_t *work;
     bool overflow = false;
 
@@ -660,8 +678,12 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     if (overflow) {
         return MC_E_OVERFLOW;
     }
-    MC_TRY(mc_tflm_model(g, b->target, c->kernels, l.tflm_flags, r->arena_tflm_bytes, l.n_buffers, work, l.work_bytes,
-                         &r->tflm, problem));
+    rc = mc_tflm_model(g, b->target, c->kernels, l.tflm_flags, r->arena_tflm_bytes, l.n_buffers, work, l.work_bytes,
+                       &r->tflm, problem);
+    if (rc == MC_E_OVERFLOW && problem != NULL && problem->kind == MC_PROBLEM_NONE) { /* (validated: NONE) */
+        return arena_too_large(problem, sizes, owner, l.n_buffers);
+    }
+    MC_TRY(rc);
 
     MC_TRY(totals(g, r));
     r->kernels = r->numeric == MC_NUMERIC_FLOAT32 ? (int32_t)MC_KERNELS_REFERENCE : (int32_t)c->kernels;

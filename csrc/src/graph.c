@@ -74,6 +74,7 @@ const char *mc_problem_text(int32_t kind)
         "is an operator TFLM does not run\0" /* UNKNOWN_OP */
         "is refused by TFLM's kernel: its Prepare fails for these shapes and types\0" /* KERNEL_REFUSES */
         "lacks an input its TFLM kernel needs (TFLM's Prepare fails)\0" /* MISSING_INPUT */
+        "is too large: TFLM's arena would need more than 2^50 bytes\0" /* ARENA_TOO_LARGE */
         "unknown problem";
     const char *text = texts;
     if (kind < 0 || kind > MC_PROBLEM_COUNT) {
