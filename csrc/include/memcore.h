@@ -301,9 +301,10 @@ mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_examp
  * buffers costs n + P steps, P the number of pairs of buffers with a size that are live
  * at the same time (about n for a chain of operators, n * w for a graph w tensors wide).
  * The exact search charges k * (d + 1) steps per node at depth d, k its buffers.
- * (Buffers with the same lifetime next to each other in first-use order, e.g. tensors
- * no operator touches, cost the planner about one step each whatever their number: the
- * limit below does not count their pairs.)
+ * (Buffers next to each other in first-use order that end together and that every
+ * other buffer meets all or none of, e.g. tensors no operator touches or graph outputs,
+ * cost the planner about one step each whatever their number: the limit below does not
+ * count their pairs.)
  *
  * Limits, checked before any work (MC_E_LIMIT past them, so no call runs for minutes):
  *   MC_PLAN_MAX_BUFFERS  buffers in one call (mc_plan_scratch_bytes refuses more);

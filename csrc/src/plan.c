@@ -10,15 +10,16 @@
  * k others costs O((k + 1) log n); a whole plan O((n + P) log n), P the number of pairs
  * of buffers live at the same time (about 2n for a chain of operators).
  *
- * Buffers with the same lifetime meet exactly the same buffers.  Those next to each
- * other in first-use order form a "class" (tensors no operator touches, the outputs of
- * one operator that nothing reads, an operator's scratch buffers); the tree holds only
- * the first of each class (its head), and a class keeps its placed buffers as runs:
- * offset intervals in order, adjacent ones merged.  The gap a sweep finds depends only
- * on the bytes the listed buffers cover, which the runs cover too, so placements are
- * the same; 20,000 tensors of one lifetime cost a run each instead of all the others
- * placed before (such a file took 40 s to check).  The pairs limit counts the pairs
- * that are not within a class.
+ * Buffers next to each other in first-use order with one last use, where no buffer's
+ * search stops between them, form a "class" (tensors no operator touches, graph outputs
+ * written one after the other, an operator's scratch buffers): they are all live at
+ * that last use, and every buffer placed meets all of a class or none of it.  The tree
+ * holds only the first of each class (its head), and a class keeps its placed buffers
+ * as runs: offset intervals in order, adjacent ones merged.  The gap a sweep finds
+ * depends only on the bytes the listed buffers cover, which the runs cover too, so
+ * placements are the same; 20,000 tensors of one lifetime, or 20,000 graph outputs,
+ * cost a run each instead of all the others placed before (such a file took 40 s to
+ * check).  The pairs limit counts the pairs that are not within a class.
  *
  * MC_PLAN_TFLM reproduces TensorFlow Lite Micro's GreedyMemoryPlanner
  * (tensorflow/lite/micro/memory_planner/greedy_memory_planner.cc) placement for
@@ -830,32 +831,23 @@ static mc_status_t take_sizes(plan_t *p, const int64_t *sizes, int64_t alignment
 }
 
 /* The positions (the buffers with a size by first use, lower id first on ties; ids and
- * keys from take_sizes), their classes and each buffer's reach (a binary search of its
- * last use).  A class is a run of positions with one lifetime (any grouping of equal
- * lifetimes gives the same placements; neighbours are what a file with thousands of
- * untouched tensors has): its first is the head, the others leave the tree.  Returns
- * the number of pairs of buffers with a size live at the same time (each buffer meets
- * the later starters up to its reach); *same counts those within a class. */
+ * keys from take_sizes), each buffer's reach (a binary search of its last use) and the
+ * classes: runs of positions with one last use that no buffer's reach ends inside.
+ * Every position of a class is then live at that last use (a clique: disjoint offsets),
+ * and a buffer meets all of a class or none of it; its first position is the head, the
+ * others leave the tree.  Returns the number of pairs of buffers with a size live at
+ * the same time (each buffer meets the later starters up to its reach); *same counts
+ * those within a class. */
 static int64_t time_orders(plan_t *p, int64_t *same)
 {
-    int32_t i, head = 0, members = 0;
+    int32_t i, head = 0, members = 0, *cut = p->list; /* cut[i]: a reach ends before position i */
     int64_t pairs = 0;
     sort_ids(p->order, p->temp, p->m, p->place);
     for (i = 0; i < p->m; i++) {
-        int32_t b = p->order[i], l = p->last[b];
-        POS_BUFFER(p, i) = b;
+        int32_t l = p->last[p->order[i]];
+        POS_BUFFER(p, i) = p->order[i];
         POS_PREFIX(p, i) = i > 0 && POS_PREFIX(p, i - 1) > l ? POS_PREFIX(p, i - 1) : l;
-        if (i > 0 && p->first[b] == p->first[head] && l == p->last[head]) {
-            p->cls[b] = head;
-            *same += ++members;
-            l = -1; /* before any first use: never live in the tree */
-        } else {
-            head = b;
-            members = 0;
-            p->cls[b] = -1;
-        }
-        POS_LAST(p, i) = l;
-        POS_MAX(p, i) = l; /* the interval tree's leaves; build_tree fills the rest */
+        cut[i] = 0;
     }
     for (i = 0; i < p->m; i++) {
         int32_t b = POS_BUFFER(p, i), lo = i + 1, hi = p->m;
@@ -869,6 +861,23 @@ static int64_t time_orders(plan_t *p, int64_t *same)
         }
         p->reach[b] = lo;
         pairs += lo - i - 1;
+        if (lo < p->m) {
+            cut[lo] = 1;
+        }
+    }
+    for (i = 0; i < p->m; i++) {
+        int32_t b = POS_BUFFER(p, i), l = p->last[b];
+        if (i > 0 && !cut[i] && l == p->last[head]) {
+            p->cls[b] = head;
+            *same += ++members;
+            l = -1; /* before any first use: never live in the tree */
+        } else {
+            head = b;
+            members = 0;
+            p->cls[b] = -1;
+        }
+        POS_LAST(p, i) = l;
+        POS_MAX(p, i) = l; /* the interval tree's leaves; build_tree fills the rest */
     }
     return pairs;
 }
