@@ -65,6 +65,7 @@
  *   plan_t, in STATE_BYTES
  *   int64  aligned[n]   aligned sizes
  *   int64  place[n]     offsets of the plan being built, -1 while not placed
+ *   int64  run_end[n]   per run (its first buffer's id): where the run ends
  *   int32  node[4n]     per position of "by first use" (the buffers with a size by first
  *                       use, lower id first on ties), four cells: the interval tree's
  *                       latest last use in the subtree, the buffer's own last use, its id,
@@ -73,8 +74,7 @@
  *                       last use (its own position + 1 + the later starters it meets)
  *   int32  order[n]     the placement order of a pass
  *   int32  list[n], temp[n]  overlapping buffers of one placement; sort
- *                       temporaries; the breadth order's ranks
- *   int64  run_end[n]   per run (its first buffer's id): where the run ends
+ *                       temporaries; the breadth order's ranks; the class cuts
  *   int32  cls[n]       per buffer: its class head's id, or for a head -2 - its first
  *                       run (-1: none placed)
  *   int32  run_next[n]  per run: the class's next run by offset, -1 after the last
@@ -217,7 +217,7 @@ static void build_tree(plan_t *p)
     p->levels = z - 1;
 }
 
-/* ---- classes of buffers with one lifetime, and their runs ------------------------- */
+/* ---- classes of buffers live together to one end, and their runs ------------------ */
 
 static int32_t class_head(const plan_t *p, int32_t b)
 {
@@ -296,8 +296,8 @@ static int32_t take_left(const plan_t *p, int32_t y, int32_t z, int32_t f, int32
     return found;
 }
 
-/* Lists into p->list the runs of the placed buffers live at some time in [f, l] among the first
- * `reach` positions (those that start no later than l); returns how many.  From
+/* Lists into p->list the runs of the placed buffers live at some time in [f, l] among
+ * the first `reach` positions (those that start no later than l); returns how many.  From
  * position reach up to the root: the position itself and its left subtree, and at each
  * ancestor it is right of, that ancestor and its left subtree; all else is to the
  * right of reach. */
