@@ -637,18 +637,23 @@ static mp_obj_t field_value(const mc_field_t *f)
     }
 }
 
-static MP_NORETURN void raise_check(mp_obj_t path, mc_status_t rc, const mc_problem_t *p, int error)
+/* `kind`: the builtin code of the operator the problem names, or -1 (no graph read yet). */
+static MP_NORETURN void raise_check(mp_obj_t path, mc_status_t rc, const mc_problem_t *p, int error, int32_t kind)
 {
     if (rc == MC_E_READ) {
         mp_raise_OSError(error != 0 ? error : MP_EIO);
     }
     if (p->kind != MC_PROBLEM_NONE) {
-        /* "model.tflite: operator 3, tensor 7: reads a tensor ...": where, then what. */
+        /* "model.tflite: operator 3 (builtin 3), tensor 7: reads a tensor ...": where, then
+         * what; the host names the builtin (CONV_2D), the board gives its code. */
         vstr_t where;
         vstr_init(&where, 32);
         vstr_add_str(&where, mp_obj_is_str(path) ? mp_obj_str_get_str(path) : "model");
         if (p->op >= 0) {
             vstr_printf(&where, ": operator %d", (int)p->op);
+            if (kind >= 0) {
+                vstr_printf(&where, " (builtin %d)", (int)kind);
+            }
         }
         if (p->tensor >= 0) {
             vstr_printf(&where, "%s tensor %d", p->op >= 0 ? "," : ":", (int)p->tensor);
@@ -660,6 +665,12 @@ static MP_NORETURN void raise_check(mp_obj_t path, mc_status_t rc, const mc_prob
                           mc_problem_text(p->kind));
     }
     raise_status(MP_QSTR_check, rc);
+}
+
+/* The builtin code of the operator `p` names in `g`, or -1. */
+static int32_t op_kind(const mc_graph_t *g, const mc_problem_t *p)
+{
+    return p->kind != MC_PROBLEM_NONE && p->op >= 0 && p->op < g->n_ops ? g->ops[p->op].kind : -1;
 }
 
 /* The check itself, once the inputs are converted: the file is open, and closed by the
@@ -676,6 +687,7 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     uint64_t *scratch, *graph_block;
     mc_graph_t graph;
     size_t graph_words;
+    int32_t kind;
     mc_status_t rc;
     mp_obj_t dict;
     int32_t i, n;
@@ -692,9 +704,11 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     if (config->model_file_bytes == 0 && board->regions[MC_REGION_FLASH].bytes > 0) {
         config->model_file_bytes = source.file_bytes; /* the file is what sits in flash */
     }
+    memset(&problem, 0, sizeof problem); /* NONE, operator 0: what op_kind reads */
+    memset(&graph, 0, sizeof graph);     /* no operators until the file is read */
     rc = mc_tflite_size(&source, &size, &problem);
     if (rc != MC_OK) {
-        raise_check(path, rc, &problem, f->error);
+        raise_check(path, rc, &problem, f->error, -1);
     }
     /* Two pieces, never one the size of both: the graph (read into the block the reader
      * asks for, then cut back to its arrays, which is in place), then the check's work.
@@ -710,15 +724,17 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
         rc = mc_check_scratch_bytes(&graph, board, config, &need, &problem);
     }
     if (rc != MC_OK) {
+        kind = op_kind(&graph, &problem);
         m_del(uint64_t, graph_block, (size_t)words);
-        raise_check(path, rc, &problem, f->error);
+        raise_check(path, rc, &problem, f->error, kind);
     }
     scratch = m_new(uint64_t, (size_t)((need + 7) / 8));
     rc = mc_check_graph(&graph, board, config, scratch, need, &result, NULL, &problem);
     m_del(uint64_t, scratch, (size_t)((need + 7) / 8));
+    kind = rc != MC_OK ? op_kind(&graph, &problem) : -1;
     m_del(uint64_t, graph_block, (size_t)words);
     if (rc != MC_OK) {
-        raise_check(path, rc, &problem, f->error);
+        raise_check(path, rc, &problem, f->error, kind);
     }
     n = mc_check_field_count();
     dict = mp_obj_new_dict((size_t)n);
