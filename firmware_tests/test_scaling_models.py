@@ -9,7 +9,6 @@ is some 37 KB after boot, the rest in fragments of a few KB: check_scratch_bytes
 about 37 KB); bench/check_scaling.py takes the generators to 100,000."""
 import sys
 
-import flatbuffers
 import pytest
 
 import memcore
@@ -34,11 +33,9 @@ MODELS = {"chain-60": scaling_models.relu_chain(60), "chain-120": scaling_models
 
 def edited(name, edit):
     from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
-    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel((REPO / "tests" / "models" / name).read_bytes(), 0))
+    model = scaling_models.model_of(name)
     found = edit(model, schema)
-    builder = flatbuffers.Builder(1024)
-    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    return found, bytes(builder.Output())
+    return found, scaling_models.to_bytes(model)
 
 
 def missing_filter():

@@ -18,11 +18,13 @@ from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as sch
 MODELS = pathlib.Path(__file__).resolve().parent / "models"
 
 
-def _model(name):
+def model_of(name):
+    """A model of tests/models as the schema's object API holds it, to edit."""
     return schema.ModelT.InitFromObj(schema.Model.GetRootAsModel((MODELS / name).read_bytes(), 0))
 
 
-def _bytes(model):
+def to_bytes(model):
+    """The .tflite file of an edited model."""
     builder = flatbuffers.Builder(1024)
     builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
     return bytes(builder.Output())
@@ -35,14 +37,14 @@ def _tensor(name, shape, dtype, quantization=None):
 
 
 def unused_tensors(n):
-    model = _model("mnist_cnn_int8.tflite")
+    model = model_of("mnist_cnn_int8.tflite")
     graph = model.subgraphs[0]
     graph.tensors += [_tensor("unused%d" % i, [1, 4], schema.TensorType.INT8) for i in range(n)]
-    return _bytes(model)
+    return to_bytes(model)
 
 
 def _relus(n, chained):
-    model = _model("tiny_mlp_int8.tflite")
+    model = model_of("tiny_mlp_int8.tflite")
     graph = model.subgraphs[0]
     code = schema.OperatorCodeT()
     code.builtinCode = code.deprecatedBuiltinCode = schema.BuiltinOperator.RELU
@@ -60,7 +62,7 @@ def _relus(n, chained):
         if chained:
             source = outputs[-1]
     graph.outputs = outputs[-1:] if chained else outputs
-    return _bytes(model)
+    return to_bytes(model)
 
 
 def relu_chain(n):

@@ -1,7 +1,6 @@
 """Errors the C core names: an operator that lacks an input its kernel reads, a tensor no
 arena can hold.  The problem report (operator, tensor) comes from the C core, so the
 board's message names the same (firmware_tests/test_scaling_models.py)."""
-import flatbuffers
 import pytest
 
 import memcore
@@ -9,15 +8,13 @@ from memcore.check import check
 from memcore.profiles import profile
 
 schema = pytest.importorskip("tflite_micro.tensorflow.lite.micro.python.schema_py_generated")
-from cli_helpers import MODELS  # noqa: E402
+import scaling_models  # noqa: E402
 
 
 def edited(name, edit):
-    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel((MODELS / name).read_bytes(), 0))
+    model = scaling_models.model_of(name)
     edit(model)
-    builder = flatbuffers.Builder(1024)
-    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    return bytes(builder.Output())
+    return scaling_models.to_bytes(model)
 
 
 def error_of(tmp_path, name, data):
