@@ -301,10 +301,14 @@ mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_examp
  * buffers costs n + P steps, P the number of pairs of buffers with a size that are live
  * at the same time (about n for a chain of operators, n * w for a graph w tensors wide).
  * The exact search charges k * (d + 1) steps per node at depth d, k its buffers.
+ * (Buffers next to each other in first-use order that end together and that every
+ * other buffer meets all or none of, e.g. tensors no operator touches or graph outputs,
+ * cost the planner about one step each whatever their number: the limit below does not
+ * count their pairs.)
  *
  * Limits, checked before any work (MC_E_LIMIT past them, so no call runs for minutes):
  *   MC_PLAN_MAX_BUFFERS  buffers in one call (mc_plan_scratch_bytes refuses more);
- *   MC_PLAN_MAX_PAIRS    P: the TFLM plan alone costs n + P steps;
+ *   MC_PLAN_MAX_PAIRS    P, less those pairs: what the TFLM plan costs;
  *   MC_PLAN_MAX_STEPS    the largest budget_steps.
  * Measured on a 2020s x86-64 server core (docs/planner.md): a step of the exact search
  * about 5 ns, a step of a greedy pass 100-200 ns (it sorts the live neighbours), so
@@ -576,6 +580,9 @@ typedef enum {
     MC_PROBLEM_PLAN_OVERLAP,      /* two tensors live at the same time overlap in the arena:
                                      `tensor` and `value` (the other tensor), both live while
                                      operator `op` runs (-1: before the first) */
+    MC_PROBLEM_ARENA_TOO_LARGE,   /* TFLM's arena would pass 2^50 bytes: its largest buffer,
+                                     a tensor (tensor) or a kernel's scratch (op); value: its
+                                     bytes (MC_E_OVERFLOW) */
     MC_PROBLEM_COUNT
 } mc_problem_kind_t;
 
@@ -1004,6 +1011,9 @@ typedef struct {
     bool best_is_optimal;             /* memcore's plan is proven optimal */
     int64_t scratch_buffer_bytes;     /* kernels' scratch buffers among the head's buffers */
     int64_t buffers;                  /* buffers in the head */
+    int64_t check_scratch_bytes;      /* what this check itself needs of a board's memory: the
+                                         graph's arrays as mc_tflite_read lays them out, and
+                                         the check's scratch (mc_check_scratch_bytes) */
     mc_tflm_t tflm;                   /* TFLM's tail, minimum and recommended arena */
     /* memory, in the arena's region */
     int64_t runtime_overhead_bytes;   /* TFLM's persistent tail (tflm.tail_bytes) */

@@ -55,7 +55,7 @@ typedef struct {
  * passed the graph's structure (mc_graph_structure) its counts are within MC_MAX_*
  * (10^6 tensors and operators), and mc_plan_scratch_bytes refuses more than
  * MC_PLAN_MAX_BUFFERS (10^6) buffers, so every array below is under 2^25 bytes, the
- * planner's work area at most 48 MB and TFLM's model's a few words a tensor: the total
+ * planner's work area at most 64 MB and TFLM's model's a few words a tensor: the total
  * stays under 2^31. */
 static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const mc_board_t *b, layout_t *l,
                           mc_problem_t *problem)
@@ -73,8 +73,9 @@ static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const
     work = (int32_t)tflm_scratch > work ? (int32_t)tflm_scratch : work;
     work = (int32_t)plan > work ? (int32_t)plan : work;
     l->work_bytes = work = live > work ? live : work;
-    /* the head, sizes and two offset arrays (int64); first, last, owner (int32); each
-     * array starts 8-byte aligned */
+    /* the head, sizes and two offset arrays (int64: TFLM's plan is made around the
+     * file's offsets, held in the other); first, last, owner (int32); each array starts
+     * 8-byte aligned */
     l->total_bytes = work + ((int32_t)sizeof(head_t) + 7) / 8 * 8 + n * 3 * (int32_t)sizeof(int64_t) +
                      (n * 3 * (int32_t)sizeof(int32_t) + 7) / 8 * 8;
     return MC_OK;
@@ -225,6 +226,34 @@ OUT_OF_LINE static int32_t opclass(int32_t kind)
     }
 }
 
+/* Operator k's numbers do not fit in 64 bits: the problem names it, as the host's
+ * error does. */
+static mc_status_t op_overflow(mc_problem_t *p, int32_t k)
+{
+    (void)refuse(p, MC_PROBLEM_SIZE_OVERFLOW, -1);
+    if (p != NULL) {
+        p->op = k;
+    }
+    return MC_E_OVERFLOW;
+}
+
+/* TFLM's model of the arena overflowed: no arena holds the head's buffers.  The
+ * problem names the largest, its tensor or the operator whose scratch it is (owner). */
+static mc_status_t arena_too_large(mc_problem_t *p, const int64_t *sizes, const int32_t *owner, int32_t n)
+{
+    int32_t i, largest = 0;
+    for (i = 1; i < n; i++) {
+        largest = sizes[i] > sizes[largest] ? i : largest;
+    }
+    if (n > 0) {
+        (void)refuse(p, MC_PROBLEM_ARENA_TOO_LARGE, sizes[largest]);
+        if (p != NULL) {
+            *(owner[largest] >= 0 ? &p->tensor : &p->op) = owner[largest] >= 0 ? owner[largest] : -1 - owner[largest];
+        }
+    }
+    return MC_E_OVERFLOW;
+}
+
 /* *sum += bytes (or a count), by mc_add_or_flag: the sums here keep their overflow
  * sticky.  Out of line: passed the sum's address, each step costs less than loading
  * and storing it around mc_add_or_flag. */
@@ -287,7 +316,7 @@ static void add_seconds(double *seconds, int64_t amount, double per_second, bool
  * sticky, tested before an operator's row is written and before the next operator is
  * counted, so the error and the rows written are those of a test after every step. */
 static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r,
-                             uint8_t *read, mc_check_op_t *rows)
+                             uint8_t *read, mc_check_op_t *rows, mc_problem_t *problem)
 {
     const int32_t *t, *end;
     int32_t k;
@@ -305,7 +334,9 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         int64_t macs = 0, other = 0, ops, constants = 0, activations = 0, weights = 0;
         int32_t cls = opclass(op->kind);
         double rate = rate_of(b, cls, r->numeric, r->kernels), compute_seconds = 0, fetch_seconds = 0;
-        MC_TRY(mc_op_counts_of(g, k, &macs, &other));
+        if (mc_op_counts_of(g, k, &macs, &other) != MC_OK) { /* (its only failure: an overflow) */
+            return op_overflow(problem, k);
+        }
         ops = mc_add_or_flag(mc_mul_or_flag(macs, 2, &overflow), other, &overflow);
         macs = mc_mul_or_flag(macs, c->batch, &overflow);
         ops = mc_mul_or_flag(ops, c->batch, &overflow);
@@ -338,7 +369,7 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         }
         activations = mc_mul_or_flag(activations, c->batch, &overflow);
         if (overflow) {
-            return MC_E_OVERFLOW;
+            return op_overflow(problem, k);
         }
         /* Traffic the rates include is not fetched again. */
         add_seconds(&compute_seconds, ops, rate, &r->timed);
@@ -353,7 +384,7 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
             /* (0 when it overflows: the rows start zeroed) */
             rows[k].fetch_bytes = mc_add_or_flag(constants, activations, &overflow);
             if (overflow) {
-                return MC_E_OVERFLOW;
+                return op_overflow(problem, k);
             }
             rows[k].fetch_seconds = fetch_seconds;
             rows[k].compute_seconds = compute_seconds;
@@ -582,6 +613,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     mc_plan_t *plan; /* one at a time, in the head */
     int64_t *sizes, *offsets_tflm, *offsets_best, validate_bytes = 0;
     int32_t *first, *last, *owner, i, n_ops;
+    mc_status_t rc;
     uint8_t *work;
     bool overflow = false;
 
@@ -608,7 +640,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     r = &((head_t *)scratch)->result;
     plan = &((head_t *)scratch)->plan;
     sizes = (int64_t *)((uint8_t *)scratch + (sizeof(head_t) + 7) / 8 * 8);
-    offsets_tflm = sizes + l.n_buffers;
+    offsets_tflm = sizes + l.n_buffers; /* only the arenas are kept */
     offsets_best = offsets_tflm + l.n_buffers;
     first = (int32_t *)(offsets_best + l.n_buffers);
     last = first + l.n_buffers;
@@ -623,6 +655,13 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     r->tensors = g->n_tensors;
     r->ops = g->n_ops;
     r->buffers = l.n_buffers;
+    /* the graph's arrays (validated counts: small) rounded up as read_graph rounds them */
+    /* (with an offline plan, its offsets: one per tensor among the int32 arrays) */
+    r->check_scratch_bytes = (g->n_tensors * (int64_t)sizeof(mc_tensor_t) + g->n_ops * (int64_t)sizeof(mc_op_t) +
+                              (g->n_op_tensors + g->n_inputs + g->n_outputs +
+                               (g->offline_offsets != NULL ? g->n_tensors : 0)) * (int64_t)sizeof(int32_t) + 7) /
+                                 8 * 8 +
+                             l.total_bytes;
     MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, l.tflm_flags, work, l.work_bytes, sizes, first, last, owner,
                            l.n_buffers, problem));
     /* (memcore's offsets hold the file's until memcore's plan replaces them) */
@@ -642,8 +681,12 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     if (overflow) {
         return MC_E_OVERFLOW;
     }
-    MC_TRY(mc_tflm_model(g, b->target, c->kernels, l.tflm_flags, r->arena_tflm_bytes, l.n_buffers, work, l.work_bytes,
-                         &r->tflm, problem));
+    rc = mc_tflm_model(g, b->target, c->kernels, l.tflm_flags, r->arena_tflm_bytes, l.n_buffers, work, l.work_bytes,
+                       &r->tflm, problem);
+    if (rc == MC_E_OVERFLOW && problem != NULL && problem->kind == MC_PROBLEM_NONE) { /* (validated: NONE) */
+        return arena_too_large(problem, sizes, owner, l.n_buffers);
+    }
+    MC_TRY(rc);
 
     MC_TRY(totals(g, r));
     r->kernels = r->numeric == MC_NUMERIC_FLOAT32 ? (int32_t)MC_KERNELS_REFERENCE : (int32_t)c->kernels;
@@ -653,7 +696,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
             memset(rows, 0, (size_t)n_ops * sizeof *rows);
             MC_TRY(live_rows(g, sizes, first, last, owner, l.n_buffers, live, count, rows));
         }
-        MC_TRY(operators(g, b, c, r, (uint8_t *)(count + g->n_ops + 2), rows));
+        MC_TRY(operators(g, b, c, r, (uint8_t *)(count + g->n_ops + 2), rows, problem));
     }
     MC_TRY(memory(b, c, r));
     MC_TRY(timing(b, c, r));

@@ -46,6 +46,7 @@ enum { NAMES_NUMERIC = 0, NAMES_KERNELS, NAMES_VERDICT, NAMES_RESOURCE };
     X("best_is_optimal", best_is_optimal, BOOL, 0)                            \
     X("scratch_buffer_bytes", scratch_buffer_bytes, INT64, 0)                 \
     X("buffers", buffers, INT64, 0)                                           \
+    X("check_scratch_bytes", check_scratch_bytes, INT64, 0)                   \
     X("minimum_arena_bytes", tflm.minimum_arena_bytes, INT64, 0)              \
     X("tflm_upper_bound", tflm.upper_bound, BOOL, 0)                          \
     X("unknown_operators", tflm.unknown_ops, INT64, 0)                        \

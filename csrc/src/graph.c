@@ -75,6 +75,7 @@ const char *mc_problem_text(int32_t kind)
         "lacks an input its TFLM kernel needs (TFLM's Prepare fails)\0" /* MISSING_INPUT */
         "has an offline offset TFLM cannot use\0" /* PLAN_OFFSET */
         "overlaps a tensor live with it in the offline plan\0" /* PLAN_OVERLAP */
+        "is too large: TFLM's arena would need more than 2^50 bytes\0" /* ARENA_TOO_LARGE */
         "unknown problem";
     const char *text = texts;
     if (kind < 0 || kind > MC_PROBLEM_COUNT) {

@@ -169,6 +169,7 @@ void mc__sim_scratch(mc_sim_t *s, int64_t bytes)
         int64_t n = s->n_requests;
         if (n >= s->max_requests) {
             s->status = MC_E_RANGE;
+            s->op = -1; /* the caller's count is wrong, not the operator */
             return;
         }
         s->req_sizes[n] = bytes;
@@ -246,6 +247,7 @@ static void sim_start(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
     s->tail = arena;
     s->usage = usage;
     s->refused = -1;
+    s->op = -1; /* not yet in an operator */
 }
 
 /* Everything up to the plan, in a fresh arena (sim_start); the planner's inputs are
@@ -391,8 +393,8 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
      * valid (its bytes their product, so not negative), every operator's lists inside
      * op_tensors (inputs >= -1) and the graph's inputs and outputs in range. */
     MC_TRY(mc_graph_structure(g, problem));
-    if (g->n_subgraphs > 1) { /* one subgraph is modelled */
-        return MC_E_RANGE;
+    if (g->n_subgraphs > 1) { /* one subgraph is modelled (counts within MC_MAX_*: int32) */
+        return unsupported(problem, MC_PROBLEM_SUBGRAPHS, -1, (int32_t)g->n_subgraphs);
     }
     for (i = 0; i < (int32_t)g->n_tensors; i++) {
         if (g->tensors[i].quant_channels < 0) {
@@ -451,6 +453,12 @@ static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
         return unsupported(problem, MC_PROBLEM_KERNEL_REFUSES, (int32_t)s->refused, -1);
     }
     if (s->status != MC_OK) {
+        /* In an operator: a size of its buffers past 64 bits, or a tensor its size rule
+         * reads is absent.  The problem names it; the status stays. */
+        if (s->op >= 0 && (s->status == MC_E_OVERFLOW || s->status == MC_E_RANGE)) {
+            (void)unsupported(problem, s->status == MC_E_OVERFLOW ? MC_PROBLEM_SIZE_OVERFLOW : MC_PROBLEM_MISSING_INPUT,
+                              (int32_t)s->op, -1);
+        }
         return s->status;
     }
     return s->failed ? MC_E_OVERFLOW : MC_OK; /* nothing fits 2^50 bytes */
@@ -510,6 +518,7 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
                         ? mc__op_scratch_count(&c, &graph->ops[i])
                         : MAX_REQUESTS_PER_OP;
         if (k == -2) { /* a buffer past 64 bits: reported as the replay reports it */
+            (void)unsupported(problem, MC_PROBLEM_SIZE_OVERFLOW, i, -1);
             return MC_E_OVERFLOW;
         }
         if (k < 0) { /* an input its kernel needs is absent, or it refuses the op: Prepare fails */

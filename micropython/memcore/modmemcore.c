@@ -637,18 +637,23 @@ static mp_obj_t field_value(const mc_field_t *f)
     }
 }
 
-static MP_NORETURN void raise_check(mp_obj_t path, mc_status_t rc, const mc_problem_t *p, int error)
+/* `kind`: the builtin code of the operator the problem names, or -1 (no graph read yet). */
+static MP_NORETURN void raise_check(mp_obj_t path, mc_status_t rc, const mc_problem_t *p, int error, int32_t kind)
 {
     if (rc == MC_E_READ) {
         mp_raise_OSError(error != 0 ? error : MP_EIO);
     }
     if (p->kind != MC_PROBLEM_NONE) {
-        /* "model.tflite: operator 3, tensor 7: reads a tensor ...": where, then what. */
+        /* "model.tflite: operator 3 (builtin 3), tensor 7: reads a tensor ...": where, then
+         * what; the host names the builtin (CONV_2D), the board gives its code. */
         vstr_t where;
         vstr_init(&where, 32);
         vstr_add_str(&where, mp_obj_is_str(path) ? mp_obj_str_get_str(path) : "model");
         if (p->op >= 0) {
             vstr_printf(&where, ": operator %d", (int)p->op);
+            if (kind >= 0) {
+                vstr_printf(&where, " (builtin %d)", (int)kind);
+            }
         }
         if (p->tensor >= 0) {
             vstr_printf(&where, "%s tensor %d", p->op >= 0 ? "," : ":", (int)p->tensor);
@@ -662,6 +667,12 @@ static MP_NORETURN void raise_check(mp_obj_t path, mc_status_t rc, const mc_prob
     raise_status(MP_QSTR_check, rc);
 }
 
+/* The builtin code of the operator `p` names in `g`, or -1. */
+static int32_t op_kind(const mc_graph_t *g, const mc_problem_t *p)
+{
+    return p->kind != MC_PROBLEM_NONE && p->op >= 0 && p->op < g->n_ops ? g->ops[p->op].kind : -1;
+}
+
 /* The check itself, once the inputs are converted: the file is open, and closed by the
  * caller whatever happens here. */
 static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *board, mc_check_config_t *config)
@@ -673,7 +684,10 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     struct mp_stream_seek_t seek;
     int error = 0;
     int64_t need = 0, words;
-    uint64_t *scratch;
+    uint64_t *scratch, *graph_block;
+    mc_graph_t graph;
+    size_t graph_words;
+    int32_t kind;
     mc_status_t rc;
     mp_obj_t dict;
     int32_t i, n;
@@ -690,26 +704,37 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     if (config->model_file_bytes == 0 && board->regions[MC_REGION_FLASH].bytes > 0) {
         config->model_file_bytes = source.file_bytes; /* the file is what sits in flash */
     }
+    memset(&problem, 0, sizeof problem); /* NONE, operator 0: what op_kind reads */
+    memset(&graph, 0, sizeof graph);     /* no operators until the file is read */
     rc = mc_tflite_size(&source, &size, &problem);
     if (rc != MC_OK) {
-        raise_check(path, rc, &problem, f->error);
+        raise_check(path, rc, &problem, f->error, -1);
     }
-    /* Sizing the check takes the graph, so it is read into a first block, then the
-     * whole check runs in one block of the size that asked for. */
+    /* Two pieces, never one the size of both: the graph (read into the block the reader
+     * asks for, then cut back to its arrays, which is in place), then the check's work.
+     * Together they are the report's check_scratch_bytes. */
     words = (size.scratch_bytes + 7) / 8;
-    scratch = m_new(uint64_t, (size_t)words);
-    rc = mc_check_tflite_scratch_bytes(&source, board, config, scratch, words * 8, &need, &problem);
-    if (rc != MC_OK) {
-        m_del(uint64_t, scratch, (size_t)words);
-        raise_check(path, rc, &problem, f->error);
+    graph_block = m_new(uint64_t, (size_t)words);
+    rc = mc_tflite_read(&source, graph_block, words * 8, &graph, &problem);
+    if (rc == MC_OK) {
+        graph_words = (size_t)(((const uint8_t *)(graph.outputs + graph.n_outputs) - (const uint8_t *)graph_block + 7) / 8);
+        if (m_renew_maybe(uint64_t, graph_block, (size_t)words, graph_words, false) != NULL) {
+            words = (int64_t)graph_words; /* the reader's state after the arrays is given back */
+        }
+        rc = mc_check_scratch_bytes(&graph, board, config, &need, &problem);
     }
-    /* Grown where it lies when the heap allows: no second block on a fragmented heap. */
-    scratch = m_renew(uint64_t, scratch, (size_t)words, (size_t)((need + 7) / 8));
-    words = (need + 7) / 8;
-    rc = mc_check_tflite(&source, board, config, scratch, words * 8, &result, &problem);
-    m_del(uint64_t, scratch, (size_t)words);
     if (rc != MC_OK) {
-        raise_check(path, rc, &problem, f->error);
+        kind = op_kind(&graph, &problem);
+        m_del(uint64_t, graph_block, (size_t)words);
+        raise_check(path, rc, &problem, f->error, kind);
+    }
+    scratch = m_new(uint64_t, (size_t)((need + 7) / 8));
+    rc = mc_check_graph(&graph, board, config, scratch, need, &result, NULL, &problem);
+    m_del(uint64_t, scratch, (size_t)((need + 7) / 8));
+    kind = rc != MC_OK ? op_kind(&graph, &problem) : -1;
+    m_del(uint64_t, graph_block, (size_t)words);
+    if (rc != MC_OK) {
+        raise_check(path, rc, &problem, f->error, kind);
     }
     n = mc_check_field_count();
     dict = mp_obj_new_dict((size_t)n);

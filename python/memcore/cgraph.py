@@ -135,8 +135,10 @@ def describe(rc, problem, graph=None, file_bytes=None):
     if kind == p.MC_PROBLEM_BAD_RANK:
         return "%s has %d dimensions; memcore reads at most %d" % (
             _tensor(graph, problem.tensor), problem.value, lib.MC_MAX_DIMS)
+    if kind == p.MC_PROBLEM_SIZE_OVERFLOW and problem.tensor < 0:  # an operator's buffers or counts
+        return "%s %s" % (_op(graph, problem.op), text)
     if kind in (p.MC_PROBLEM_DYNAMIC_SHAPE, p.MC_PROBLEM_SIZE_OVERFLOW, p.MC_PROBLEM_BAD_BYTES,
-                p.MC_PROBLEM_SPARSE, p.MC_PROBLEM_EXTERNAL_DATA):
+                p.MC_PROBLEM_SPARSE, p.MC_PROBLEM_EXTERNAL_DATA, p.MC_PROBLEM_ARENA_TOO_LARGE):
         shape = ""
         if graph is not None and 0 <= problem.tensor < graph.graph.n_tensors:
             t = graph.graph.tensors[problem.tensor]
@@ -153,6 +155,8 @@ def describe(rc, problem, graph=None, file_bytes=None):
         return _prepare_refusal(graph, problem)
     if kind in (p.MC_PROBLEM_KERNEL_REFUSES, p.MC_PROBLEM_MISSING_INPUT):
         return "%s %s" % (_op(graph, problem.op), text)
+    if kind == p.MC_PROBLEM_ARENA_TOO_LARGE and problem.tensor < 0:
+        return "the scratch buffer of %s (%d bytes) %s" % (_op(graph, problem.op), problem.value, text)
     if kind == p.MC_PROBLEM_WRITTEN_TWICE:
         return "%s is written by two operators: %s and %s" % (
             _tensor(graph, problem.tensor), _op(graph, problem.op), _op(graph, problem.other))

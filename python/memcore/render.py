@@ -175,7 +175,7 @@ def memory_rows(data, si=False):
     at_boot = data.get("available_bytes_at_boot")
     if at_boot is not None and at_boot != data["available_bytes"]:
         available_note = "largest block the heap grows to (%s free at boot)" % b(at_boot)
-    return [
+    rows = [
         ("weights", data["weights_bytes"], _weights_where(data, si), 0),
         ("activation arena", data["arena_tflm_bytes"], "per example, planned as TFLM does", 0),
         ("memcore's plan", data["arena_best_bytes"], "what memcore's planner needs", 1),
@@ -186,6 +186,11 @@ def memory_rows(data, si=False):
         ("available", data["available_bytes"], available_note, 0),
         ("headroom", data["headroom_bytes"], "available − required", 0),
     ]
+    if data.get("check_scratch_bytes") is not None:
+        # the C core's figure: so a user knows the board's boot check itself can run
+        rows.append(("the check itself", data["check_scratch_bytes"],
+                     "memory memcore's check of this file takes on the board", 0))
+    return rows
 
 
 def seconds_text(data, part):

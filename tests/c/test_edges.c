@@ -12,7 +12,7 @@
 
 static int64_t sizes[BIG], offsets[BIG];
 static int32_t first_use[BIG], last_use[BIG];
-static uint64_t scratch[(BIG * 48 + 4096) / 8];
+static uint64_t scratch[(BIG * 64 + 4096) / 8];
 
 static double nonfinite[3];
 
@@ -206,7 +206,7 @@ static void plan_edges(void)
     CHECK_EQ_I64(mc_plan_scratch_bytes((int64_t)INT32_MAX + 1, &need), MC_E_LIMIT);
     CHECK_EQ_I64(mc_plan_scratch_bytes(MC_PLAN_MAX_BUFFERS + 1, &need), MC_E_LIMIT);
     CHECK_EQ_I64(mc_plan_scratch_bytes(MC_PLAN_MAX_BUFFERS, &need), MC_OK);
-    CHECK(need > (int64_t)MC_PLAN_MAX_BUFFERS * 40 && need < (int64_t)MC_PLAN_MAX_BUFFERS * 48 + 4096);
+    CHECK(need > (int64_t)MC_PLAN_MAX_BUFFERS * 56 && need < (int64_t)MC_PLAN_MAX_BUFFERS * 64 + 4096);
     CHECK_EQ_I64(mc_plan_scratch_bytes(1, &one), MC_OK);
     CHECK_EQ_I64(mc_plan_scratch_bytes(2, &two), MC_OK);
 

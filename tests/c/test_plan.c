@@ -15,7 +15,7 @@ static int64_t sizes[MAX_BUFFERS], offsets[MAX_BUFFERS], offsets_tflm[MAX_BUFFER
 static int64_t offsets_ref[MAX_BUFFERS];
 static int32_t first_use[MAX_BUFFERS], last_use[MAX_BUFFERS], order_ref[MAX_BUFFERS];
 static reference_entry_t entries_ref[MAX_BUFFERS];
-static uint64_t scratch[(MAX_BUFFERS * 48 + 4096) / 8];
+static uint64_t scratch[(MAX_BUFFERS * 64 + 4096) / 8];
 
 static uint32_t rng_state = 12345u;
 static uint32_t rng(void)
@@ -308,7 +308,7 @@ static void limits(void)
 {
     mc_plan_t p, untouched;
     int64_t need = 0;
-    int i;
+    int i, k;
     memset(&p, 0x5a, sizeof p);
     untouched = p;
     CHECK_EQ_I64(mc_plan_scratch_bytes(MC_PLAN_MAX_BUFFERS, &need), MC_OK);
@@ -317,16 +317,34 @@ static void limits(void)
     CHECK_EQ_I64(run(MC_PLAN_BEST, 1, 16, MC_PLAN_MAX_STEPS + 1, offsets, &p), MC_E_LIMIT);
     CHECK_EQ_I64(run(MC_PLAN_BEST, 1, 16, -1, offsets, &p), MC_E_NEGATIVE);
     CHECK_EQ_I64(run(MC_PLAN_BEST, 1, 16, MC_PLAN_MAX_STEPS, offsets, &p), MC_OK);
-    /* 20,001 buffers live together: 200,010,000 pairs, past MC_PLAN_MAX_PAIRS */
+    /* 20,001 buffers live together, nested (buffer i from i to 60,000 - i: no two end
+     * together): 200,010,000 pairs, past MC_PLAN_MAX_PAIRS */
     for (i = 0; i < MAX_BUFFERS; i++) {
         sizes[i] = 16;
-        first_use[i] = last_use[i] = 7;
+        first_use[i] = i;
+        last_use[i] = 60000 - i;
         offsets[i] = -7;
     }
     memset(&p, 0x5a, sizeof p);
     CHECK_EQ_I64(run(MC_PLAN_TFLM, MAX_BUFFERS, 16, 0, offsets, &p), MC_E_LIMIT);
     CHECK(memcmp(&p, &untouched, sizeof p) == 0);
     CHECK(offsets[0] == -7 && offsets[MAX_BUFFERS - 1] == -7);
+    /* The same pairs between buffers that all end together cost a step each, one
+     * lifetime (tensors no operator touches) or one end (graph outputs): planned,
+     * stacked in TFLM's order (equal sizes, highest id lowest), and the steps still
+     * count every pair for BEST's budget. */
+    for (k = 0; k < 2; k++) {
+        for (i = 0; i < MAX_BUFFERS; i++) {
+            first_use[i] = k == 0 ? 7 : i;
+            last_use[i] = k == 0 ? 7 : 30000;
+        }
+        CHECK_EQ_I64(run(MC_PLAN_TFLM, MAX_BUFFERS, 16, 0, offsets, &p), MC_OK);
+        CHECK_EQ_I64(p.arena_bytes, 16 * MAX_BUFFERS);
+        CHECK_EQ_I64(p.lower_bound_bytes, 16 * MAX_BUFFERS);
+        CHECK_EQ_I64(p.steps, MAX_BUFFERS + (int64_t)MAX_BUFFERS * (MAX_BUFFERS - 1) / 2);
+        CHECK_EQ_I64(offsets[MAX_BUFFERS - 1], 0);
+        CHECK_EQ_I64(offsets[0], 16 * (MAX_BUFFERS - 1));
+    }
 }
 
 static void edges(void)

@@ -1,0 +1,73 @@
+"""Size-scaling models: a real model plus many tensors or operators, for the check's
+time and memory against the model's size (tests/test_check_scaling.py with small counts,
+bench/check_scaling.py up to 100,000).
+
+    unused_tensors(n)   mnist_cnn_int8 plus n tensors that no operator touches (int8 [1, 4]:
+                        TFLM still plans each, all live together before the first operator)
+    relu_chain(n)       tiny_mlp_int8 with n RELUs after its output, each reading the last
+    fan_out(n)          tiny_mlp_int8 with n RELUs of its output, every one a graph output
+
+Each rebuilds the file through the TFLite schema's object API, so the result is a model
+TFLM itself reads.
+"""
+import pathlib
+
+import flatbuffers
+from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+
+MODELS = pathlib.Path(__file__).resolve().parent / "models"
+
+
+def model_of(name):
+    """A model of tests/models as the schema's object API holds it, to edit."""
+    return schema.ModelT.InitFromObj(schema.Model.GetRootAsModel((MODELS / name).read_bytes(), 0))
+
+
+def to_bytes(model):
+    """The .tflite file of an edited model."""
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
+def _tensor(name, shape, dtype, quantization=None):
+    t = schema.TensorT()
+    t.name, t.shape, t.type, t.buffer, t.quantization = name.encode(), list(shape), dtype, 0, quantization
+    return t
+
+
+def unused_tensors(n):
+    model = model_of("mnist_cnn_int8.tflite")
+    graph = model.subgraphs[0]
+    graph.tensors += [_tensor("unused%d" % i, [1, 4], schema.TensorType.INT8) for i in range(n)]
+    return to_bytes(model)
+
+
+def _relus(n, chained):
+    model = model_of("tiny_mlp_int8.tflite")
+    graph = model.subgraphs[0]
+    code = schema.OperatorCodeT()
+    code.builtinCode = code.deprecatedBuiltinCode = schema.BuiltinOperator.RELU
+    code.version = 1
+    model.operatorCodes.append(code)
+    source = graph.outputs[0]
+    like = graph.tensors[source]
+    outputs = []
+    for i in range(n):
+        graph.tensors.append(_tensor("relu%d" % i, like.shape, like.type, like.quantization))
+        op = schema.OperatorT()
+        op.opcodeIndex, op.inputs, op.outputs = len(model.operatorCodes) - 1, [source], [len(graph.tensors) - 1]
+        graph.operators.append(op)
+        outputs.append(len(graph.tensors) - 1)
+        if chained:
+            source = outputs[-1]
+    graph.outputs = outputs[-1:] if chained else outputs
+    return to_bytes(model)
+
+
+def relu_chain(n):
+    return _relus(n, chained=True)
+
+
+def fan_out(n):
+    return _relus(n, chained=False)
