@@ -48,6 +48,8 @@ RUNNERS = {
     "cortex-m": _semihosting("mps2-an385", "cortex-m3"),
     "cortex-m-cmsis-nn": _semihosting("mps2-an386", "cortex-m4"),
     "riscv32": _semihosting("virt", None, "qemu-system-riscv32", ("-bios", "none")),
+    # The ESP32's ABI: Xtensa GCC's layouts, on QEMU's LX106 simulator (baremetal/xtensa_sim.c)
+    "xtensa-esp-nn": _semihosting("sim", "lx106", "qemu-system-xtensa"),
 }
 
 
