@@ -264,6 +264,9 @@ def main(argv=None):
     build = "tools/tflm_oracle/build.sh " + info["target"] + " $TFLM_SRC $BUILD_DIR && "
     if info["target"] == "armhf-esp-nn":
         build = "ESP_TFLM_SRC=... ESP_NN_SRC=... tools/tflm_oracle/build.sh armhf-esp-nn '' $BUILD_DIR && "
+    if info["target"] == "xtensa-esp-nn":
+        build = ("ESP_TFLM_SRC=... ESP_NN_SRC=... COMPILER_RT_SRC=... "
+                 "tools/tflm_oracle/build.sh xtensa-esp-nn '' $BUILD_DIR && ")
     if os.path.exists(os.path.join(args.build_dir, "abi.json")):
         build += "python tools/tflm_oracle/abi_probe.py $BUILD_DIR && "
     command = (build +
@@ -271,7 +274,7 @@ def main(argv=None):
                " ".join("--models " + shlex.quote(m) for m in args.models) +
                "".join(" --header " + shlex.quote(h) for h in args.header) +
                " --out " + (args.out or "-"))
-    if info["compression"] is False and info["target"] != "armhf-esp-nn":
+    if info["compression"] is False and not info["target"].endswith("-esp-nn"):
         command = "COMPRESSION=0 " + command
     out = {"header": header(info, os.path.join(args.build_dir, "abi.json"), runner.abi(),
                             command, args.arena_bytes),

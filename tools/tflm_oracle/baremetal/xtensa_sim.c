@@ -3,9 +3,10 @@
  * qemu-system-xtensa -M sim -cpu lx106 -semihosting: no board, no crt0 of picolibc's
  * (it expects a stack and passes no arguments), so this file is the whole platform.
  *
- *   _reset    the ELF entry at the start of RAM (xtensa_sim.ld): loads the stack pointer
- *             from a literal placed before it (l32r reaches backwards only) and calls
- *             oracle_start with the call0 ABI the LX106 uses.
+ *   _reset    the ELF entry at the start of RAM (xtensa_sim.ld): points VECBASE at
+ *             oracle_vectors, loads the stack pointer from a literal placed before it
+ *             (l32r reaches backwards only) and calls oracle_start with the call0 ABI the
+ *             LX106 uses.
  *   argv      QEMU's "arg=" semihosting options, read with simcall 1001/1002 (argv's
  *             size, then the pointers and strings, written by QEMU into our buffer).
  *   files     open/read/lseek/close: simcalls 5, 3, 19, 6 (QEMU's xtensa-semi.c; open's
@@ -43,10 +44,27 @@ __asm__(
     "    .align 4\n"
     "2:  .word __stack_top\n"
     "3:  .word oracle_start\n"
-    "1:  l32r a1, 2b\n"
+    "5:  .word oracle_vectors\n"
+    "1:  l32r a2, 5b\n"
+    "    wsr a2, vecbase\n"
+    "    l32r a1, 2b\n"
     "    l32r a0, 3b\n"
     "    callx0 a0\n"
     "4:  j 4b\n"
+    /* Every exception vector (VECBASE + 0x10 .. 0x70 on this core; the reset state's
+     * PS.EXCM makes any fault a double exception, 0x70) ends the run with status 139,
+     * as a crash on Linux would: a probe TFLM crashes on (an arena too small to hold
+     * the allocator) then fails at once instead of looping in an unmapped vector. */
+    "    .section .vectors, \"ax\"\n"
+    "    .balign 1024\n"
+    "    .global oracle_vectors\n"
+    "oracle_vectors:\n"
+    "    .rept 16\n"
+    "    movi a2, 1\n"
+    "    movi a3, 139\n"
+    "    simcall\n"
+    "    .balign 16\n"
+    "    .endr\n"
     "    .text\n");
 
 void _exit(int status)

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The ESP32's truth, measured on Xtensa: builds the xtensa-esp-nn oracle (esp-tflite-micro's
+# TFLM with ESP-NN's plain-ESP32 C kernels, xtensa-lx106-elf-g++ with ESP-IDF's flags, run
+# under qemu-system-xtensa -M sim -cpu lx106; see build.sh) and either writes
+# tests/corpus/truth/esp32.json or re-measures a sample against it.
+#
+#   ESP_TFLM_SRC=... ESP_NN_SRC=... COMPILER_RT_SRC=... tools/tflm_oracle/esp32.sh [--check] [BUILD_DIR]
+#
+# ESP_TFLM_SRC  an espressif/esp-tflite-micro checkout (measured: 99f49e14)
+# ESP_NN_SRC    an espressif/esp-nn checkout (measured: d45b843c)
+# COMPILER_RT_SRC  LLVM's compiler-rt (llvm-mirror/compiler-rt 69445f09 or LLVM's
+#               compiler-rt/): its lib/builtins stand in for what Debian's LX106 libgcc lacks
+# --check       re-measure the shared models and the first corpus model of each operator
+#               family (as CI step 70 does on armhf) and fail on any difference; without
+#               it, measure every shared and corpus model and write the truth file
+# None of these sources can be reached from CI (only PyPI and Debian), so CI does not run
+# this; tests/test_conformance.py checks memcore against the committed file.
+# Times on 2 shared cores: the library ~8-10 minutes, the whole corpus ~40 minutes, --check
+# ~4 minutes.  Needs: gcc-xtensa-lx106, picolibc-xtensa-lx106-elf, libstdc++-arm-none-eabi-dev
+# (headers only), qemu-system-misc.
+set -euo pipefail
+check=0
+if [ "${1:-}" = --check ]; then check=1; shift; fi
+build=${1:-build/tflm-oracle/xtensa-esp-nn}
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+for v in ESP_TFLM_SRC ESP_NN_SRC COMPILER_RT_SRC; do
+  [ -n "${!v:-}" ] || { echo "esp32.sh: set $v (see the comment at the top)" >&2; exit 2; }
+done
+# Each tree's commit: from its git history, else from ESP_TFLM_COMMIT, ESP_NN_COMMIT,
+# COMPILER_RT_COMMIT (an exported tree has no history).
+commit() { git -C "$1" log -1 --format='%H' 2>/dev/null || echo "${!2:?esp32.sh: $1 is not a git checkout: set $2}"; }
+JOBS=${JOBS:-2} bash "$here/build.sh" xtensa-esp-nn "" "$build" >/dev/null
+cd "$repo"
+truth=tests/corpus/truth/esp32.json
+if [ "$check" = 1 ]; then
+  sample=$(mktemp -d)
+  for f in tests/corpus/models/*.tflite; do
+    family=$(basename "$f" | cut -d_ -f1)
+    [ -e "$sample/.$family" ] && continue
+    touch "$sample/.$family"
+    cp "$f" "$sample/"
+  done
+  exec python3 "$here/measure.py" --build-dir "$build" --jobs "${JOBS:-2}" \
+    --models tests/models=models/ --models "$sample" --check "$truth"
+fi
+exec python3 "$here/measure.py" --build-dir "$build" --jobs "${JOBS:-2}" \
+  --models tests/models=models/ --models tests/corpus/models \
+  --header target=esp32 --header kernels=optimised --header oracle_target=xtensa-esp-nn \
+  --header "tflm_commit=$(commit "$ESP_TFLM_SRC" ESP_TFLM_COMMIT)" \
+  --header "tflm_source=espressif/esp-tflite-micro $(commit "$ESP_TFLM_SRC" ESP_TFLM_COMMIT), its own copy of TFLM" \
+  --header "esp_nn_commit=$(commit "$ESP_NN_SRC" ESP_NN_COMMIT)" \
+  --header "esp_nn_source=espressif/esp-nn $(commit "$ESP_NN_SRC" ESP_NN_COMMIT)" \
+  --header "compiler_rt_source=compiler-rt $(commit "$COMPILER_RT_SRC" COMPILER_RT_COMMIT), lib/builtins" \
+  --header "abi=Xtensa (xtensa-lx106-elf-g++ 12.2: 4-byte pointers and enums, int64_t and double aligned to 8, as on the ESP32's LX6)" \
+  --out "$truth"
