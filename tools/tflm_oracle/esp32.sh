@@ -12,7 +12,8 @@
 #               compiler-rt/): its lib/builtins stand in for what Debian's LX106 libgcc lacks
 # --check       re-measure the shared models and the first corpus model of each operator
 #               family (as CI step 70 does on armhf) and fail on any difference; without
-#               it, measure every shared and corpus model and write the truth file
+#               it, measure every shared and corpus model and write the truth file, with
+#               each kernel's scratch requests from the alloclog build (as esp32-esp-nn.json)
 # None of these sources can be reached from CI (only PyPI and Debian), so CI does not run
 # this; tests/test_conformance.py checks memcore against the committed file.
 # Times on 2 shared cores: the library ~8-10 minutes, the whole corpus ~40 minutes, --check
@@ -44,7 +45,7 @@ if [ "$check" = 1 ]; then
   exec python3 "$here/measure.py" --build-dir "$build" --jobs "${JOBS:-2}" \
     --models tests/models=models/ --models "$sample" --check "$truth"
 fi
-exec python3 "$here/measure.py" --build-dir "$build" --jobs "${JOBS:-2}" \
+python3 "$here/measure.py" --build-dir "$build" --jobs "${JOBS:-2}" \
   --models tests/models=models/ --models tests/corpus/models \
   --header target=esp32 --header kernels=optimised --header oracle_target=xtensa-esp-nn \
   --header "tflm_commit=$(commit "$ESP_TFLM_SRC" ESP_TFLM_COMMIT)" \
@@ -54,3 +55,27 @@ exec python3 "$here/measure.py" --build-dir "$build" --jobs "${JOBS:-2}" \
   --header "compiler_rt_source=compiler-rt $(commit "$COMPILER_RT_SRC" COMPILER_RT_COMMIT), lib/builtins" \
   --header "abi=Xtensa (xtensa-lx106-elf-g++ 12.2: 4-byte pointers and enums, int64_t and double aligned to 8, as on the ESP32's LX6)" \
   --out "$truth"
+# Each kernel's scratch requests, from the alloclog-patched copy of the same tree: only four
+# library sources change, so the patched build reuses the others' objects (copied with
+# their time stamps); its head, tail, total and categories must equal the file's.
+patched=$build-alloclog
+rm -rf "$patched" && mkdir -p "$patched"
+python3 "$here/alloclog_patch.py" "$ESP_TFLM_SRC" "$patched/src"
+cp -a "$build/obj" "$build/pch" "$patched/"
+ESP_TFLM_SRC=$patched/src PROG_DEFINES=-DTFLM_ORACLE_ALLOCLOG JOBS=${JOBS:-2} \
+  bash "$here/build.sh" xtensa-esp-nn "" "$patched" >/dev/null
+python3 "$here/measure_alloclog.py" --build-dir "$patched" --truth "$truth" \
+  --models tests/models=models/ --models tests/corpus/models --out-dir "$patched/logs"
+python3 "$here/add_scratch_requests.py" "$truth" "$patched/logs"
+python3 - "$truth" <<'PY'
+import json, sys
+path = sys.argv[1]
+data = json.load(open(path))
+h = data["header"]
+h["command"] = ("ESP_TFLM_SRC=... ESP_NN_SRC=... COMPILER_RT_SRC=... tools/tflm_oracle/esp32.sh, which runs: "
+                + h["command"] + " && (the alloclog build of the same tree) python tools/tflm_oracle/"
+                "measure_alloclog.py --build-dir $BUILD_DIR-alloclog --truth THIS_FILE --models "
+                "tests/models=models/ --models tests/corpus/models --out-dir $LOGS && python "
+                "tools/tflm_oracle/add_scratch_requests.py THIS_FILE $LOGS")
+open(path, "w").write(json.dumps(data, indent=1) + "\n")
+PY
