@@ -19,6 +19,9 @@
 # Times on 2 shared cores: the library ~8-10 minutes, the whole corpus ~40 minutes, --check
 # ~4 minutes.  Needs: gcc-xtensa-lx106, picolibc-xtensa-lx106-elf, libstdc++-arm-none-eabi-dev
 # (headers only), qemu-system-misc.
+# The whole script is one block, read before it runs (as build.sh), so editing it while a
+# measurement runs cannot derail that run.
+{
 set -euo pipefail
 check=0
 if [ "${1:-}" = --check ]; then check=1; shift; fi
@@ -36,14 +39,10 @@ cd "$repo"
 truth=tests/corpus/truth/esp32.json
 if [ "$check" = 1 ]; then
   sample=$(mktemp -d)
-  for f in tests/corpus/models/*.tflite; do
-    family=$(basename "$f" | cut -d_ -f1)
-    [ -e "$sample/.$family" ] && continue
-    touch "$sample/.$family"
-    cp "$f" "$sample/"
-  done
-  exec python3 "$here/measure.py" --build-dir "$build" --jobs "${JOBS:-2}" \
+  bash "$here/family_sample.sh" "$sample"
+  python3 "$here/measure.py" --build-dir "$build" --jobs "${JOBS:-2}" \
     --models tests/models=models/ --models "$sample" --check "$truth"
+  exit
 fi
 python3 "$here/measure.py" --build-dir "$build" --jobs "${JOBS:-2}" \
   --models tests/models=models/ --models tests/corpus/models \
@@ -79,3 +78,5 @@ h["command"] = ("ESP_TFLM_SRC=... ESP_NN_SRC=... COMPILER_RT_SRC=... tools/tflm_
                 "tools/tflm_oracle/add_scratch_requests.py THIS_FILE $LOGS")
 open(path, "w").write(json.dumps(data, indent=1) + "\n")
 PY
+exit 0
+}
