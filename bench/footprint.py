@@ -41,18 +41,20 @@ INCLUDE = os.path.join(ROOT, "csrc", "include")
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
 FOOTPRINT = ["-ffunction-sections", "-fdata-sections", "-fstack-usage", "-fcallgraph-info=su"]
 
-# ESP-IDF (v5, tools/cmake/toolchain-esp32.cmake and its root CMakeLists.txt) compiles every
-# component for the ESP32 with -mlongcalls (each call loads its target from a literal: the
-# one flag here that costs code, ~4.6 KB), -fno-jump-tables -fno-tree-switch-conversion
-# (switches stay code, for IRAM-safe code) and -fstrict-volatile-bitfields, plus its
-# optimisation level's flags.  The board's budget is measured at -Os, ESP-IDF's "optimise
+# ESP-IDF (v5.5, tools/cmake/toolchain-esp32.cmake and its root CMakeLists.txt) compiles
+# every component for the ESP32 with -mlongcalls (each call loads its target from a
+# literal: the one flag here that costs code, ~4.6 KB), -fno-builtin-memcpy and its kin
+# (the ROM's copies are called, never inlined), -fno-jump-tables
+# -fno-tree-switch-conversion (switches stay code, for IRAM-safe code) and
+# -fstrict-volatile-bitfields, plus its optimisation level's flags.  The board's budget is measured at -Os, ESP-IDF's "optimise
 # for size" (CONFIG_COMPILER_OPTIMIZATION_SIZE), which adds -freorder-blocks and, on Xtensa,
 # -mno-target-align.  MicroPython's esp32 port builds with -O2 instead
 # (ports/esp32/boards/sdkconfig.base: CONFIG_COMPILER_OPTIMIZATION_PERF): printed as
 # "esp32-O2", not held to the budget.  ESP32's own compiler (xtensa-esp32-elf-gcc) is not a
 # Debian package; Debian's Xtensa LX106 GCC (same ISA family, same GCC 12) stands in.
-ESP_IDF = ["-mlongcalls", "-fno-jump-tables", "-fno-tree-switch-conversion",
-           "-fstrict-volatile-bitfields"]
+ESP_IDF = ["-mlongcalls", "-fno-builtin-memcpy", "-fno-builtin-memset", "-fno-builtin-bzero",
+           "-fno-builtin-stpcpy", "-fno-builtin-strncpy", "-fno-jump-tables",
+           "-fno-tree-switch-conversion", "-fstrict-volatile-bitfields"]
 ESP_IDF_SIZE = ["-Os", "-freorder-blocks", "-mno-target-align"]
 
 # The goal for the core on a board was 40 KB of code without -mlongcalls (the size work:
