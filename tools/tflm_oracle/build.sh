@@ -157,10 +157,13 @@ case $target in
     # ESP8266's LX106 core; Xtensa GCC lays out data the same for the ESP32's LX6: 4-byte
     # pointers and enums, 8-byte types aligned to 8), run under qemu-system-xtensa -M sim
     # -cpu lx106.  As ESP-IDF compiles every component: -mlongcalls (also needed here:
-    # TFLM's code is far larger than a direct call's reach), -ffunction-sections
-    # -fdata-sections -fno-jump-tables -fno-tree-switch-conversion
-    # -fstrict-volatile-bitfields.  -mtext-section-literals keeps each function's
-    # constants beside it (one RAM region holds everything).  The C library is picolibc;
+    # TFLM's code is far larger than a direct call's reach), -fno-builtin-memcpy and its
+    # kin, -ffunction-sections -fdata-sections -fno-jump-tables -fno-tree-switch-conversion
+    # -fstrict-volatile-bitfields (ESP-IDF v5.5), and esp-tflite-micro's own
+    # -fno-unwind-tables; not its -O3 (OPT, -O1 here as for every oracle: no size depends
+    # on it) nor its -std=gnu++14 (TFLM needs C++17; ESP-IDF's default is newer still).
+    # -mtext-section-literals keeps each function's constants beside it (one RAM region
+    # holds everything).  The C library is picolibc;
     # libstdc++'s headers are borrowed from arm-none-eabi's newlib build of the same GCC
     # (templates only; layouts are the compiler's), as for riscv32, and
     # baremetal/cxx_support.cc has the two C++ ABI hooks.  baremetal/xtensa_sim.c is
@@ -169,8 +172,10 @@ case $target in
     cxx=xtensa-lx106-elf-g++ cc=xtensa-lx106-elf-gcc
     specs=$(dpkg -L picolibc-xtensa-lx106-elf | grep '/picolibc.specs$')
     libcxx=/usr/include/newlib/c++/12.2.1
-    arch=(--specs="$specs" -mlongcalls -mtext-section-literals -ffunction-sections
-      -fdata-sections -fno-jump-tables -fno-tree-switch-conversion -fstrict-volatile-bitfields)
+    arch=(--specs="$specs" -mlongcalls -mtext-section-literals -fno-builtin-memcpy
+      -fno-builtin-memset -fno-builtin-bzero -fno-builtin-stpcpy -fno-builtin-strncpy
+      -ffunction-sections -fdata-sections -fno-jump-tables -fno-tree-switch-conversion
+      -fstrict-volatile-bitfields -fno-unwind-tables)
     includes+=(-isystem "$libcxx" -isystem "$libcxx/arm-none-eabi")
     cxxstd+=(-fno-use-cxa-atexit)
     prog_srcs+=("$here/baremetal/cxx_support.cc" "$here/baremetal/xtensa_sim.c")
