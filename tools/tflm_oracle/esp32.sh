@@ -44,6 +44,8 @@ if [ "$check" = 1 ]; then
     --models tests/models=models/ --models "$sample" --check "$truth"
   exit
 fi
+# Struct sizes and alignments at compile time, for the header (abi_compile_time)
+python3 "$here/abi_probe.py" "$build" >/dev/null
 python3 "$here/measure.py" --build-dir "$build" --jobs "${JOBS:-2}" \
   --models tests/models=models/ --models tests/corpus/models \
   --header target=esp32 --header kernels=optimised --header oracle_target=xtensa-esp-nn \
