@@ -29,9 +29,13 @@ def test_esp32_truth_was_measured_on_an_xtensa_build():
     assert header["tflm_commit"].startswith("99f49e14") and header["esp_nn_commit"].startswith("d45b843c")
     assert header["command"].startswith("ESP_TFLM_SRC=... ESP_NN_SRC=... COMPILER_RT_SRC=... tools/tflm_oracle/esp32.sh")
     assert "--out tests/corpus/truth/esp32.json" in header["command"] and "add_scratch_requests.py" in header["command"]
-    # The runtime probe: Xtensa GCC's layout of the structures the tail is made of.
+    # Xtensa GCC's layout of the structures the tail is made of, run and compiled.
     abi = header["abi_runtime"]
     assert (abi["sizeof_pointer"], abi["sizeof_enum"], abi["alignof_int64"], abi["alignof_double"]) == (4, 4, 8, 8)
+    probed = header["abi_compile_time"]
+    assert probed["TfLiteTensor"] == {"size": abi["TfLiteTensor"], "align": 4}
+    assert probed["RecordingMicroAllocator"]["size"] == abi["RecordingMicroAllocator"]
+    assert probed["int64_t"] == probed["double"] == {"size": 8, "align": 8}
 
 
 def test_esp32_truth_covers_every_shared_model_and_the_corpus():

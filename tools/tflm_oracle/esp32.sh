@@ -68,16 +68,15 @@ ESP_TFLM_SRC=$patched/src PROG_DEFINES=-DTFLM_ORACLE_ALLOCLOG JOBS=${JOBS:-2} \
 python3 "$here/measure_alloclog.py" --build-dir "$patched" --truth "$truth" \
   --models tests/models=models/ --models tests/corpus/models --out-dir "$patched/logs"
 python3 "$here/add_scratch_requests.py" "$truth" "$patched/logs"
+# add_scratch_requests.py has appended the alloclog steps to the command; say which script
+# ran it all (the alloclog build dir is $BUILD_DIR-alloclog)
 python3 - "$truth" <<'PY'
 import json, sys
 path = sys.argv[1]
 data = json.load(open(path))
 h = data["header"]
-h["command"] = ("ESP_TFLM_SRC=... ESP_NN_SRC=... COMPILER_RT_SRC=... tools/tflm_oracle/esp32.sh, which runs: "
-                + h["command"] + " && (the alloclog build of the same tree) python tools/tflm_oracle/"
-                "measure_alloclog.py --build-dir $BUILD_DIR-alloclog --truth THIS_FILE --models "
-                "tests/models=models/ --models tests/corpus/models --out-dir $LOGS && python "
-                "tools/tflm_oracle/add_scratch_requests.py THIS_FILE $LOGS")
+h["command"] = ("ESP_TFLM_SRC=... ESP_NN_SRC=... COMPILER_RT_SRC=... tools/tflm_oracle/esp32.sh, "
+                "which runs: " + h["command"].replace("$ALLOCLOG_BUILD_DIR", "$BUILD_DIR-alloclog"))
 open(path, "w").write(json.dumps(data, indent=1) + "\n")
 PY
 exit 0
