@@ -92,7 +92,7 @@ def test_32_bit_target_needs_less_tail(case):
     wide, narrow = memcore.tflm_arena(model, target="host64"), memcore.tflm_arena(model, target="esp32")
     assert narrow.head_bytes == wide.head_bytes
     assert 0 < narrow.tail_bytes < wide.tail_bytes
-    assert not narrow.measured and wide.measured
+    assert narrow.measured and wide.measured  # esp32: on an Xtensa build (docs/tflm-arena.md)
 
 
 def test_pointer_width_must_be_4_or_8():

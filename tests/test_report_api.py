@@ -81,3 +81,18 @@ def test_every_target_has_its_words_and_they_agree_with_the_cores_facts():
     assert memcore.target_info("cortex-m").optimised_kernels.startswith("CMSIS-NN")
     assert memcore.target_info("esp32").optimised_kernels.startswith("ESP-NN")
     assert memcore.target_info("esp32").pointer_bytes == 4 and not memcore.target_info("esp32").compression
+
+
+def test_esp32_tables_say_they_were_measured_on_xtensa_and_with_what():
+    """The board the product is for: its tables come from an Xtensa TFLM build, and the
+    check report says so, naming the compiler and the commits (docs/tflm-arena.md)."""
+    esp = memcore.target_info("esp32")
+    assert esp.measured and esp.derived_from is None
+    assert esp.tflm_version == "esp-tflite-micro 99f49e14"
+    assert esp.optimised_kernels == "ESP-NN d45b843c (plain ESP32)"
+    for words in ("xtensa-lx106-elf-g++ 12.2", "-mlongcalls", "qemu-system-xtensa", "99f49e14", "d45b843c"):
+        assert words in esp.note
+    report = memcore.check(model("kws_dscnn_int8.tflite"), device="esp32").to_json()
+    assert report["tflm_target"] == {"name": "esp32", "measured": True, "source": esp.note}
+    _, text, _ = memcore_cli("check", model("kws_dscnn_int8.tflite"), "--device", "esp32")
+    assert "TFLM's tables: esp32, measured on Xtensa" in " ".join(text.split())

@@ -19,13 +19,7 @@ fi
 build=$(mktemp -d)
 TFLM_TARBALL=$tarball JOBS=2 bash tools/tflm_oracle/build.sh armhf "" "$build/armhf" >/dev/null
 sample=$build/sample
-mkdir -p "$sample"
 # Every operator family of the corpus at least once: the first model of each prefix.
-for f in tests/corpus/models/*.tflite; do
-  family=$(basename "$f" | cut -d_ -f1)
-  [ -e "$sample/.$family" ] && continue
-  touch "$sample/.$family"
-  cp "$f" "$sample/"
-done
+bash tools/tflm_oracle/family_sample.sh "$sample"
 python3 tools/tflm_oracle/measure.py --build-dir "$build/armhf" --jobs 2 \
   --models tests/models=models/ --models "$sample" --check tests/corpus/truth/armhf.json

@@ -34,7 +34,8 @@
 /* ---- struct sizes per target ----------------------------------------------------
  * K_*: kernel data (OpData), O_*: builtin options (TfLite*Params), V_*: vendor kernels'
  * data.  Columns: host64 (the PyPI wheel), armhf and cortex-m (TFLM 90b983c2 with
- * compression), and 32-bit 4-byte-enum ABI without compression (esp32).  riscv32 reads
+ * compression), and esp32 (Xtensa: 32-bit, 4-byte enums, no compression; measured on an
+ * Xtensa build, tests/corpus/truth/esp32.json).  riscv32 reads
  * the armhf column: its tables are derived from armhf (tflm_targets.c).  Most structs
  * are the same on every target, so structs[] holds armhf's column and struct_diffs[]
  * the other columns' sizes where they differ (a third of the flash of a full table). */
@@ -230,7 +231,7 @@ static const mc_size_t structs[MC_S_COUNT] = {
     /* V_CMSIS_MUL              */ MC_SZ(36, 4),  /* OpData */
     /* V_CMSIS_SOFTMAX          */ MC_SZ(56, 8),  /* CMSISNNSoftmaxParams {SoftmaxParams; int32 num_rows, row_size} */
     /* ESP-NN glue (esp-tflite-micro kernels/esp_nn/); esp32 column: armhf's layout without
-     * compression, measured so (tests/corpus/truth/esp32-esp-nn.json) */
+     * compression, measured so on Xtensa (tests/corpus/truth/esp32.json) */
     /* V_ESP_CONV               */ MC_SZ(64, 4),  /* NodeData {OpDataConv; int buffer_idx} */
     /* V_ESP_SOFTMAX            */ MC_SZ(56, 8),  /* NodeData {SoftmaxParams; int buffer_idx} */
 };

@@ -11,15 +11,16 @@
  *            structs hold no 8-byte member, so they align to 4);
  *   cortex-m TFLM 90b983c2 compiled with arm-none-eabi-g++: the same, but 1-byte enums
  *            (the bare-metal EABI's -fshort-enums), so TfLiteTensor is 32 bytes and
- *            several options structs shrink (TfLiteAddParams 2, ...).
+ *            several options structs shrink (TfLiteAddParams 2, ...);
+ *   esp32    esp-tflite-micro 99f49e14 (its own copy of TFLM, built as its CMakeLists.txt
+ *            builds it: no USE_TFLM_COMPRESSION, ESP-NN d45b843c's plain-ESP32 C kernels)
+ *            compiled with Xtensa GCC 12.2 (xtensa-lx106-elf-g++, ESP-IDF's -mlongcalls
+ *            etc.) and run under qemu-system-xtensa: 4-byte pointers and enums, 8-aligned
+ *            8-byte types, so armhf's layout without compression's members
+ *            (tests/corpus/truth/esp32.json).
  * Derived (no TFLM build for them here), from the closest measured ABI:
  *   riscv32  RV32 ILP32 lays out C structs as armhf does (4-byte pointers and enums,
- *            8-byte alignment of 8-byte types);
- *   esp32    esp-tflite-micro's CMakeLists.txt builds TFLM without
- *            USE_TFLM_COMPRESSION and without -fshort-enums, and Xtensa GCC uses 4-byte
- *            enums and 8-aligned 8-byte types: armhf's layout, compression off.
- *            Its ESP-NN kernels (head, scratch requests) are measured on that layout:
- *            tests/corpus/truth/esp32-esp-nn.json.
+ *            8-byte alignment of 8-byte types).
  */
 #include <stddef.h>
 #include <string.h>
@@ -33,9 +34,9 @@
  * board never reports it, and it would take some 900 bytes of a board's flash. */
 #define PYPI_WHEEL "PyPI tflite-micro 0.dev20261023182759"
 #define TFLM "tflite-micro 90b983c2"
-#define ESP_TFLM "tflite-micro 90b983c2 (esp-tflite-micro)"
+#define ESP_TFLM "esp-tflite-micro 99f49e14"
 #define CMSIS_NN "CMSIS-NN (DSP cores)"
-#define ESP_NN "ESP-NN (plain ESP32)"
+#define ESP_NN "ESP-NN d45b843c (plain ESP32)"
 
 /* The names, each once; a row holds where its names start here (a byte, not a pointer). */
 typedef struct {
@@ -69,7 +70,7 @@ static const target_facts_t facts[MC_TARGET_COUNT] = {
     {ABI_ARMHF, TEXT(tflm), TEXT(none), 4, 8, true, true, -1},
     {ABI_CORTEX_M, TEXT(tflm), TEXT(cmsis_nn), 1, 8, true, true, -1},
     {ABI_ARMHF, TEXT(tflm), TEXT(none), 4, 8, true, false, MC_TARGET_ARMHF},
-    {ABI_ESP32, TEXT(esp_tflm), TEXT(esp_nn), 4, 8, false, false, MC_TARGET_ARMHF},
+    {ABI_ESP32, TEXT(esp_tflm), TEXT(esp_nn), 4, 8, false, true, -1},
 };
 
 static const mc_target_abi_t abis[ABI_COUNT] = {
@@ -85,8 +86,8 @@ static const mc_target_abi_t abis[ABI_COUNT] = {
     {MC_SZ(52, 4), MC_SZ(44, 4), MC_SZ(136, 4), MC_SZ(8, 4), MC_SZ(12, 4), MC_SZ(12, 4),
      MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4), 4,
      MC_VENDOR_CMSIS_NN},
-    /* esp32: no compression, so RecordingMicroAllocator and SubgraphAllocations lose
-     * their compression members */
+    /* esp32 (measured on Xtensa): no compression, so RecordingMicroAllocator and
+     * SubgraphAllocations lose their compression members */
     {MC_SZ(52, 4), MC_SZ(44, 4), MC_SZ(124, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(12, 4),
      MC_SZ(32, 4), MC_SZ(40, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4), 4,
      MC_VENDOR_ESP_NN},

@@ -336,6 +336,9 @@ def terminal_report(data, out, si=False, layers=False):
             value = "[%s]%s[/]" % ("green" if n_bytes >= 0 else "red", value)
         memory.add_row("  " * indent + name, value, escape(note))
     out.print(memory)
+    if "tflm_target" in data:
+        t = data["tflm_target"]
+        out.print("[dim]TFLM's tables: %s, %s[/]" % (escape(t["name"]), escape(t["source"])))
     if data.get("needs_heap_growth"):
         out.print("[yellow]note:[/] needs more than the %s free at boot; it relies on MicroPython growing its heap"
                   % b(data["available_bytes_at_boot"]))

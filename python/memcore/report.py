@@ -24,8 +24,11 @@ def report_data(report, model):
     bandwidth, ops_rate = report.bandwidth_bytes_per_second, report.ops_per_second
     rows = report.layers
     r = report.roofline
+    from memcore.tflm import target_info
+    tables = target_info(p.target)
     data.update({
         "device_description": p.description,
+        "tflm_target": {"name": tables.name, "measured": tables.measured, "source": tables.note},
         "dtype": report.dtype,
         "kernels": report.kernels,
         "pointer_bytes": p.pointer_bytes,

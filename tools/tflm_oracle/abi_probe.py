@@ -4,7 +4,8 @@ read from the compiler without running anything.
     python tools/tflm_oracle/abi_probe.py BUILD_DIR [--out abi.json]
 
 BUILD_DIR is a folder build.sh made (its build-info.json gives the compiler, the exact
-flags and the TFLM source).  For every library source that takes sizeof() of a type (each kernel's OpData, the
+flags and the TFLM source; the sources probed are TFLM's LIBRARY_SOURCES.txt, or for an
+esp-tflite-micro tree, which has none, the ones build.sh compiled).  For every library source that takes sizeof() of a type (each kernel's OpData, the
 allocator objects, ...), a probe translation unit includes that .cc itself, so that
 anonymous-namespace types are in scope, and names, for each type T,
 
@@ -161,7 +162,14 @@ def main(argv=None):
     jobs = []
     core_prelude = "".join(f'#include "{h}"\n' for h in CORE_HEADERS)
     jobs.append(("core", core_prelude, "tflite", CORE_TYPES + builtin_params(src), False))
-    sources = [s for s in open(os.path.join(src, "LIBRARY_SOURCES.txt")).read().split() if s]
+    listing = os.path.join(src, "LIBRARY_SOURCES.txt")
+    if os.path.exists(listing):
+        sources = [s for s in open(listing).read().split() if s]
+    else:
+        # esp-tflite-micro has no listing: the TFLM sources build.sh compiled (objects.txt)
+        compiled = (line.split()[0] for line in open(os.path.join(args.build_dir, "objects.txt")))
+        sources = [os.path.relpath(c, src) for c in compiled
+                   if c.endswith(".cc") and c.startswith(src + os.sep)]
     sources += [s for s in info.get("extra_sources", [])]
     for rel in sources:
         text = open(os.path.join(src, rel)).read()

@@ -4,7 +4,8 @@
 #
 #   tools/tflm_oracle/build.sh TARGET [TFLM_SRC] [BUILD_DIR]
 #
-# TARGET    armhf | armhf-esp-nn | cortex-m | cortex-m-cmsis-nn | x86_64-src | i386 | riscv32
+# TARGET    armhf | armhf-esp-nn | xtensa-esp-nn | cortex-m | cortex-m-cmsis-nn | x86_64-src |
+#           i386 | riscv32
 # TFLM_SRC  the unpacked tflite-micro/ folder (default $TFLM_SRC, else unpacked from
 #           /work/shared/tflm/*.tar.gz into BUILD_DIR/src)
 # BUILD_DIR where objects and the program go (default build/tflm-oracle/TARGET)
@@ -12,7 +13,7 @@
 # Environment: JOBS (parallel compiles, default 2), COMPRESSION (1 = -DUSE_TFLM_COMPRESSION,
 # the default, as the PyPI wheel is built; 0 = off), OPT (default -O1: sizes do not depend on it, and it compiles fast), CMSIS_NN_SRC
 # (CMSIS-NN checkout, cortex-m-cmsis-nn only), ESP_TFLM_SRC and ESP_NN_SRC (armhf-esp-nn
-# only: an espressif/esp-tflite-micro and an espressif/esp-nn checkout; the first is the
+# and xtensa-esp-nn only: an espressif/esp-tflite-micro and an espressif/esp-nn checkout; the first is the
 # TFLM tree, so TFLM_SRC is not used), EXTRA_DEFINES (appended to the library's
 # flags), PROG_DEFINES (the measuring program's only: -DTFLM_ORACLE_ALLOCLOG for a build
 # of the alloclog-patched source), TFLM_TARBALL (default: the subset tarball in
@@ -37,8 +38,10 @@ opt=${OPT:--O1}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-if [ "$target" = armhf-esp-nn ]; then
-  src=${ESP_TFLM_SRC:?armhf-esp-nn needs ESP_TFLM_SRC (an espressif/esp-tflite-micro checkout)}
+esp=0
+case $target in armhf-esp-nn|xtensa-esp-nn) esp=1 ;; esac
+if [ "$esp" = 1 ]; then
+  src=${ESP_TFLM_SRC:?$target needs ESP_TFLM_SRC (an espressif/esp-tflite-micro checkout)}
   # esp-tflite-micro builds TFLM without USE_TFLM_COMPRESSION (its CMakeLists.txt).
   compression=0
 fi
@@ -54,7 +57,7 @@ if [ -z "$src" ]; then
 fi
 src=$(cd "$src" && pwd)
 dl=$src/tensorflow/lite/micro/tools/make/downloads
-if [ "$target" = armhf-esp-nn ]; then
+if [ "$esp" = 1 ]; then
   [ -f "$src/tensorflow/lite/micro/kernels/esp_nn/conv.cc" ] || { echo "build.sh: $src is not an esp-tflite-micro tree" >&2; exit 2; }
   dl=$src/third_party
 else
@@ -71,7 +74,7 @@ cstd=(-std=c17)
 arch=()
 ldflags=()
 prog_srcs=("$here/oracle_main.cc")
-if [ "$target" = armhf-esp-nn ]; then
+if [ "$esp" = 1 ]; then
   # esp-tflite-micro has no LIBRARY_SOURCES.txt: the library is its CMakeLists.txt's list,
   # less debug_log.cc (oracle_main.cc has the log) and esp/micro_time.cc (ESP-IDF's timer;
   # the portable micro_time.cc instead), less the microfrontend (no operator of its own),
@@ -149,6 +152,48 @@ case $target in
     ldflags=(--crt0=semihost --oslib=semihost -Wl,--defsym=__flash=0x80000000
       -Wl,--defsym=__flash_size=0x00400000 -Wl,--defsym=__ram=0x80400000
       -Wl,--defsym=__ram_size=0x03c00000 -Wl,--defsym=__stack_size=0x10000) ;;
+  xtensa-esp-nn)
+    # The ESP32's ABI from Debian's Xtensa compiler (gcc-xtensa-lx106, GCC 12.2: the
+    # ESP8266's LX106 core; Xtensa GCC lays out data the same for the ESP32's LX6: 4-byte
+    # pointers and enums, 8-byte types aligned to 8), run under qemu-system-xtensa -M sim
+    # -cpu lx106.  As ESP-IDF compiles every component: -mlongcalls (also needed here:
+    # TFLM's code is far larger than a direct call's reach), -fno-builtin-memcpy and its
+    # kin, -ffunction-sections -fdata-sections -fno-jump-tables -fno-tree-switch-conversion
+    # -fstrict-volatile-bitfields (ESP-IDF v5.5), and esp-tflite-micro's own
+    # -fno-unwind-tables; not its -O3 (OPT, -O1 here as for every oracle: no size depends
+    # on it) nor its -std=gnu++14 (TFLM needs C++17; ESP-IDF's default is newer still).
+    # -mtext-section-literals keeps each function's constants beside it (one RAM region
+    # holds everything).  The C library is picolibc;
+    # libstdc++'s headers are borrowed from arm-none-eabi's newlib build of the same GCC
+    # (templates only; layouts are the compiler's), as for riscv32, and
+    # baremetal/cxx_support.cc has the two C++ ABI hooks.  baremetal/xtensa_sim.c is
+    # the reset code, QEMU's simcall semihosting (argv, files, stdout, exit) and the
+    # heap; baremetal/xtensa_sim.ld places it all in the simulator's RAM.
+    cxx=xtensa-lx106-elf-g++ cc=xtensa-lx106-elf-gcc
+    specs=$(dpkg -L picolibc-xtensa-lx106-elf | grep '/picolibc.specs$')
+    libcxx=/usr/include/newlib/c++/12.2.1
+    arch=(--specs="$specs" -mlongcalls -mtext-section-literals -fno-builtin-memcpy
+      -fno-builtin-memset -fno-builtin-bzero -fno-builtin-stpcpy -fno-builtin-strncpy
+      -ffunction-sections -fdata-sections -fno-jump-tables -fno-tree-switch-conversion
+      -fstrict-volatile-bitfields -fno-unwind-tables)
+    includes+=(-isystem "$libcxx" -isystem "$libcxx/arm-none-eabi")
+    cxxstd+=(-fno-use-cxa-atexit)
+    prog_srcs+=("$here/baremetal/cxx_support.cc" "$here/baremetal/xtensa_sim.c")
+    # Debian's libgcc for the LX106 lacks most of what GCC's Xtensa lib1funcs.S should
+    # put there (32-bit division, 64-bit multiply, soft-float add/sub/mul/div and
+    # conversions; the core has no FPU or divider): compiler-rt's portable C builtins
+    # stand in (COMPILER_RT_SRC, a checkout of llvm-mirror/compiler-rt or LLVM's
+    # compiler-rt/; the same IEEE arithmetic, none of it decides a size).  No
+    # libstdc++ either, so the C driver links.
+    crt=${COMPILER_RT_SRC:?xtensa-esp-nn needs COMPILER_RT_SRC (compiler-rt, for lib/builtins)}
+    crt=$(cd "$crt" && pwd)
+    crt_srcs=$(for f in adddf3 addsf3 subdf3 subsf3 muldf3 mulsf3 divdf3 extendsfdf2 \
+      truncdfsf2 fixdfsi fixunssfsi fixunsdfsi floatsidf floatsisf floatunsidf floatunsisf \
+      divsi3 udivsi3 umodsi3 divdi3 udivdi3 umoddi3 udivmoddi4 muldi3 fp_mode; do
+      echo "lib/builtins/$f.c"; done)
+    link=$cc
+    ldflags=(-nostartfiles -T "$here/baremetal/xtensa_sim.ld" -Wl,--gc-sections
+      -Wl,--no-warn-rwx-segments -Wl,--start-group -lm -lc -lgcc -Wl,--end-group) ;;
   *) echo "build.sh: unknown target $target" >&2; exit 2 ;;
 esac
 
@@ -169,8 +214,8 @@ if [ "$target" = cortex-m-cmsis-nn ]; then
     -e '/arm_nntables_flt\.c$' | sort)
 fi
 
-if [ "$target" = armhf-esp-nn ]; then
-  espnn=${ESP_NN_SRC:?armhf-esp-nn needs ESP_NN_SRC (an espressif/esp-nn checkout)}
+if [ "$esp" = 1 ]; then
+  espnn=${ESP_NN_SRC:?$target needs ESP_NN_SRC (an espressif/esp-nn checkout)}
   espnn=$(cd "$espnn" && pwd)
   # As esp-tflite-micro's CMakeLists.txt (-DESP_NN) with ESP-NN's default Kconfig choice
   # (NN_OPTIMIZED) on the plain ESP32 (CONFIG_IDF_TARGET_ESP32): esp_nn.h then maps every
@@ -196,8 +241,11 @@ list=$out/objects.txt
   if [ "$target" = cortex-m-cmsis-nn ]; then
     for s in $cmsis_srcs; do echo "$cmsis/$s $out/obj/cmsis-nn/${s%.*}.o"; done
   fi
-  if [ "$target" = armhf-esp-nn ]; then
+  if [ "$esp" = 1 ]; then
     for s in $espnn_srcs; do echo "$espnn/$s $out/obj/esp-nn/${s%.*}.o"; done
+  fi
+  if [ -n "${crt_srcs:-}" ]; then
+    for s in $crt_srcs; do echo "$crt/$s $out/obj/compiler-rt/${s%.*}.o"; done
   fi
 } >"$list"
 
@@ -222,7 +270,7 @@ lib_seconds=$(( $(date +%s) - start ))
 
 objs=$(awk '{print $2}' "$list")
 prog=$out/tflm_oracle
-case $target in cortex-m*|riscv32) prog=$out/tflm_oracle.elf ;; esac
+case $target in cortex-m*|riscv32|xtensa*) prog=$out/tflm_oracle.elf ;; esac
 prog_objs=()
 for s in "${prog_srcs[@]}"; do
   o=$out/prog/$(basename "${s%.*}").o
@@ -235,7 +283,7 @@ for s in "${prog_srcs[@]}"; do
   prog_objs+=("$o")
 done
 # shellcheck disable=SC2086
-$cxx "${arch[@]}" "${prog_objs[@]}" $objs "${ldflags[@]}" -lm -o "$prog"
+${link:-$cxx} "${arch[@]}" "${prog_objs[@]}" $objs "${ldflags[@]}" -lm -o "$prog"
 
 printf '%s\n' "${cxxstd[@]}" "${cflags_common[@]}" >"$out/cxxflags.txt"
 printf '%s\n' "${ldflags[@]}" >"$out/ldflags.txt"

@@ -48,6 +48,8 @@ RUNNERS = {
     "cortex-m": _semihosting("mps2-an385", "cortex-m3"),
     "cortex-m-cmsis-nn": _semihosting("mps2-an386", "cortex-m4"),
     "riscv32": _semihosting("virt", None, "qemu-system-riscv32", ("-bios", "none")),
+    # The ESP32's ABI: Xtensa GCC's layouts, on QEMU's LX106 simulator (baremetal/xtensa_sim.c)
+    "xtensa-esp-nn": _semihosting("sim", "lx106", "qemu-system-xtensa"),
 }
 
 
@@ -262,6 +264,9 @@ def main(argv=None):
     build = "tools/tflm_oracle/build.sh " + info["target"] + " $TFLM_SRC $BUILD_DIR && "
     if info["target"] == "armhf-esp-nn":
         build = "ESP_TFLM_SRC=... ESP_NN_SRC=... tools/tflm_oracle/build.sh armhf-esp-nn '' $BUILD_DIR && "
+    if info["target"] == "xtensa-esp-nn":
+        build = ("ESP_TFLM_SRC=... ESP_NN_SRC=... COMPILER_RT_SRC=... "
+                 "tools/tflm_oracle/build.sh xtensa-esp-nn '' $BUILD_DIR && ")
     if os.path.exists(os.path.join(args.build_dir, "abi.json")):
         build += "python tools/tflm_oracle/abi_probe.py $BUILD_DIR && "
     command = (build +
@@ -269,7 +274,7 @@ def main(argv=None):
                " ".join("--models " + shlex.quote(m) for m in args.models) +
                "".join(" --header " + shlex.quote(h) for h in args.header) +
                " --out " + (args.out or "-"))
-    if info["compression"] is False and info["target"] != "armhf-esp-nn":
+    if info["compression"] is False and not info["target"].endswith("-esp-nn"):
         command = "COMPRESSION=0 " + command
     out = {"header": header(info, os.path.join(args.build_dir, "abi.json"), runner.abi(),
                             command, args.arena_bytes),
