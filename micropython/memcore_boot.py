@@ -13,8 +13,13 @@ only, with its own target and the weights read into RAM.
 
 Stock firmware (no C module) cannot read the model: it checks with the descriptor alone —
 the activation buffers it plans with the pure-Python fallback, and what the host computed
-for the rest (memcore_fallback.descriptor_check) — and refuses a descriptor whose model
-file on the board has another size or CRC-32.
+for the rest (descriptor_check) — and refuses a descriptor whose model file on the board
+has another size or CRC-32.  With the C module and no model file, the C module plans the
+descriptor's buffers the same way.
+
+Each route imports only what it needs: the C module when the firmware has it (nothing to
+compile), memcore_fallback only on firmware without it, and only once the memory has been
+measured, so the 21 KB of source it compiles cannot fragment the block the check reports.
 
 Either way it prints one report line, schema "memcore.report/1", with the field names of
 the host's `memcore check --json` (the C core's, csrc/src/fields.c).  Runs on MicroPython
@@ -31,16 +36,13 @@ import json
 import sys
 import time
 
-# Collecting the compiler's garbage of this module before the fallback is compiled, and
-# the fallback's after, keeps the code together: with the fallback on a 110 KiB heap the
-# largest free block after the import is ~17 KB larger than without (mnist's boot check:
-# 27.8 KB, not 10.8 KB).  With the C module nothing is compiled and nothing changes.
+# The C module, when the firmware has it; None on stock firmware, whose fallback is
+# imported by the descriptor route after it has measured the memory (_fallback()).
 gc.collect()
 try:
     import memcore
 except ImportError:
-    import memcore_fallback as memcore
-gc.collect()
+    memcore = None
 
 SCHEMA = "memcore.report/1"
 ERROR_SCHEMA = "memcore.report-error/1"
@@ -373,24 +375,56 @@ def _header(model, device, mc, source):
     ]
 
 
+def _fallback():
+    """memcore_fallback, compiled now (stock firmware only), its compiler's garbage
+    collected at once so that its code stays together."""
+    gc.collect()
+    import memcore_fallback
+    gc.collect()
+    return memcore_fallback
+
+
+def descriptor_check(arena_tflm_bytes, batch, runtime_bytes, weights_in_arena_bytes, available_bytes,
+                     other_memory_fits, budgets_fit):
+    """The board's part of the C check for a board that cannot read the model: the
+    descriptor gives what the host computed (memcore export) and the board adds the
+    memory it has free.  Returns (recommended_arena_bytes, required_bytes, headroom_bytes,
+    verdict), as mc_check_graph computes them:
+      recommended = batch x TFLM's head + what TFLM needs beyond it (once per interpreter)
+      required    = recommended + the weights loaded into the arena's region
+      headroom    = available - required
+      verdict     "does_not_fit" when memory is short here or in another region,
+                  "misses_budget" when it fits but misses the latency or battery budget."""
+    recommended = batch * arena_tflm_bytes + runtime_bytes
+    required = recommended + weights_in_arena_bytes
+    headroom = available_bytes - required
+    if headroom < 0 or not other_memory_fits:
+        verdict = "does_not_fit"
+    elif not budgets_fit:
+        verdict = "misses_budget"
+    else:
+        verdict = "fits"
+    return recommended, required, headroom, verdict
+
+
 def check_descriptor(descriptor, available=None, device=None, report=True, module=None, model_path=None):
     """The check from a descriptor alone (firmware without the C module, or no model file on
-    the board): plans its buffers, adds what the host computed (memcore_fallback's
-    descriptor_check, the arithmetic the C check does) to the memory free now."""
-    import memcore_fallback
-    mc = module or memcore
+    the board): plans its buffers, adds what the host computed (descriptor_check, the
+    arithmetic the C check does) to the memory free now.  The memory is measured before
+    the fallback is imported (stock firmware), so its compilation cannot shrink it."""
     start = _ticks()
     d = read_descriptor(descriptor) if isinstance(descriptor, str) else descriptor
     v = validate(d)
     d = None
     _same_model(v, model_path or v["model"] or "")
+    available, free, idf = _measure(available)
+    mc = module or memcore or _fallback()
     tflm = mc.plan(v["sizes"], v["first_use"], v["last_use"], v["alignment"], "tflm")
     best = mc.plan(v["sizes"], v["first_use"], v["last_use"], v["alignment"], "best")
     arena_tflm, arena_best, lower = tflm.arena_bytes, best.arena_bytes, tflm.lower_bound_bytes
     tflm = best = None
     v["sizes"] = v["first_use"] = v["last_use"] = None
-    available, free, idf = _measure(available)
-    recommended, required, headroom, verdict = memcore_fallback.descriptor_check(
+    recommended, required, headroom, verdict = descriptor_check(
         arena_tflm, v["batch"], v["runtime_bytes"], v["weights_in_arena_bytes"], available,
         v["other_memory_fits"], v["budgets_fit"])
     fields = _header(v["model"], device, mc, "descriptor") + [
@@ -432,7 +466,7 @@ def check(model="model.tflite", available=None, device=None, report=True, module
     start = _ticks()
     if profile is None and _exists(_descriptor_path(model)):
         profile = _descriptor_path(model)
-    if not reads_models(mc):
+    if mc is None or not reads_models(mc):
         # Stock firmware: the model cannot be read here, the descriptor must stand in.
         if profile is None:
             raise ValueError("this firmware has no memcore C module to read %s; export a descriptor beside it: "
