@@ -95,7 +95,7 @@ unix=(-C "$mpy/ports/unix" VARIANT=standard MICROPY_PY_BTREE=0 MICROPY_PY_SSL=0 
 if [ -n "${MEMCORE_USERMOD:-}" ]; then
   unix+=(USER_C_MODULES="$(cd "$MEMCORE_USERMOD" && pwd)")  # after common's: the last one counts
 fi
-qemu_heap=112640 # 110 KiB
+qemu_heap=${QEMU_HEAP_BYTES:-112640} # 110 KiB: an ESP32's MicroPython heap once grown (QEMU_HEAP_BYTES=57344: its 56 KiB at boot)
 
 case $target in
 unix64)

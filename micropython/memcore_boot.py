@@ -413,12 +413,14 @@ def check_descriptor(descriptor, available=None, device=None, report=True, modul
     arithmetic the C check does) to the memory free now.  The memory is measured before
     the fallback is imported (stock firmware), so its compilation cannot shrink it."""
     start = _ticks()
+    # Measured first, on the heap as boot.py left it: before the descriptor is read and
+    # before the fallback (stock firmware) is compiled, whose code then stays together.
+    available, free, idf = _measure(available)
+    mc = module or memcore or _fallback()
     d = read_descriptor(descriptor) if isinstance(descriptor, str) else descriptor
     v = validate(d)
     d = None
     _same_model(v, model_path or v["model"] or "")
-    available, free, idf = _measure(available)
-    mc = module or memcore or _fallback()
     tflm = mc.plan(v["sizes"], v["first_use"], v["last_use"], v["alignment"], "tflm")
     best = mc.plan(v["sizes"], v["first_use"], v["last_use"], v["alignment"], "best")
     arena_tflm, arena_best, lower = tflm.arena_bytes, best.arena_bytes, tflm.lower_bound_bytes
@@ -491,6 +493,21 @@ def check(model="model.tflite", available=None, device=None, report=True, module
     result = None
     fields += [("gc_free_bytes", free), ("idf_largest_free_bytes", idf), ("check_seconds", _seconds_since(start))]
     return _emit(fields, report)
+
+
+#: what the check loads besides this module, which the application does not need
+CHECK_ONLY_MODULES = ("memcore_fallback", "memcore_exact", "memcore_vectors")
+
+
+def release():
+    """Unload what only the check needed (the fallback, the report's encoder), so that the
+    application gets back the memory the check measured; main.py calls it before it
+    starts app.py.  What compiling them interned (their names) stays: MicroPython never
+    frees interned strings."""
+    for name in CHECK_ONLY_MODULES:
+        if name in sys.modules:
+            del sys.modules[name]
+    gc.collect()
 
 
 def error_line(exc):
