@@ -19,7 +19,8 @@ descriptor's buffers the same way.
 
 Each route imports only what it needs: the C module when the firmware has it (nothing to
 compile), memcore_fallback only on firmware without it, and only once the memory has been
-measured, so the 21 KB of source it compiles cannot fragment the block the check reports.
+measured, so the 21 KB of source it compiles is not counted against the model (its code
+stays loaded while the check runs; release() unloads it, its interned names stay).
 
 Either way it prints one report line, schema "memcore.report/1", with the field names of
 the host's `memcore check --json` (the C core's, csrc/src/fields.c).  Runs on MicroPython
@@ -36,54 +37,11 @@ import json
 import sys
 import time
 
-# The C module, when the firmware has it; None on stock firmware, whose fallback is
-# imported by the descriptor route after it has measured the memory (_fallback()).
-gc.collect()
-try:
-    import memcore
-except ImportError:
-    memcore = None
-
 SCHEMA = "memcore.report/1"
 ERROR_SCHEMA = "memcore.report-error/1"
 PREFIX = "@memcore "
 DESCRIPTOR_SCHEMA = "memcore.model/2"
 GRANULE = 16  # bytes: the resolution of the largest-block search (the GC's block size)
-
-# The last report, for main.py after boot.py ran the check (None: it could not be made),
-# and whether a check ran at all since the board started.
-last_report = None
-checked = False
-
-
-def _ticks():
-    try:
-        return time.ticks_us(), True
-    except AttributeError:
-        return time.perf_counter(), False
-
-
-def _seconds_since(start):
-    now, micro = _ticks()
-    if micro:
-        return time.ticks_diff(now, start[0]) / 1e6
-    return now - start[0]
-
-
-def device_name():
-    try:
-        import os
-        return os.uname().machine
-    except (ImportError, AttributeError):
-        impl = sys.implementation
-        return getattr(impl, "_machine", None) or sys.platform
-
-
-def firmware():
-    impl = sys.implementation
-    if impl.name == "micropython":
-        return sys.version.split("; ", 1)[-1]
-    return "%s %s" % (impl.name, ".".join(str(v) for v in impl.version[:3]))
 
 
 def idf_largest_free_block():
@@ -124,6 +82,56 @@ def measure():
         return None, None, None
     idf = idf_largest_free_block()
     return largest_block(free), free, idf
+
+
+# The C module when the firmware has it: nothing to compile, nothing else imported.  On
+# stock firmware the boot check's memory is measured first (main() reports it), then the
+# fallback is compiled, its compiler's garbage collected at once so that its code stays
+# together (compiled later, in the middle of a check, it leaves the heap in pieces).
+gc.collect()
+measured_at_import = None
+try:
+    import memcore
+except ImportError:
+    measured_at_import = measure()
+    import memcore_fallback as memcore
+    gc.collect()
+
+
+# The last report, for main.py after boot.py ran the check (None: it could not be made),
+# and whether a check ran at all since the board started.
+last_report = None
+checked = False
+
+
+def _ticks():
+    try:
+        return time.ticks_us(), True
+    except AttributeError:
+        return time.perf_counter(), False
+
+
+def _seconds_since(start):
+    now, micro = _ticks()
+    if micro:
+        return time.ticks_diff(now, start[0]) / 1e6
+    return now - start[0]
+
+
+def device_name():
+    try:
+        import os
+        return os.uname().machine
+    except (ImportError, AttributeError):
+        impl = sys.implementation
+        return getattr(impl, "_machine", None) or sys.platform
+
+
+def firmware():
+    impl = sys.implementation
+    if impl.name == "micropython":
+        return sys.version.split("; ", 1)[-1]
+    return "%s %s" % (impl.name, ".".join(str(v) for v in impl.version[:3]))
 
 
 # ---- the descriptor is untrusted: every field the check uses is validated first --------
@@ -345,6 +353,9 @@ def _exists(path):
 
 def _measure(available):
     free = idf = None
+    if type(available) is tuple:  # main() on stock firmware: measured before the fallback's import
+        available, free, idf = available
+        return available or 0, free, idf
     if available is None:
         available, free, idf = measure()
         if available is None:
@@ -375,15 +386,6 @@ def _header(model, device, mc, source):
     ]
 
 
-def _fallback():
-    """memcore_fallback, compiled now (stock firmware only), its compiler's garbage
-    collected at once so that its code stays together."""
-    gc.collect()
-    import memcore_fallback
-    gc.collect()
-    return memcore_fallback
-
-
 def descriptor_check(arena_tflm_bytes, batch, runtime_bytes, weights_in_arena_bytes, available_bytes,
                      other_memory_fits, budgets_fit):
     """The board's part of the C check for a board that cannot read the model: the
@@ -412,11 +414,10 @@ def check_descriptor(descriptor, available=None, device=None, report=True, modul
     the board): plans its buffers, adds what the host computed (descriptor_check, the
     arithmetic the C check does) to the memory free now.  The memory is measured before
     the fallback is imported (stock firmware), so its compilation cannot shrink it."""
+    mc = module or memcore
     start = _ticks()
-    # Measured first, on the heap as boot.py left it: before the descriptor is read and
-    # before the fallback (stock firmware) is compiled, whose code then stays together.
+    # Measured before the descriptor is read (its parsing garbage is not the model's loss).
     available, free, idf = _measure(available)
-    mc = module or memcore or _fallback()
     d = read_descriptor(descriptor) if isinstance(descriptor, str) else descriptor
     v = validate(d)
     d = None
@@ -468,7 +469,7 @@ def check(model="model.tflite", available=None, device=None, report=True, module
     start = _ticks()
     if profile is None and _exists(_descriptor_path(model)):
         profile = _descriptor_path(model)
-    if mc is None or not reads_models(mc):
+    if not reads_models(mc):
         # Stock firmware: the model cannot be read here, the descriptor must stand in.
         if profile is None:
             raise ValueError("this firmware has no memcore C module to read %s; export a descriptor beside it: "
@@ -525,11 +526,13 @@ def main(path=None):
     """The boot check as boot.py runs it: exactly one report line, whatever the model or
     descriptor holds; returns the report, or None when the check could not be made.
     Without a path: model.tflite when the board has it, else the descriptor model.json."""
-    global last_report, checked
+    global last_report, checked, measured_at_import
     try:
         if path is None:
             path = "model.tflite" if _exists("model.tflite") else "model.json"
-        return check(path)  # prints its line last: nothing after it can fail
+        measured = measured_at_import
+        measured_at_import = None  # the heap as boot.py found it, once: later checks measure
+        return check(path, available=measured)  # prints its line last: nothing after it can fail
     except Exception as exc:  # a missing or hostile descriptor, no memory: say so and stay up
         last_report = None
         checked = True
