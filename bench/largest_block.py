@@ -13,12 +13,14 @@ memcore_boot.main()) with the KWS model of examples/ and its descriptor, once pe
 and the table gives the boot report's available_bytes (the largest block, measured before
 anything large is imported) and gc_free_bytes, and the largest block left once the check
 is done (what main.py could give the model's arena then: the check's modules stay loaded).
-On firmware with the C module the fallback route hides the module before memcore_boot is
-imported (the C module takes no heap when imported, so the heap is the stock firmware's).
+A board with the module gets the two C routes, a board without it (stock firmware) the
+fallback route:
 
     python bench/largest_block.py --firmware build/firmware/qemu-m3/firmware.elf
+    MEMCORE_MODULE=0 micropython/build_firmware.sh qemu-m3 build/firmware-stock
+    python bench/largest_block.py --firmware build/firmware-stock/qemu-m3/firmware.elf
     python bench/largest_block.py --micropython build/firmware/unix64/micropython
-    python bench/largest_block.py             # the PyPI unix port (no C module: fallback only)
+    python bench/largest_block.py             # the PyPI unix port (no module: the fallback)
 
 QEMU firmware built by micropython/build_firmware.sh has an ESP32's 110 KiB heap
 (MICROPY_HEAP_SIZE=112640); the unix port gets it with -X heapsize=110K, but its
@@ -38,15 +40,6 @@ BOARD = os.path.join(REPO, "micropython")
 MODEL = os.path.join(REPO, "examples", "kws_dscnn_int8.tflite")
 ROUTES = ("c+tflite", "c+descriptor", "fallback")
 
-#: boot.py for the fallback route on firmware with the module: a falsy stand-in in
-#: sys.modules makes memcore_boot take the stock firmware's route
-HIDE_MODULE = """import sys
-class _NoModule:
-    def __bool__(self):
-        return False
-sys.modules['memcore'] = _NoModule()
-"""
-
 #: main.py: the largest block once the check is done, as memcore_boot measures it
 AFTER = """import gc, memcore_boot
 memcore_boot.release()
@@ -54,19 +47,16 @@ print('@bench {"after_check_bytes": %d}' % memcore_boot.largest_block(gc.mem_fre
 """
 
 
-def board_files(folder, route, descriptor, has_module):
+def board_files(folder, route, descriptor):
     os.makedirs(folder)
-    names = ["memcore_boot.py", "memcore_vectors.py"]
-    if route == "fallback":
-        names += ["memcore_fallback.py", "memcore_exact.py"]
+    # the fallback's files on every route: on the filesystem they take no heap, and a
+    # board without the module needs them (its route is then the fallback's, whatever asked)
+    names = ["memcore_boot.py", "memcore_vectors.py", "memcore_fallback.py", "memcore_exact.py"]
     for name in names:
         with open(os.path.join(BOARD, name), "rb") as src, open(os.path.join(folder, name), "wb") as dst:
             dst.write(src.read())
-    boot = open(os.path.join(BOARD, "boot.py")).read()
-    if route == "fallback" and has_module:
-        boot = HIDE_MODULE + boot
-    with open(os.path.join(folder, "boot.py"), "w") as f:
-        f.write(boot)
+    with open(os.path.join(BOARD, "boot.py"), "rb") as src, open(os.path.join(folder, "boot.py"), "wb") as dst:
+        dst.write(src.read())
     with open(os.path.join(folder, "main.py"), "w") as f:
         f.write(AFTER)
     with open(descriptor, "rb") as src, open(os.path.join(folder, "model.json"), "wb") as dst:
@@ -88,7 +78,10 @@ def boot(board_args, folder):
                 break
         if not text:
             raise SystemExit("memcore sim failed: " + proc.stderr.read())
-        return json.loads(text)["boot_output"]
+        doc = json.loads(text)
+        if "boot_output" not in doc:
+            raise SystemExit("memcore sim: " + text)
+        return doc["boot_output"]
     finally:
         proc.terminate()
         proc.wait(30)
@@ -116,17 +109,22 @@ def main():
     args = parser.parse_args()
     board_args = ["--firmware", args.firmware] if args.firmware else \
         ["--micropython", args.micropython] if args.micropython else []
-    has_module = bool(args.firmware or args.micropython)
-    routes = [r for r in args.routes.split(",") if has_module or r == "fallback"]
     results = {}
     with tempfile.TemporaryDirectory() as work:
         descriptor = os.path.join(work, "model.json")
         subprocess.run([sys.executable, "-m", "memcore", "export", MODEL, "--device", "esp32", "-o", descriptor],
                        check=True, stdout=subprocess.DEVNULL)
-        for route in routes:
+        has_module = None
+        for route in args.routes.split(","):
+            if has_module is not None and has_module != (route != "fallback"):
+                continue  # this board cannot take that route
             folder = os.path.join(work, route)
-            board_files(folder, route, descriptor, has_module)
+            board_files(folder, route, descriptor)
             report, after = parse(boot(board_args, folder))
+            if has_module is None:
+                has_module = report["implementation"] == "c"
+                if has_module != (route != "fallback"):
+                    continue
             results[route] = {"implementation": report["implementation"], "available_bytes": report["available_bytes"],
                               "gc_free_bytes": report["gc_free_bytes"], "after_check_bytes": after,
                               "verdict": report["verdict"], "required_bytes": report["required_bytes"]}

@@ -18,9 +18,8 @@ has another size or CRC-32.  With the C module and no model file, the C module p
 descriptor's buffers the same way.
 
 Each route imports only what it needs: the C module when the firmware has it (nothing to
-compile), memcore_fallback only on firmware without it, and only once the memory has been
-measured, so the 21 KB of source it compiles is not counted against the model (its code
-stays loaded while the check runs; release() unloads it, its interned names stay).
+compile, whether the board reads model.tflite or only model.json), memcore_fallback only
+on firmware without the module.  The memory is measured before the descriptor is read.
 
 Either way it prints one report line, schema "memcore.report/1", with the field names of
 the host's `memcore check --json` (the C core's, csrc/src/fields.c).  Runs on MicroPython
@@ -36,6 +35,23 @@ import gc
 import json
 import sys
 import time
+
+# The C module when the firmware has it: nothing to compile, nothing else imported, the
+# memory measured as the application will find it.  Stock firmware needs the fallback,
+# compiled here, first, its compiler's garbage collected before and after so that its
+# code stays together at the bottom of the heap; the check measures after it, because
+# that code stays loaded while the board runs: measured before it, the report promised
+# the model memory the fallback then holds (on the QEMU Cortex-M3 board with an ESP32's
+# 110 KiB heap, 53,552 B measured before, 37,431 B left after the check).
+gc.collect()
+try:
+    import memcore
+except ImportError:
+    import memcore_fallback as memcore
+gc.collect()
+# the report line's encoder, compiled now too: nothing is compiled once the memory is measured
+from memcore_vectors import encode  # noqa: E402
+gc.collect()
 
 SCHEMA = "memcore.report/1"
 ERROR_SCHEMA = "memcore.report-error/1"
@@ -84,18 +100,6 @@ def measure():
     return largest_block(free), free, idf
 
 
-# The C module when the firmware has it: nothing to compile, nothing else imported.  On
-# stock firmware the boot check's memory is measured first (main() reports it), then the
-# fallback is compiled, its compiler's garbage collected at once so that its code stays
-# together (compiled later, in the middle of a check, it leaves the heap in pieces).
-gc.collect()
-measured_at_import = None
-try:
-    import memcore
-except ImportError:
-    measured_at_import = measure()
-    import memcore_fallback as memcore
-    gc.collect()
 
 
 # The last report, for main.py after boot.py ran the check (None: it could not be made),
@@ -277,9 +281,7 @@ def read_descriptor(path):
 
 def _encode(report):
     # Key order fixed, so the line reads the same on every board.
-    from memcore_vectors import encode
-    import json as _json
-    return "{" + ",".join(_json.dumps(k) + ":" + encode(v) for k, v in report) + "}"
+    return "{" + ",".join(json.dumps(k) + ":" + encode(v) for k, v in report) + "}"
 
 
 def reads_models(mc):
@@ -353,9 +355,6 @@ def _exists(path):
 
 def _measure(available):
     free = idf = None
-    if type(available) is tuple:  # main() on stock firmware: measured before the fallback's import
-        available, free, idf = available
-        return available or 0, free, idf
     if available is None:
         available, free, idf = measure()
         if available is None:
@@ -497,14 +496,13 @@ def check(model="model.tflite", available=None, device=None, report=True, module
 
 
 #: what the check loads besides this module, which the application does not need
-CHECK_ONLY_MODULES = ("memcore_fallback", "memcore_exact", "memcore_vectors")
+CHECK_ONLY_MODULES = ("memcore_fallback", "memcore_exact")
 
 
 def release():
-    """Unload what only the check needed (the fallback, the report's encoder), so that the
-    application gets back the memory the check measured; main.py calls it before it
-    starts app.py.  What compiling them interned (their names) stays: MicroPython never
-    frees interned strings."""
+    """Unload the fallback, which only the check needed, so that the application gets
+    back the memory its code takes; main.py calls it before it starts app.py.  What
+    compiling it interned (its names) stays: MicroPython never frees interned strings."""
     for name in CHECK_ONLY_MODULES:
         if name in sys.modules:
             del sys.modules[name]
@@ -526,13 +524,11 @@ def main(path=None):
     """The boot check as boot.py runs it: exactly one report line, whatever the model or
     descriptor holds; returns the report, or None when the check could not be made.
     Without a path: model.tflite when the board has it, else the descriptor model.json."""
-    global last_report, checked, measured_at_import
+    global last_report, checked
     try:
         if path is None:
             path = "model.tflite" if _exists("model.tflite") else "model.json"
-        measured = measured_at_import
-        measured_at_import = None  # the heap as boot.py found it, once: later checks measure
-        return check(path, available=measured)  # prints its line last: nothing after it can fail
+        return check(path)  # prints its line last: nothing after it can fail
     except Exception as exc:  # a missing or hostile descriptor, no memory: say so and stay up
         last_report = None
         checked = True

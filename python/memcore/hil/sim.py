@@ -27,6 +27,7 @@ BOOT_QUIET_S = 2.0      # main.py still running: stop showing its output after t
 BOOT_SHOW_MAX_S = 10.0  # ... or after this long
 RESTARTS_WINDOW_S = 10.0
 RESTARTS_MAX = 5        # restarts within the window: the board is crash-looping
+COPY_STEP_S = 60.0      # at most this long for one round trip while copying --fs files
 
 
 class Stop(Exception):
@@ -98,7 +99,9 @@ class Simulator:
         repl = self.board.repl
         repl.clear_input(quiet_s=0.3, max_s=3.0)  # the power-on banner: nothing ran yet
         repl.enter()
-        written = deploy(repl, self.files)
+        # a generous step: a round trip carries several KB, and the Cortex-M3 board's UART
+        # (one byte per turn of QEMU's loop) slows to a crawl on a busy host
+        written = deploy(repl, self.files, timeout_s=COPY_STEP_S)
         self.say("memcore sim: copied %d file(s) onto the board" % len(written))
         repl.exit()
         repl.clear_input(quiet_s=0.2, max_s=2.0)
