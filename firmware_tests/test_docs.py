@@ -1,0 +1,1 @@
+placeholder = 'of_kind("board") of_kind("sim")'
