@@ -111,6 +111,7 @@ def checkout_view(folder):
     """`folder` sees the checkout's top-level entries (symlinks), so that a block's relative
     paths (examples/, micropython/) work while what it writes stays in `folder`."""
     folder = pathlib.Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     for entry in REPO.iterdir():
         if entry.name.startswith(".") or entry.name in ("build",):
             continue
