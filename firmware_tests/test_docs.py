@@ -105,7 +105,7 @@ def tool_port(board_options, board, tmp_path):
     port_file = tmp_path / "sim-port"
     argv = [sys.executable, "-m", "memcore", "sim", "--port-file", str(port_file)]
     if board_options["micropython"]:
-        argv += ["--micropython", board_options["micropython"]]
+        argv += ["--micropython", os.path.abspath(board_options["micropython"])]
     sim = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env())
     try:
         deadline = time.monotonic() + 60
@@ -131,8 +131,8 @@ def test_deploy_with_memcore_sim_as_written(board_options, firmware_image, has_m
     (block,) = of_kind("sim")
     if board_options["port"] and not firmware_image:
         pytest.skip("a board on --port: memcore sim needs its firmware image too (--firmware ELF)")
-    options = ["--firmware", firmware_image] if firmware_image else \
-        ["--micropython", board_options["micropython"]] if board_options["micropython"] else []
+    options = ["--firmware", os.path.abspath(firmware_image)] if firmware_image else \
+        ["--micropython", os.path.abspath(board_options["micropython"])] if board_options["micropython"] else []
     lines = for_firmware(block.text, has_module).splitlines()
     (sim,) = [i for i, line in enumerate(lines) if line.startswith("memcore sim ")]
     lines[sim] = lines[sim].replace("memcore sim ", "memcore sim %s " % " ".join(options), 1)
