@@ -10,9 +10,11 @@ memcore_boot.main()) with the KWS model of examples/ and its descriptor, once pe
     fallback      firmware without the module: memcore_fallback.py (and memcore_exact.py)
                   and model.json
 
-and the table gives the boot report's available_bytes (the largest block, measured before
-anything large is imported) and gc_free_bytes, and the largest block left once the check
-is done (what main.py could give the model's arena then: the check's modules stay loaded).
+and the table gives the boot report's available_bytes (the largest block, measured with
+what the route keeps loaded and before the descriptor is read: the module and the
+report's encoder, or the fallback) and gc_free_bytes, and the largest block left once the
+check is done and memcore_boot.release() has unloaded the fallback (what main.py can give
+the model's arena when it starts app.py).
 A board with the module gets the two C routes, a board without it (stock firmware) the
 fallback route:
 
