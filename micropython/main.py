@@ -63,6 +63,7 @@ if report is not None and report["verdict"] in ("fits", "misses_budget"):
     if report["verdict"] == "misses_budget":
         print("memcore: %s fits, but misses its %s budget" % (report["model"], report.get("limiting_resource",
                                                                                            "time")))
+    memcore_boot.release()  # the fallback (stock firmware): the app does not need it
     start_app(report)
 else:
     if report is not None:

@@ -13,8 +13,13 @@ only, with its own target and the weights read into RAM.
 
 Stock firmware (no C module) cannot read the model: it checks with the descriptor alone —
 the activation buffers it plans with the pure-Python fallback, and what the host computed
-for the rest (memcore_fallback.descriptor_check) — and refuses a descriptor whose model
-file on the board has another size or CRC-32.
+for the rest (descriptor_check) — and refuses a descriptor whose model file on the board
+has another size or CRC-32.  With the C module and no model file, the C module plans the
+descriptor's buffers the same way.
+
+Each route imports only what it needs: the C module when the firmware has it (nothing to
+compile, whether the board reads model.tflite or only model.json), memcore_fallback only
+on firmware without the module.  The memory is measured before the descriptor is read.
 
 Either way it prints one report line, schema "memcore.report/1", with the field names of
 the host's `memcore check --json` (the C core's, csrc/src/fields.c).  Runs on MicroPython
@@ -31,15 +36,21 @@ import json
 import sys
 import time
 
-# Collecting the compiler's garbage of this module before the fallback is compiled, and
-# the fallback's after, keeps the code together: with the fallback on a 110 KiB heap the
-# largest free block after the import is ~17 KB larger than without (mnist's boot check:
-# 27.8 KB, not 10.8 KB).  With the C module nothing is compiled and nothing changes.
+# The C module when the firmware has it: nothing to compile, nothing else imported, the
+# memory measured as the application will find it.  Stock firmware needs the fallback,
+# compiled here, first, its compiler's garbage collected before and after so that its
+# code stays together at the bottom of the heap; the check measures after it, because
+# that code stays loaded while the board runs: measured before it, the report promised
+# the model memory the fallback then holds (on the QEMU Cortex-M3 board with an ESP32's
+# 110 KiB heap, 53,552 B measured before, 37,431 B left after the check).
 gc.collect()
 try:
     import memcore
 except ImportError:
     import memcore_fallback as memcore
+gc.collect()
+# the report line's encoder, compiled now too: nothing is compiled once the memory is measured
+from memcore_vectors import encode  # noqa: E402
 gc.collect()
 
 SCHEMA = "memcore.report/1"
@@ -47,41 +58,6 @@ ERROR_SCHEMA = "memcore.report-error/1"
 PREFIX = "@memcore "
 DESCRIPTOR_SCHEMA = "memcore.model/2"
 GRANULE = 16  # bytes: the resolution of the largest-block search (the GC's block size)
-
-# The last report, for main.py after boot.py ran the check (None: it could not be made),
-# and whether a check ran at all since the board started.
-last_report = None
-checked = False
-
-
-def _ticks():
-    try:
-        return time.ticks_us(), True
-    except AttributeError:
-        return time.perf_counter(), False
-
-
-def _seconds_since(start):
-    now, micro = _ticks()
-    if micro:
-        return time.ticks_diff(now, start[0]) / 1e6
-    return now - start[0]
-
-
-def device_name():
-    try:
-        import os
-        return os.uname().machine
-    except (ImportError, AttributeError):
-        impl = sys.implementation
-        return getattr(impl, "_machine", None) or sys.platform
-
-
-def firmware():
-    impl = sys.implementation
-    if impl.name == "micropython":
-        return sys.version.split("; ", 1)[-1]
-    return "%s %s" % (impl.name, ".".join(str(v) for v in impl.version[:3]))
 
 
 def idf_largest_free_block():
@@ -122,6 +98,44 @@ def measure():
         return None, None, None
     idf = idf_largest_free_block()
     return largest_block(free), free, idf
+
+
+
+
+# The last report, for main.py after boot.py ran the check (None: it could not be made),
+# and whether a check ran at all since the board started.
+last_report = None
+checked = False
+
+
+def _ticks():
+    try:
+        return time.ticks_us(), True
+    except AttributeError:
+        return time.perf_counter(), False
+
+
+def _seconds_since(start):
+    now, micro = _ticks()
+    if micro:
+        return time.ticks_diff(now, start[0]) / 1e6
+    return now - start[0]
+
+
+def device_name():
+    try:
+        import os
+        return os.uname().machine
+    except (ImportError, AttributeError):
+        impl = sys.implementation
+        return getattr(impl, "_machine", None) or sys.platform
+
+
+def firmware():
+    impl = sys.implementation
+    if impl.name == "micropython":
+        return sys.version.split("; ", 1)[-1]
+    return "%s %s" % (impl.name, ".".join(str(v) for v in impl.version[:3]))
 
 
 # ---- the descriptor is untrusted: every field the check uses is validated first --------
@@ -270,9 +284,7 @@ def read_descriptor(path):
 
 def _encode(report):
     # Key order fixed, so the line reads the same on every board.
-    from memcore_vectors import encode
-    import json as _json
-    return "{" + ",".join(_json.dumps(k) + ":" + encode(v) for k, v in report) + "}"
+    return "{" + ",".join(json.dumps(k) + ":" + encode(v) for k, v in report) + "}"
 
 
 def reads_models(mc):
@@ -376,13 +388,38 @@ def _header(model, device, mc, source):
     ]
 
 
+def descriptor_check(arena_tflm_bytes, batch, runtime_bytes, weights_in_arena_bytes, available_bytes,
+                     other_memory_fits, budgets_fit):
+    """The board's part of the C check for a board that cannot read the model: the
+    descriptor gives what the host computed (memcore export) and the board adds the
+    memory it has free.  Returns (recommended_arena_bytes, required_bytes, headroom_bytes,
+    verdict), as mc_check_graph computes them:
+      recommended = batch x TFLM's head + what TFLM needs beyond it (once per interpreter)
+      required    = recommended + the weights loaded into the arena's region
+      headroom    = available - required
+      verdict     "does_not_fit" when memory is short here or in another region,
+                  "misses_budget" when it fits but misses the latency or battery budget."""
+    recommended = batch * arena_tflm_bytes + runtime_bytes
+    required = recommended + weights_in_arena_bytes
+    headroom = available_bytes - required
+    if headroom < 0 or not other_memory_fits:
+        verdict = "does_not_fit"
+    elif not budgets_fit:
+        verdict = "misses_budget"
+    else:
+        verdict = "fits"
+    return recommended, required, headroom, verdict
+
+
 def check_descriptor(descriptor, available=None, device=None, report=True, module=None, model_path=None):
     """The check from a descriptor alone (firmware without the C module, or no model file on
-    the board): plans its buffers, adds what the host computed (memcore_fallback's
-    descriptor_check, the arithmetic the C check does) to the memory free now."""
-    import memcore_fallback
+    the board): plans its buffers, adds what the host computed (descriptor_check, the
+    arithmetic the C check does) to the memory free now.  The memory is measured before
+    the fallback is imported (stock firmware), so its compilation cannot shrink it."""
     mc = module or memcore
     start = _ticks()
+    # Measured before the descriptor is read (its parsing garbage is not the model's loss).
+    available, free, idf = _measure(available)
     d = read_descriptor(descriptor) if isinstance(descriptor, str) else descriptor
     v = validate(d)
     d = None
@@ -394,8 +431,7 @@ def check_descriptor(descriptor, available=None, device=None, report=True, modul
         arena_tflm = v["offline_head"]
     tflm = best = None
     v["sizes"] = v["first_use"] = v["last_use"] = None
-    available, free, idf = _measure(available)
-    recommended, required, headroom, verdict = memcore_fallback.descriptor_check(
+    recommended, required, headroom, verdict = descriptor_check(
         arena_tflm, v["batch"], v["runtime_bytes"], v["weights_in_arena_bytes"], available,
         v["other_memory_fits"], v["budgets_fit"])
     fields = _header(v["model"], device, mc, "descriptor") + [
@@ -462,6 +498,20 @@ def check(model="model.tflite", available=None, device=None, report=True, module
     result = None
     fields += [("gc_free_bytes", free), ("idf_largest_free_bytes", idf), ("check_seconds", _seconds_since(start))]
     return _emit(fields, report)
+
+
+#: what the check loads besides this module, which the application does not need
+CHECK_ONLY_MODULES = ("memcore_fallback", "memcore_exact")
+
+
+def release():
+    """Unload the fallback, which only the check needed, so that the application gets
+    back the memory its code takes; main.py calls it before it starts app.py.  What
+    compiling it interned (its names) stays: MicroPython never frees interned strings."""
+    for name in CHECK_ONLY_MODULES:
+        if name in sys.modules:
+            del sys.modules[name]
+    gc.collect()
 
 
 def error_line(exc):

@@ -459,26 +459,3 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm", budget_steps
 def version():
     """(memcore version string, API version number) this fallback mirrors."""
     return VERSION, API_VERSION
-
-
-def descriptor_check(arena_tflm_bytes, batch, runtime_bytes, weights_in_arena_bytes, available_bytes,
-                     other_memory_fits, budgets_fit):
-    """The board's part of the C check for firmware that cannot read the model: the
-    descriptor gives what the host computed (memcore export) and the board adds the
-    memory it has free.  Returns (recommended_arena_bytes, required_bytes, headroom_bytes,
-    verdict), as mc_check_graph computes them:
-      recommended = batch x TFLM's head + what TFLM needs beyond it (once per interpreter)
-      required    = recommended + the weights loaded into the arena's region
-      headroom    = available - required
-      verdict     "does_not_fit" when memory is short here or in another region,
-                  "misses_budget" when it fits but misses the latency or battery budget."""
-    recommended = batch * arena_tflm_bytes + runtime_bytes
-    required = recommended + weights_in_arena_bytes
-    headroom = available_bytes - required
-    if headroom < 0 or not other_memory_fits:
-        verdict = "does_not_fit"
-    elif not budgets_fit:
-        verdict = "misses_budget"
-    else:
-        verdict = "fits"
-    return recommended, required, headroom, verdict

@@ -7,13 +7,13 @@ in use and prints one machine-readable line per case.  Runs on MicroPython and C
 Every line is `@memcore ` + one JSON object whose "schema" says what it is (format in
 micropython/README.md; the HIL harness parses exactly this):
 
-    @memcore {"schema":"memcore.board/1","memcore_version":"0.1.0","api_version":1,
+    @memcore {"schema":"memcore.board/1","memcore_version":"0.1.0","api_version":2,
               "implementation":"c","float_bits":32,"firmware":"...","platform":"esp32"}
     @memcore {"schema":"memcore.vector-result/1","file":"budget","case":"spec1-batch2",
               "fields":{"required_bytes":68,...}}
     @memcore {"schema":"memcore.vector-result/1","file":"budget","case":"negative-batch",
               "error":"batch: a count or size is negative"}
-    @memcore {"schema":"memcore.vector-end/1","cases":38,"errors":9}
+    @memcore {"schema":"memcore.vector-end/1","cases":64,"errors":20}
 
 Floats are written with repr (the shortest text that reads back to the same value), so
 nothing is lost; integers exactly; infinity as Infinity (what Python's json reads).

@@ -138,6 +138,46 @@ def test_a_soft_reset_over_the_port_restarts_the_board_as_a_board_reboots(sim, f
     assert s.stop(signal.SIGTERM) == 0
 
 
+def mpremote(port, *args, timeout_s=30):
+    r = subprocess.run([sys.executable, "-m", "mpremote", "connect", port, *args], capture_output=True, text=True,
+                       timeout=timeout_s, env=child_env())
+    return r.returncode, r.stdout, r.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminals and /proc: Linux")
+def test_mpremote_works_as_on_a_board(sim, fs, tmp_path):
+    """mpremote soft-resets the board before its first command (Ctrl-D in the raw REPL), and
+    `cp FILE :` asks for the empty path: on the unix port both once hung or failed."""
+    s = sim("--fs", str(fs))
+    port = s.port()
+    local = tmp_path / "deployed.py"
+    local.write_text("VALUE = 6 * 7\n")
+    started = time.monotonic()
+    rc, out, err = mpremote(port, "cp", str(local), str(fs / "lib" / "helper.py"), ":")
+    assert rc == 0, out + err
+    rc, out, err = mpremote(port, "exec", "import deployed, helper; print(deployed.VALUE, helper.ANSWER)")
+    assert (rc, out.strip()) == (0, "42 42"), out + err
+    rc, out, err = mpremote(port, "ls", ":")
+    assert rc == 0 and "deployed.py" in out and "boot.py" in out, out + err
+    # a soft reset comes back in the raw REPL having run boot.py only, as on a board
+    rc, out, err = mpremote(port, "soft-reset", "exec", "print('boot_marker' in globals(), 'main_marker' in globals())")
+    assert (rc, out.strip()) == (0, "True False"), out + err
+    # `mpremote reset` (machine.reset()) powers it on again: boot.py, then main.py
+    rc, out, err = mpremote(port, "reset")
+    assert rc == 0, out + err
+    deadline = time.monotonic() + 20
+    while "starting it again (boot.py, main.py)" not in s.output():  # mpremote does not wait for the reset
+        assert time.monotonic() < deadline, s.output()
+        time.sleep(0.1)
+    time.sleep(1.0)  # main.py runs
+    rc, out, err = mpremote(port, "resume", "exec", "print(main_marker)")
+    assert (rc, out.strip()) == (0, "boot+main"), out + err
+    assert time.monotonic() - started < 60
+    # six resets asked for over the port in a few seconds are not a crash loop
+    assert s.proc.poll() is None and "giving up" not in s.output()
+    assert s.stop(signal.SIGINT) == 0
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminals and /proc: Linux")
 def test_sim_json_is_one_document_once_the_board_is_up(fs, tmp_path):
     from cli_helpers import schemas, validate

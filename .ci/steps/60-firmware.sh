@@ -38,6 +38,8 @@ run_suite() { # target board-options...
   shift
   local start suite=()
   [ $target = qemu-m3 ] && suite=(--model-stride 4)
+  # the image the port's board runs: test_docs starts its own `memcore sim --firmware` with it
+  [ -n "${suite_firmware:-}" ] && suite+=(--firmware "$suite_firmware")
   start=$(now)
   python -m pytest -q -p no:cacheprovider firmware_tests "$@" "${suite[@]}" >"$work/suite-$target.log" 2>&1 ||
     { tail -n 80 "$work/suite-$target.log"; exit 1; }
@@ -63,7 +65,7 @@ for target in qemu-m3 qemu-rv32; do
     sleep 0.1
   done
   port=$(cat "$work/port")
-  run_suite $target --port "$port"
+  suite_firmware=${image[$target]} run_suite $target --port "$port"
   kill -INT $sim_pid
   wait $sim_pid
   sim_pid=

@@ -145,8 +145,34 @@ def unix_boot_code(run_main=True):
     (only after a boot.py that did not raise, and not after a soft reset from the raw
     REPL, as on ESP32), in the globals the REPL gets afterwards (`-i`).  A traceback is
     printed and the REPL comes up anyway; sys.exit() ends the process, which the
-    simulated board takes as a soft reset."""
+    simulated board takes as a soft reset.
+
+    Two things a board has and the unix port lacks are added first, so that tools written
+    for boards (mpremote) work unchanged: the empty path names the current folder
+    (`os.stat('')`, which `mpremote cp FILE :` asks; the unix port's VfsPosix hands it
+    to the host's stat, which refuses it), and `machine.reset()` (`mpremote reset`), which
+    ends the process as a soft reset does: the simulator starts it again (the unix port's
+    exit status cannot tell the two apart: the PyPI build always exits 0)."""
     return (
+        "def _memcore_board():\n"
+        "    import os, sys, vfs, machine\n"
+        "    class Flash(vfs.VfsPosix):\n"
+        "        def stat(self, path):\n"
+        "            return super().stat(path or '.')\n"
+        "        def ilistdir(self, path):\n"
+        "            return super().ilistdir(path or '.')\n"
+        "    cwd = os.getcwd()\n"
+        "    vfs.umount('/')\n"
+        "    vfs.mount(Flash(), '/')\n"
+        "    os.chdir(cwd)\n"
+        "    class Machine:\n"
+        "        def __getattr__(self, name):\n"
+        "            return getattr(machine, name)\n"
+        "        def reset(self):\n"
+        "            sys.exit()\n"
+        "    sys.modules['machine'] = Machine()\n"
+        "_memcore_board()\n"
+        "del _memcore_board\n"
         "def _memcore_boot(run_main):\n"
         "    import os, sys\n"
         "    def run(name):\n"

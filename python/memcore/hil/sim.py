@@ -28,6 +28,7 @@ BOOT_QUIET_S = 2.0      # main.py still running: stop showing its output after t
 BOOT_SHOW_MAX_S = 10.0  # ... or after this long
 RESTARTS_WINDOW_S = 10.0
 RESTARTS_MAX = 5        # restarts within the window: the board is crash-looping
+COPY_STEP_S = 60.0      # at most this long for one round trip while copying --fs files
 
 
 class Stop(Exception):
@@ -99,7 +100,9 @@ class Simulator:
         repl = self.board.repl
         repl.clear_input(quiet_s=0.3, max_s=3.0)  # the power-on banner: nothing ran yet
         repl.enter()
-        written = deploy(repl, self.files)
+        # a generous step: a round trip carries several KB, and the Cortex-M3 board's UART
+        # (one byte per turn of QEMU's loop) slows to a crawl on a busy host
+        written = deploy(repl, self.files, timeout_s=COPY_STEP_S)
         self.say("memcore sim: copied %d file(s) onto the board" % len(written))
         repl.exit()
         repl.clear_input(quiet_s=0.2, max_s=2.0)
@@ -134,7 +137,13 @@ class Simulator:
             return
         rc = board.proc.returncode if board.proc is not None else None
         now = time.monotonic()
-        self.restarts = [t for t in self.restarts if now - t < RESTARTS_WINDOW_S] + [now]
+        # Resets a client asked for (a Ctrl-D over the port: mpremote soft-resets at every
+        # command) are not a crash loop; the board ending by itself again and again is.
+        terminal = getattr(board, "terminal", None)
+        asked = terminal is not None and terminal.asked
+        if terminal is not None:
+            terminal.asked = False
+        self.restarts = [t for t in self.restarts if now - t < RESTARTS_WINDOW_S] + ([] if asked else [now])
         if len(self.restarts) > RESTARTS_MAX:
             raise HilError("the board stopped %d times in %d s (last exit status %s): giving up"
                            % (len(self.restarts), RESTARTS_WINDOW_S, rc))
@@ -146,13 +155,27 @@ class Simulator:
             if self._reload_pending:
                 self._reload_after_power_on()
         else:
-            # A soft reset ends the unix port (status 0 whether from the raw or the friendly
-            # REPL): the tools that soft-reset (mpremote, memcore hil) use the raw REPL, after
-            # which a board runs boot.py only, so that is what happens here.
-            self.say("memcore sim: the board's process ended (status %s): starting it again (boot.py)" % rc)
-            if rc == 0:
-                board.inject(SOFT_REBOOT)
-            board.spawn(run_main=False)
+            self._restart_unix(board, rc)
+
+    def _restart_unix(self, board, rc):
+        """The unix port ended: start it again as the board would come back.
+
+        A soft reset ends the unix port (status 0, from the raw or the friendly REPL).  A
+        board soft-reset from the raw REPL (mpremote, memcore hil) runs boot.py only and
+        comes back in the raw REPL, where mpremote waits for its banner; from the friendly
+        REPL, or after machine.reset() (`mpremote reset`, which leaves the raw REPL
+        before the board resets), it runs boot.py and main.py and comes back there."""
+        terminal = board.terminal
+        raw = rc == 0 and terminal is not None and terminal.raw_repl
+        if terminal is not None:
+            terminal.raw_repl = False  # a new process starts in the friendly REPL
+        self.say("memcore sim: the board's process ended (status %s): starting it again (boot.py%s)"
+                 % (rc, "" if raw else ", main.py"))
+        if rc == 0:
+            board.inject(SOFT_REBOOT)
+        board.spawn(run_main=not raw)
+        if raw:
+            terminal.to_board_after(PROMPT, b"\x01")
 
     def _reload_after_power_on(self):
         """Copy the files onto the board again; while a client holds the port, wait (this
@@ -206,7 +229,7 @@ def serve(board, fs=None, port_file=None, say=print, on_ready=None):
         ready = True
         say("memcore sim: the board is on %s" % port)
         say("  memcore hil --port %s" % port)
-        say("  mpremote connect %s resume repl" % port)
+        say("  mpremote connect %s repl" % port)
         say("memcore sim: Ctrl-C stops the board")
         if on_ready is not None:
             on_ready(sim.info())

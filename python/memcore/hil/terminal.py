@@ -42,6 +42,13 @@ class BoardTerminal:
         self._held = {self.master: bytearray(), self.port_master: bytearray()}  # to write, per fd
         self._lock = threading.Lock()
         self._stop = False
+        # Whether the board's REPL is in raw mode, from the Ctrl-A (enter) and Ctrl-B (leave)
+        # bytes the port sent it: a soft reset from the raw REPL comes back in the raw REPL
+        # on a board, and the simulator has to know which one the process ended in.
+        self.raw_repl = False
+        self.asked = False  # a Ctrl-D came from the port: an exit now is a reset asked for
+        self._after_prompt = None  # (prompt, bytes): sent to the board once it prints prompt
+        self._seen = bytearray()
         self._thread = threading.Thread(target=self._relay, name="memcore-board-terminal", daemon=True)
         self._thread.start()
 
@@ -49,6 +56,34 @@ class BoardTerminal:
         """Bytes for the port's reader, as if the board had printed them."""
         with self._lock:
             self._held[self.port_master] += data
+
+    def to_board_after(self, prompt, data):
+        """Bytes for the board, sent once its output shows `prompt`: its REPL then reads
+        them (input sent earlier may be flushed by its terminal mode switch)."""
+        with self._lock:
+            self._after_prompt = (prompt, bytes(data))
+            self._seen.clear()
+
+    def _watch(self, fd, data):
+        """Under the lock: keep raw_repl current; release input waiting for a prompt."""
+        if fd == self.port_master:
+            for byte in data:
+                if byte == 0x01:
+                    self.raw_repl = True
+                elif byte == 0x02:
+                    self.raw_repl = False
+                elif byte == 0x04:
+                    self.asked = True
+        elif self._after_prompt is not None:
+            prompt, waiting = self._after_prompt
+            self._seen += data
+            if prompt in self._seen:
+                self._held[self.master] += waiting
+                self.raw_repl = self.raw_repl or b"\x01" in waiting
+                self._after_prompt = None
+                self._seen.clear()
+            else:
+                del self._seen[:-len(prompt)]
 
     def _relay(self):
         peer = {self.master: self.port_master, self.port_master: self.master}
@@ -69,6 +104,7 @@ class BoardTerminal:
                     return
                 with self._lock:
                     self._held[peer[fd]] += data
+                    self._watch(fd, data)
             for fd in ready_w:
                 with self._lock:
                     try:
