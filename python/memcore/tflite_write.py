@@ -198,7 +198,8 @@ class _Prefix:
 def with_metadata(data, name, blob, source="model"):
     """`data` (a .tflite file's bytes) with metadata entry `name` holding `blob`: added,
     or replacing the entries of that name (their buffer is reused when nothing else
-    refers to it).  Every byte of `data` is kept, as one block at the end of the result."""
+    refers to it); with `blob` None, the entries of that name removed.  Every byte of
+    `data` is kept, as one block at the end of the result."""
     r, model = _root(data, source)
     present = r.present(model)
     unknown = [i for i in present if i >= _MODEL_FIELDS]
@@ -232,14 +233,19 @@ def with_metadata(data, name, blob, source="model"):
         else:
             p.slot("old", r.ref(model, f))
 
-    buffer_refs = [("old", b) for b in buffers] + ([] if index < len(buffers) else [("old", None)])
+    if blob is None:
+        index = None
+    buffer_refs = [("old", b) for b in buffers] + ([("old", None)] if index == len(buffers) else [])
     at, buffer_slots = p.vector_of_refs(buffer_refs)
     p.point(new_vectors[_MODEL_BUFFERS], at)
     first = min(replaced) if replaced else len(kept)   # where the entry was, else last
     metadata_refs = [("old", e) for e in kept]
-    metadata_refs.insert(first, ("old", None))
+    if blob is not None:
+        metadata_refs.insert(first, ("old", None))
     at, metadata_slots = p.vector_of_refs(metadata_refs)
     p.point(new_vectors[_MODEL_METADATA], at)
+    if blob is None:
+        return p.finish(data, root)
 
     entry = p.table_start(2, [_METADATA_NAME, _METADATA_BUFFER])
     p.point(metadata_slots[first], entry)
