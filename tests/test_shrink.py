@@ -186,3 +186,17 @@ def test_an_onnx_or_garbage_file_is_refused(tmp_path):
     code, text, err = memcore_cli("shrink", bad, "-o", tmp_path / "out.tflite")
     assert code == 2 and ("not a TFLite flatbuffer" in err or "writes TFLite files" in err), err
     assert not (tmp_path / "out.tflite").exists()
+
+
+def test_the_armhf_oracle_measured_what_memcore_says_of_every_shrunk_file():
+    """tests/corpus/truth/shrunk-armhf.json: TFLM built for 32-bit Arm Linux, run under
+    qemu-arm on each file `shrink --target armhf --kernels reference` writes (bench/shrink.py
+    --truth); the file's hash ties the measurement to the bytes shrink writes today."""
+    import hashlib
+    truth = json.loads((CORPUS.parent / "truth" / "shrunk-armhf.json").read_text())["models"]
+    assert len(truth) >= 10
+    for name, measured in truth.items():
+        result = shrink(path_of(measured["source"]), "armhf", "reference")
+        assert hashlib.sha256(result.data).hexdigest() == measured["sha256"], name
+        assert (result.after.head_bytes, result.after.total_bytes) == (measured["head"], measured["total"]), name
+        assert result.before.head_bytes == measured["before_head"] > measured["head"], name
