@@ -63,11 +63,13 @@ def prove_armhf(runner, source, folder):
     out = folder / ("armhf_" + source.name)
     out.write_bytes(result.data)
     measured = runner.run(str(out), ROOMY_ARENA_BYTES)
+    original = runner.run(str(source), ROOMY_ARENA_BYTES)
     return {"source": source.name, "sha256": hashlib.sha256(result.data).hexdigest(),
             "head": measured["head"] if measured and measured["ok"] else None,
             "total": measured["total"] if measured and measured["ok"] else None,
             "memcore_head": result.after.head_bytes, "memcore_total": result.after.total_bytes,
-            "before_head": result.before.head_bytes}
+            "before_head": original["head"] if original and original["ok"] else None,
+            "memcore_before_head": result.before.head_bytes}
 
 
 def main(argv=None):
@@ -115,8 +117,9 @@ def main(argv=None):
         exact = sum(e["head"] == e["memcore_head"] and e["total"] == e["memcore_total"] for e in truth.values())
         print("armhf: %d files shrunk for armhf, head and total exact on %d" % (len(truth), exact))
         for name, e in sorted(truth.items()):
-            print("  %-44s head %6s -> %6s (memcore %6d), total %6s (memcore %6d)" % (
-                name, e["before_head"], e["head"], e["memcore_head"], e["total"], e["memcore_total"]))
+            print("  %-44s head %6s (memcore %6d) -> %6s (memcore %6d), total %6s (memcore %6d)" % (
+                name, e["before_head"], e["memcore_before_head"], e["head"], e["memcore_head"], e["total"],
+                e["memcore_total"]))
     if args.truth:
         header = {"what": "TFLM's armhf head and total for the files `memcore shrink --target armhf --kernels "
                           "reference` writes, measured by tools/tflm_oracle (bench/shrink.py --truth)",
