@@ -200,3 +200,32 @@ def test_the_armhf_oracle_measured_what_memcore_says_of_every_shrunk_file():
         assert hashlib.sha256(result.data).hexdigest() == measured["sha256"], name
         assert (result.after.head_bytes, result.after.total_bytes) == (measured["head"], measured["total"]), name
         assert result.before.head_bytes == measured["before_head"] > measured["head"], name
+
+
+def test_check_suggests_shrinking_when_it_changes_the_verdict_and_the_shrunk_file_says_so(tmp_path):
+    import shlex
+    source = tmp_path / "dwconv.tflite"
+    source.write_bytes(path_of("dwconv_m1_k3_i8fio.tflite").read_bytes())
+    # esp32, ESP-NN kernels: TFLM's recommended arena 7,648 B, memcore's plan 1,152 B less;
+    # with 7,000 B free TFLM's plan does not fit and memcore's does
+    code, report, err = cli_json("check", source, "--device", "esp32", "--available-bytes", "7000")
+    assert code == 1 and report["verdict"] == "does_not_fit"
+    [s] = [s for s in report["suggestions"] if "prepare_command" in s]
+    assert s["verdict"] == "fits" and "memcore's arena plan" in s["action"]
+    words = shlex.split(s["prepare_command"])
+    assert words[:3] == ["memcore", "shrink", str(source)]
+    code, out, err = memcore_cli(*words[1:])
+    assert code == 0, err
+    shrunk = words[words.index("-o") + 1]
+    code, again, err = cli_json("check", shrunk, "--device", "esp32", "--available-bytes", "7000")
+    assert code == 0 and again["verdict"] == "fits"
+    assert again["resources"]["ram"] == s["resources"]["ram"]
+    code, text, err = memcore_cli("check", source, "--device", "esp32", "--available-bytes", "7000")
+    assert "  $ " + s["prepare_command"] in text
+
+
+def test_check_does_not_suggest_shrinking_when_the_verdict_stays():
+    for name, argv in [("dwconv_m1_k3_i8fio.tflite", ["--available-bytes", "5000"]),
+                       ("dwconv_m1_k3_i8fio.tflite", []), ("resnet8_float32.tflite", [])]:
+        code, report, err = cli_json("check", path_of(name), "--device", "esp32", *argv)
+        assert all("prepare_command" not in s for s in report.get("suggestions", [])), name

@@ -334,6 +334,8 @@ def terminal_report(data, out, si=False, layers=False):
             table.add_row(escape(s_["action"]), verdict, escape(words["then"]))
         out.print(table)
         for s_ in data["suggestions"]:
+            if s_.get("prepare_command"):
+                out.line("  $ " + s_["prepare_command"] + "   # then deploy the shrunk file; as checked:")
             out.line("  $ " + s_["command"])
 
     if layers and data.get("layers"):
