@@ -229,3 +229,18 @@ def test_check_does_not_suggest_shrinking_when_the_verdict_stays():
                        ("dwconv_m1_k3_i8fio.tflite", []), ("resnet8_float32.tflite", [])]:
         code, report, err = cli_json("check", path_of(name), "--device", "esp32", *argv)
         assert all("prepare_command" not in s for s in report.get("suggestions", [])), name
+
+
+def test_the_docs_example_prints_what_the_docs_show(tmp_path, monkeypatch):
+    import re
+    root = pathlib.Path(__file__).resolve().parent.parent
+    text = (root / "docs" / "planner.md").read_text()
+    section = text[text.index("## Giving memcore's plan to TFLM"):]
+    command, shown = re.findall(r"```sh\n(.*?)\n```\n\n```text\n(.*?)\n```", section, re.S)[0]
+    monkeypatch.chdir(root)
+    words = command.split()
+    out = tmp_path / words[words.index("-o") + 1]
+    words[words.index("-o") + 1] = str(out)
+    code, printed, err = memcore_cli(*words[1:])
+    assert code == 0, err
+    assert printed.replace(str(out), "dwconv_shrunk.tflite").strip() == shown.strip()
