@@ -2,7 +2,7 @@
 
     python bench/shrink.py                                  # TFLM's PyPI interpreter (host64)
     python bench/shrink.py --armhf /work/oracles/armhf      # also the 32-bit Arm oracle
-    python bench/shrink.py --armhf /work/oracles/armhf --truth tests/corpus/truth/shrunk-armhf.json
+    python bench/shrink.py --armhf /work/oracles/armhf --truth tests/corpus/shrunk/armhf.json
 
 For each model memcore shrinks (host64, reference kernels, as the interpreter runs them):
 TFLM's measured head before and after, the % saved, and whether TFLM agrees with memcore

@@ -189,11 +189,11 @@ def test_an_onnx_or_garbage_file_is_refused(tmp_path):
 
 
 def test_the_armhf_oracle_measured_what_memcore_says_of_every_shrunk_file():
-    """tests/corpus/truth/shrunk-armhf.json: TFLM built for 32-bit Arm Linux, run under
+    """tests/corpus/shrunk/armhf.json: TFLM built for 32-bit Arm Linux, run under
     qemu-arm on each file `shrink --target armhf --kernels reference` writes (bench/shrink.py
     --truth); the file's hash ties the measurement to the bytes shrink writes today."""
     import hashlib
-    truth = json.loads((CORPUS.parent / "truth" / "shrunk-armhf.json").read_text())["models"]
+    truth = json.loads((CORPUS.parent / "shrunk" / "armhf.json").read_text())["models"]
     assert len(truth) >= 10
     for name, measured in truth.items():
         result = shrink(path_of(measured["source"]), "armhf", "reference")
