@@ -244,3 +244,28 @@ def test_the_docs_example_prints_what_the_docs_show(tmp_path, monkeypatch):
     code, printed, err = memcore_cli(*words[1:])
     assert code == 0, err
     assert printed.replace(str(out), "dwconv_shrunk.tflite").strip() == shown.strip()
+
+
+def test_the_writer_never_crashes_on_a_mutated_file():
+    """Whatever bytes it is given, the writer returns a file or raises one MemcoreError
+    naming the input (every offset it follows is bounds-checked)."""
+    import random
+    data = model("tiny_mlp_int8.tflite").read_bytes()
+    rng = random.Random(26)
+    written = refused = 0
+    for _ in range(400):
+        mutant = bytearray(data)
+        for _ in range(rng.randint(1, 8)):
+            at = rng.randrange(min(len(mutant), 256))     # the tables near the root
+            mutant[at] = rng.randrange(256)
+        if rng.random() < 0.2:
+            mutant = mutant[:rng.randrange(8, len(mutant))]
+        try:
+            out = with_offline_plan(bytes(mutant), [-1] * 8, "mutant.tflite")
+        except memcore.MemcoreError as e:
+            assert str(e).startswith("mutant.tflite: ")
+            refused += 1
+            continue
+        assert out.endswith(bytes(mutant))
+        written += 1
+    assert written and refused

@@ -65,10 +65,15 @@ class _Reader:
         count = (self._unpack("<H", vtable) - 4) // 2
         return [i for i in range(count) if self._unpack("<H", vtable + 4 + 2 * i)]
 
+    def inside(self, at):
+        if at >= len(self.data):
+            raise self.fail("a flatbuffer offset (%d) points outside the file's %d bytes" % (at, len(self.data)))
+        return at
+
     def ref(self, table, index):
         """Where a table's offset field points, or None."""
         at = self.field_at(table, index)
-        return None if at is None else at + self.u32(at)
+        return None if at is None else self.inside(at + self.u32(at))
 
     def scalar(self, table, index, fmt, default=0):
         at = self.field_at(table, index)
@@ -81,7 +86,7 @@ class _Reader:
         n = self.u32(at)
         if n > (len(self.data) - at) // 4:
             raise self.fail("a flatbuffer vector of %d entries runs past the end of the file" % n)
-        return [at + 4 + 4 * i + self.u32(at + 4 + 4 * i) for i in range(n)]
+        return [self.inside(at + 4 + 4 * i + self.u32(at + 4 + 4 * i)) for i in range(n)]
 
     def scalars(self, at, fmt):
         if at is None:
@@ -104,7 +109,7 @@ def _root(data, source):
     r = _Reader(data, source)
     if len(data) < 8 or data[4:8] != b"TFL3":
         raise r.fail("not a TFLite flatbuffer (no TFL3 identifier at byte 4)")
-    return r, r.u32(0)
+    return r, r.inside(r.u32(0))
 
 
 def metadata(data, source="model"):
