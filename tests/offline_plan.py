@@ -1,19 +1,21 @@
-"""Writes an offline memory plan into a TFLite model: TFLM's OfflineMemoryAllocation
-metadata (micro_allocation_info.cc, GetOfflinePlannedOffsets), through the flatbuffers
-library and TFLM's own schema (the `tflite-micro` package's schema_py_generated), never
-by hand.
+"""Offline memory plans for the tests and the corpus, written by memcore's own writer
+(memcore.tflite_write: the original file kept whole behind a new root table), including
+the broken plans the tests and the corpus need: TFLM's OfflineMemoryAllocation metadata
+(micro_allocation_info.cc, GetOfflinePlannedOffsets).
 
 The plan is a buffer of int32 words: version (1), subgraph (0), the number of offsets,
 then one offset per tensor of every subgraph, in bytes from the arena's start, -1 where
 TFLM's planner places the tensor itself.  `version`, `subgraph`, `count` and `truncate`
-exist to write the broken plans the tests and the corpus need.
+write plans in other formats.  plan_of reads a plan back through TFLM's own schema (the
+`tflite-micro` package), not memcore's reader.
 """
 import struct
 
-import flatbuffers
 from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
-NAME = b"OfflineMemoryAllocation"
+from memcore.tflite_write import OFFLINE_PLAN, with_metadata
+
+NAME = OFFLINE_PLAN.encode()
 
 
 def tensor_count(data):
@@ -24,19 +26,9 @@ def tensor_count(data):
 def with_plan(data, offsets, version=1, subgraph=0, count=None, truncate=0):
     """`data` (a .tflite file's bytes) with an offline plan of `offsets` (a list, one per
     tensor) added; any plan it had is replaced."""
-    model = schema.ModelT.InitFromPackedBuf(bytearray(data), 0)
     words = [version, subgraph, len(offsets) if count is None else count] + list(offsets)
     blob = struct.pack("<%di" % len(words), *words)
-    buffer = schema.BufferT()
-    buffer.data = list(blob[:len(blob) - truncate] if truncate else blob)
-    model.buffers.append(buffer)
-    entry = schema.MetadataT()
-    entry.name = NAME
-    entry.buffer = len(model.buffers) - 1
-    model.metadata = [m for m in (model.metadata or []) if m.name != NAME] + [entry]
-    builder = flatbuffers.Builder(len(data) + 1024)
-    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    return bytes(builder.Output())
+    return with_metadata(data, OFFLINE_PLAN, blob[:len(blob) - truncate] if truncate else blob)
 
 
 def plan_of(data):

@@ -12,7 +12,7 @@ import pytest
 from cli_helpers import child_env, memcore_cli, model, read_pty
 
 ANSI = re.compile(r"\x1b\[")
-COMMANDS = ["check", "compare", "devices", "export", "hil", "monitor", "ops", "plan", "report", "roofline",
+COMMANDS = ["check", "compare", "devices", "export", "hil", "monitor", "ops", "plan", "report", "roofline", "shrink",
             "verdicts"]
 
 

@@ -225,3 +225,53 @@ def min_arena_fast(path, guess, probes=None):
     if probes is not None:
         probes.extend(fresh)
     return minimum, "fresh"
+
+
+_OUTPUTS = r"""
+import sys
+import numpy as np
+from tflite_micro.python.tflite_micro import runtime
+path, arena, seed, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+interpreter = runtime.Interpreter.from_file(path, arena_size=arena)
+rng = np.random.default_rng(seed)
+i, inputs = 0, []
+while True:
+    try:
+        d = interpreter.get_input_details(i)
+    except Exception:
+        break
+    dtype = np.dtype(d["dtype"])
+    shape = tuple(int(n) for n in d["shape"])
+    if dtype.kind == "f":
+        x = rng.standard_normal(shape).astype(dtype)
+    elif dtype == np.bool_:
+        x = rng.integers(0, 2, shape).astype(np.bool_)
+    else:
+        info = np.iinfo(dtype)
+        x = rng.integers(max(info.min, -1000), min(info.max, 1000) + 1, shape).astype(dtype)
+    interpreter.set_input(x, i)
+    inputs.append(x)
+    i += 1
+interpreter.invoke()
+outputs, k = [], 0
+while True:
+    try:
+        interpreter.get_output_details(k)
+    except Exception:
+        break
+    outputs.append(np.array(interpreter.get_output(k)))
+    k += 1
+np.savez(out, *outputs)
+"""
+
+
+def outputs(path, seed, out_file, arena_bytes=2 * 1024 * 1024):
+    """The model's outputs (a list of numpy arrays) for random inputs drawn from `seed`,
+    computed by TFLM in a child process (the arrays pass through `out_file`, an .npz)."""
+    import numpy as np
+    args = [PYTHON, "-c", _OUTPUTS, os.fspath(path), str(int(arena_bytes)), str(seed), os.fspath(out_file)]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise RuntimeError("TFLM could not run %s: %s" % (path, _failure_text(done.stdout + done.stderr)))
+    with np.load(out_file) as z:
+        return [z["arr_%d" % i] for i in range(len(z.files))]

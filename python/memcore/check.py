@@ -146,6 +146,7 @@ class Suggestion:
     deployment: Deployment   # the changed configuration
     report: "CheckReport"    # the check on it (memcore check `command` says the same)
     estimate: bool = False   # the model is an estimate (quantised by memcore, no real int8 file)
+    prepare: Optional[str] = None   # a command that makes the file the change needs (memcore shrink)
 
     @property
     def command(self):
@@ -165,10 +166,13 @@ class Suggestion:
 
     def to_json(self):
         r = self.report
-        return {"action": self.action, "command": self.command, "estimate": self.estimate, "verdict": r.verdict,
-                "limiting_resource": r.limiting_resource, "headroom_bytes": r.headroom_bytes,
-                "total_seconds": r.latency.total_seconds,
-                "resources": {name: res.to_json() for name, res in r.resources.items()}}
+        out = {"action": self.action, "command": self.command, "estimate": self.estimate, "verdict": r.verdict,
+               "limiting_resource": r.limiting_resource, "headroom_bytes": r.headroom_bytes,
+               "total_seconds": r.latency.total_seconds,
+               "resources": {name: res.to_json() for name, res in r.resources.items()}}
+        if self.prepare:
+            out["prepare_command"] = self.prepare
+        return out
 
 
 @dataclass(frozen=True)
@@ -480,8 +484,7 @@ def _suggestions(report, model):
             add("keep the weights in flash (a memory-mapped partition or frozen into the firmware) instead of "
                 "loading them into RAM", weights_placement="flash")
         if report.arena_best_bytes < report.arena_tflm_bytes and not report.memcore_plan:
-            add("use memcore's arena plan instead of TFLM's (%s smaller; give it to TFLM as offline-planned "
-                "offsets)" % format_bytes(report.arena_tflm_bytes - report.arena_best_bytes), memcore_plan=True)
+            _add_shrink(report, model, found)
         if report.batch > 1:
             head = report.arena_best_bytes if report.memcore_plan else report.arena_tflm_bytes
             weights = report.weights_bytes if report.weights_placement == "ram" else 0
@@ -506,6 +509,24 @@ def _suggestions(report, model):
         if add_board is not None and all(add_board.command != s.command for s in found):
             found.append(add_board)
     return found
+
+
+def _add_shrink(report, model, found):
+    """memcore's arena plan written into the model (memcore shrink), when that changes the
+    verdict: checked as TFLM with memcore's plan as its head (the C check's
+    arena_best_bytes, `--memcore-plan`).  A TFLite file only: shrink writes TFLite."""
+    if model.format != "tflite" or model.estimated_from:
+        return
+    s = _recheck(report, model, "write memcore's arena plan into the model as TFLM's offline plan (a %s smaller "
+                 "head), then deploy the shrunk file" % format_bytes(report.arena_tflm_bytes - report.arena_best_bytes),
+                 memcore_plan=True)
+    if s.verdict == report.verdict or any(s.command == other.command for other in found):
+        return
+    out = os.path.splitext(report.model_path)[0] + "_shrunk.tflite"
+    words = ["memcore", "shrink", report.model_path, "-o", out, "--target", report.target]
+    if report.kernels != "optimised":
+        words += ["--kernels", report.kernels]
+    found.append(replace(s, prepare=" ".join(shlex.quote(w) for w in words)))
 
 
 def _board_suggestion(report, model, boards, limiting):

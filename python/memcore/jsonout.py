@@ -24,6 +24,7 @@ SCHEMAS = {
     "monitor": "memcore.monitor/1",
     "sim": "memcore.sim/1",
     "report": "memcore.html/1",
+    "shrink": "memcore.shrink/1",
     "error": "memcore.error/1",
 }
 

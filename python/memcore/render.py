@@ -409,6 +409,8 @@ def terminal_report(data, out, si=False, layers=False):
             table.add_row(escape(s_["action"]), verdict, escape(words["then"]))
         out.print(table)
         for s_ in data["suggestions"]:
+            if s_.get("prepare_command"):
+                out.command("  $ " + s_["prepare_command"] + "   # then deploy the shrunk file; as checked:")
             out.command("  $ " + s_["command"])
 
     if layers and data.get("layers"):
@@ -466,8 +468,9 @@ def html_suggestions(data, si=False):
     rows = []
     for s_ in data["suggestions"]:
         words = suggestion_words(s_, data, si)
-        rows.append('<tr><td class="mc-wrap">%s<br><code>%s</code></td><td>%s</td><td class="mc-wrap">%s</td></tr>'
-                    % (_e(s_["action"]), _e(s_["command"]), _e(words["verdict"]), _e(words["then"])))
+        first = "<br><code>%s</code>" % _e(s_["prepare_command"]) if s_.get("prepare_command") else ""
+        rows.append('<tr><td class="mc-wrap">%s%s<br><code>%s</code></td><td>%s</td><td class="mc-wrap">%s</td></tr>'
+                    % (_e(s_["action"]), first, _e(s_["command"]), _e(words["verdict"]), _e(words["then"])))
     return ('<h3>What would change the verdict</h3><div class="mc-scroll"><table class="mc-table" id="suggestions">'
             '<tr><th>change (and the command that checks it)</th><th>verdict</th><th>then</th></tr>%s</table></div>'
             % "".join(rows))

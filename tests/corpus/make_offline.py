@@ -1,6 +1,6 @@
 """Writes the corpus's offline-planned models: existing corpus models with an
-OfflineMemoryAllocation plan added (tests/offline_plan.py: the flatbuffers library and
-TFLM's schema), and adds them to COVERAGE.md's rows.  Runs in memcore's test venv:
+OfflineMemoryAllocation plan added (tests/offline_plan.py, through memcore's own writer,
+memcore.tflite_write, which memcore shrink uses), and adds them to COVERAGE.md's rows.  Runs in memcore's test venv:
 
     python tests/corpus/make_offline.py
     python tests/corpus/make_offline.py --out DIR   # the models into DIR, COVERAGE.md untouched
