@@ -4,9 +4,11 @@ the overhead, the verdict and the memory the check itself took (check_scratch_by
 from the C core on both); a file whose operator lacks an input is refused on the board
 naming the file and the operator, as the host names them.
 
-The counts are those whose check fits the simulated board's heap (its largest free block
-is some 37 KB after boot, the rest in fragments of a few KB: check_scratch_bytes up to
-about 37 KB); bench/check_scaling.py takes the generators to 100,000."""
+The counts are those whose check fits the simulated unix64 board's heap (its largest free
+block is some 29 KB after boot, micropython/README.md's table, the rest in fragments of a
+few KB: check_scratch_bytes up to about 27 KB here); bench/check_scaling.py takes the
+generators to 100,000.  That the check of a larger model needs more than the board has,
+although the host says the model fits, is a known limit (docs/planner.md)."""
 import sys
 
 import pytest
@@ -26,9 +28,9 @@ import scaling_models  # noqa: E402
 AVAILABLE = 90_000
 AGREED = ("tensors", "operators", "buffers", "arena_tflm_bytes", "arena_best_bytes", "runtime_overhead_bytes",
           "recommended_arena_bytes", "required_bytes", "headroom_bytes", "check_scratch_bytes", "verdict")
-MODELS = {"chain-60": scaling_models.relu_chain(60), "chain-120": scaling_models.relu_chain(120),
+MODELS = {"chain-60": scaling_models.relu_chain(60), "chain-80": scaling_models.relu_chain(80),
           "unused-100": scaling_models.unused_tensors(100), "fan-60": scaling_models.fan_out(60),
-          "fan-90": scaling_models.fan_out(90)}
+          "fan-75": scaling_models.fan_out(75)}
 
 
 def edited(name, edit):

@@ -35,10 +35,11 @@ def test_unused_tensors_are_planned_together_before_the_first_operator(tmp_path,
     assert r["tensors"] == mnist["tensors"] + n and r["buffers"] == mnist["buffers"] + n
     assert r["arena_tflm_bytes"] == max(mnist["arena_tflm_bytes"], 16 * n)
     assert r["arena_best_bytes"] == r["arena_tflm_bytes"]
-    # the check's own memory: the tensor (72 B), its buffer's lifetimes, size and offset
-    # (28 B) and the planner's 64 B, so at most 170 B a tensor, and the exact search's
+    # the check's own memory: the tensor (72 B), its buffer's lifetimes, size and two
+    # offsets (36 B: TFLM's plan is made around an offline plan's offsets, held in the
+    # other) and the planner's 64 B, so at most 178 B a tensor, and the exact search's
     # tables of up to 32 buffers (at most 2,208 B, docs/planner.md)
-    assert mnist["check_scratch_bytes"] < r["check_scratch_bytes"] <= mnist["check_scratch_bytes"] + 170 * n + 2208
+    assert mnist["check_scratch_bytes"] < r["check_scratch_bytes"] <= mnist["check_scratch_bytes"] + 178 * n + 2208
 
 
 @pytest.mark.parametrize("n", [1, 10, 300, 3000])
