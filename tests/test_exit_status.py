@@ -91,7 +91,8 @@ def test_every_command_exits_2_on_bad_input(tmp_path):
     argv = {"check": [junk], "compare": [junk], "ops": [junk], "plan": [junk], "roofline": [junk, "--device", "esp32"],
             "report": [junk, "-o", tmp_path / "r.html"], "export": [junk], "devices": ["--device-file", junk],
             "verdicts": ["--no-such-option"], "monitor": ["--port", "/dev/ttyUSB-memcore-none"],
-            "hil": ["--port", "/dev/ttyUSB-memcore-none"], "sim": ["--firmware", junk]}
+            "hil": ["--port", "/dev/ttyUSB-memcore-none"], "sim": ["--firmware", junk],
+            "shrink": [junk, "-o", tmp_path / "s.tflite"]}
     assert set(argv) == set(COMMANDS)
     for name, args in argv.items():
         code, out, err = memcore_cli(name, *args)
