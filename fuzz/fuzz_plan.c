@@ -14,7 +14,7 @@
 static int64_t sizes[MAX_N], offsets[MAX_N], offsets_ref[MAX_N], aligned[MAX_N];
 static int32_t first_use[MAX_N], last_use[MAX_N], order_ref[MAX_N];
 static reference_entry_t entries_ref[MAX_N];
-static uint64_t scratch[(MAX_N * 48 + 4096) / 8];
+static uint64_t scratch[(MAX_N * 64 + 4096) / 8];
 
 static i128 align_up(int64_t s, int64_t a)
 {
@@ -129,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* budget: what is left of the input, or the default */
     budget = (mode & 2) ? (int64_t)fuzz_raw(&in, 3) : MC_PLAN_DEFAULT_STEPS;
 
-    FUZZ_ASSERT(mc_plan_scratch_bytes(n, &need) == MC_OK && need >= 48 * n && need <= 48 * n + 2208);
+    FUZZ_ASSERT(mc_plan_scratch_bytes(n, &need) == MC_OK && need >= 64 * n && need <= 64 * n + 2208);
     FUZZ_ASSERT((size_t)need <= sizeof scratch);
     want = expected(n, alignment);
     for (s = 0; s < 2; s++) {

@@ -341,7 +341,7 @@ typedef struct {
                                   bound, or the exact search finished */
 } mc_plan_t;
 
-/* Scratch the planner needs for n_buffers, in bytes: 48 per buffer plus at most 2,208
+/* Scratch the planner needs for n_buffers, in bytes: 64 per buffer plus at most 2,208
  * (its state, and the exact search's tables for MC_PLAN_EXACT_BUFFERS); give it 8-byte
  * aligned.
  * [in] n_buffers (0 .. MC_PLAN_MAX_BUFFERS)  [out] scratch_bytes */
