@@ -10,7 +10,7 @@
 
 static int64_t sizes[MAX_N], offsets[MAX_N], live_bytes[MAX_STEPS], live_buffers[MAX_STEPS];
 static int32_t first_use[MAX_N], last_use[MAX_N];
-static uint64_t scratch[(MAX_N * 48 + 4096) / 8]; /* mc_plan_scratch_bytes(MAX_N) and more */
+static uint64_t scratch[(MAX_N * 64 + 4096) / 8]; /* mc_plan_scratch_bytes(MAX_N) and more */
 
 static i128 align_up(int64_t s, int64_t a)
 {
