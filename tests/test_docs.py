@@ -62,6 +62,8 @@ def test_shell_block_runs_as_written(block, tmp_path):
     else:
         folder = checkout_view(tmp_path)
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env["PATH"]  # this memcore, this python
+        if "MEMCORE_SANITIZER_PRELOAD" in env:  # CI's sanitized extension: its runtime first (step 40)
+            env["LD_PRELOAD"] = env["MEMCORE_SANITIZER_PRELOAD"]
         timeout_s = 300
     out = _bash(block.text, folder, timeout_s, env)
     assert out.returncode == expected, "%s exited %d, the docs say %d:\n%s\n%s" % (

@@ -5,6 +5,7 @@ TFLM would follow into corrupted or misaligned activations, naming the tensors.
 The plans are written with the flatbuffers library and TFLM's schema (offline_plan.py).
 What TFLM itself makes of the corpus's offline-planned models is in the truth files
 (tests/test_conformance.py); these tests check what a user can read off the plan."""
+import os
 import pathlib
 import subprocess
 import sys
@@ -141,8 +142,11 @@ def test_plan_command_marks_the_offsets_from_the_file(tmp_path):
 
 def test_the_corpus_offline_models_are_what_make_offline_writes(tmp_path):
     corpus = pathlib.Path(__file__).resolve().parent / "corpus"
+    env = dict(os.environ)
+    if "MEMCORE_SANITIZER_PRELOAD" in env:  # CI's sanitized extension: its runtime first (step 40)
+        env["LD_PRELOAD"] = env["MEMCORE_SANITIZER_PRELOAD"]
     done = subprocess.run([sys.executable, str(corpus / "make_offline.py"), "--out", str(tmp_path)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     written = sorted(p.name for p in tmp_path.glob("*.tflite"))
     assert written == sorted(p.name for p in (corpus / "models").glob("offline_*.tflite"))

@@ -19,21 +19,17 @@ ldd "$so" | grep libasan >/dev/null || { echo "$so is not built with AddressSani
 # CPython is not built with ASan, so its runtime must be preloaded; libstdc++ too,
 # or ASan's __cxa_throw interceptor finds no real one when a C++ extension (matplotlib,
 # onnx) throws.  CPython keeps objects alive at exit by design: no leak checking.
-# The venv's python becomes a wrapper that preloads them, so every Python process the
-# tests start (sys.executable: a documented `python -m memcore...` command, a corpus
-# generator) loads the sanitized extension too; LD_PRELOAD itself is dropped once
-# pytest's process has started, so that other children (cmake, chromium, the tflite-micro
-# oracle, MicroPython) run as they do unsanitized.  --capture=sys leaves file descriptor
-# 2 alone, so a sanitizer report reaches the log even when it ends the process.
+# LD_PRELOAD is dropped once pytest's process has started, so that children (cmake,
+# chromium, the tflite-micro oracle, MicroPython) run as they do unsanitized; a child
+# that loads the extension (a documented `python -m memcore...` command) gets it back from
+# MEMCORE_SANITIZER_PRELOAD.  --capture=sys leaves file descriptor 2 alone, so a
+# sanitizer report reaches the log even when it ends the process.
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-preload="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so)"
-real=$(readlink -f "$work/venv/bin/python")
-rm "$work/venv/bin/python"
-printf '#!/bin/bash\nLD_PRELOAD="%s" exec -a "$0" "%s" "$@"\n' "$preload" "$real" >"$work/venv/bin/python"
-chmod +x "$work/venv/bin/python"
-"$work/venv/bin/python" -c '
+LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so)" \
+  "$work/venv/bin/python" -c '
 import os, sys, pytest
-os.environ.pop("LD_PRELOAD")
+# (kept for the tests whose children load this same extension: test_docs, test_offline_plans)
+os.environ["MEMCORE_SANITIZER_PRELOAD"] = os.environ.pop("LD_PRELOAD")
 sys.exit(pytest.main(["tests", "-q", "-x", "-p", "no:cacheprovider", "--capture=sys"]))
 '
