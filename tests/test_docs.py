@@ -1,6 +1,6 @@
 """The docs as tests: every code block of README.md and micropython/README.md is run, or
 checked against what runs it, as its docs-test comment says (docs/docs-tests.md).  The
-blocks that need a board run in the firmware suite (firmware_tests/test_docs.py)."""
+blocks that need a board run in the firmware suite (firmware_tests/test_board_docs.py)."""
 import doctest
 import inspect
 import json
@@ -235,7 +235,7 @@ def test_the_example_vector_run_is_the_shared_vectors():
 
 
 def test_blocks_for_a_board_are_run_by_the_firmware_suite():
-    suite = (REPO / "firmware_tests" / "test_docs.py").read_text()
+    suite = (REPO / "firmware_tests" / "test_board_docs.py").read_text()
     for kind, where in KINDS.items():
         if where == "firmware":
             assert 'of_kind("%s")' % kind in suite, kind

@@ -38,7 +38,7 @@ run_suite() { # target board-options...
   shift
   local start suite=()
   [ $target = qemu-m3 ] && suite=(--model-stride 4)
-  # the image the port's board runs: test_docs starts its own `memcore sim --firmware` with it
+  # the image the port's board runs: test_board_docs starts its own `memcore sim --firmware` with it
   [ -n "${suite_firmware:-}" ] && suite+=(--firmware "$suite_firmware")
   start=$(now)
   python -m pytest -q -p no:cacheprovider firmware_tests "$@" "${suite[@]}" >"$work/suite-$target.log" 2>&1 ||
