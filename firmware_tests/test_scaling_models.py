@@ -27,7 +27,7 @@ import scaling_models  # noqa: E402
 
 AVAILABLE = 90_000
 AGREED = ("tensors", "operators", "buffers", "arena_tflm_bytes", "arena_best_bytes", "runtime_overhead_bytes",
-          "recommended_arena_bytes", "required_bytes", "headroom_bytes", "check_scratch_bytes", "verdict")
+          "recommended_arena_bytes", "required_bytes", "headroom_bytes", "verdict")
 MODELS = {"chain-60": scaling_models.relu_chain(60), "chain-80": scaling_models.relu_chain(80),
           "unused-100": scaling_models.unused_tensors(100), "fan-60": scaling_models.fan_out(60),
           "fan-75": scaling_models.fan_out(75)}
@@ -92,6 +92,19 @@ def test_board_checks_a_large_model_as_the_host_does(on_board, tmp_path, stem):
     got = board_check(on_board, path.name, files)
     assert got["schema"] == lines.REPORT, got
     assert {k: got[k] for k in AGREED} == {k: host[k] for k in AGREED}
+    # The check's memory is sizeof-based: the host's (x86-64) is every microcontroller's,
+    # whose ABIs (Arm, RISC-V, Xtensa) align int64_t to 8 bytes as x86-64 does.  The i386
+    # ABI (the unix32 board) aligns it to 4, so the core's structs are smaller there (an
+    # operator 92 B instead of 96, the result 920 B instead of 968) and so is its figure.
+    if i386_abi(on_board):
+        assert host["check_scratch_bytes"] * 0.95 < got["check_scratch_bytes"] < host["check_scratch_bytes"]
+    else:
+        assert got["check_scratch_bytes"] == host["check_scratch_bytes"]
+
+
+def i386_abi(board):
+    """Whether the board is the unix port built for 32-bit x86 (int64_t aligned to 4)."""
+    return board.repl.exec("import sys\nprint(sys.platform, sys.maxsize)\n").split() == ["linux", str(2**31 - 1)]
 
 
 def test_an_operator_without_its_input_is_named_on_the_board(on_board, tmp_path):
