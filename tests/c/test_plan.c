@@ -257,7 +257,7 @@ static void best_is_optimal_on_small_instances(void)
 }
 
 /* Ten buffers whose optimum (368) is above the lower bound (352): only the exhaustive
- * search proves it; with too small a budget the plan is TFLM's, unproven. */
+ * search proves it; with too small a budget the plan is not proven. */
 static void optimum_above_the_bound(void)
 {
     int64_t s[] = {80, 80, 128, 64, 80, 16, 32, 128, 128, 80};
@@ -276,7 +276,8 @@ static void optimum_above_the_bound(void)
     CHECK(plan_is_valid(10, offsets, b.arena_bytes, 16));
     CHECK(t.arena_bytes > 368);
     CHECK_EQ_I64(run(MC_PLAN_BEST, 10, 16, 1000, offsets, &c), MC_OK);
-    CHECK_EQ_I64(c.arena_bytes, t.arena_bytes);
+    CHECK(c.arena_bytes >= 368 && c.arena_bytes <= t.arena_bytes);
+    CHECK(plan_is_valid(10, offsets, c.arena_bytes, 16));
     CHECK(!c.proven_optimal);
     CHECK(c.steps <= t.steps + 1000);
     /* the same at alignment 1: sizes count in bytes */
