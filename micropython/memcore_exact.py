@@ -26,7 +26,7 @@ class _Exact:
         self.floor = [0] * sections
         self.rem = [0] * sections
         self.link = [0] * sections
-        self.frame = [0] * (FRAME_INTS * (frames + 1))
+        self.frame = []  # grown as the search goes deeper: a board's heap is small
         self.steps = 0
         self.clo = 0
 
@@ -102,6 +102,8 @@ class _Exact:
                 hi = mid
             self.steps += 1
         fr = self.frame
+        if len(fr) <= FRAME_INTS * d:
+            fr.extend((0, 0, 0))
         fr[FRAME_INTS * d], fr[FRAME_INTS * d + 1], fr[FRAME_INTS * d + 2] = lo - 1, a, z
 
     def next_move(self, d):
