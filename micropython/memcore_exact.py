@@ -14,7 +14,7 @@ NONE = 2147483647
 
 
 class _Exact:
-    """mc_exact_t and mc_exact_run: canonical plans on a skyline of section floors,
+    """mc_exact_t and mc__exact_run: canonical plans on a skyline of section floors,
     groups of sections searched one after the other (plan_exact.c says why)."""
 
     def __init__(self, size, lo, hi, sections, frames):

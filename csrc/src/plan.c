@@ -1,25 +1,7 @@
 /*
  * Activation-arena planning from tensor lifetimes (SPEC 7).
  *
- * Every strategy is built from one placement step: a buffer goes at the lowest offset
- * where it overlaps no already placed buffer that is live at the same time ("first
- * fit"), or at the start of the smallest such gap that holds it ("best fit").  Only the
- * placed buffers whose lifetimes overlap are looked at: an interval tree over the
- * buffers sorted by first use (each node keeps the latest last use below it) lists them,
- * they are sorted by offset and one sweep finds the gap.  Placing a buffer that overlaps
- * k others costs O((k + 1) log n); a whole plan O((n + P) log n), P the number of pairs
- * of buffers live at the same time (about 2n for a chain of operators).
- *
- * Buffers next to each other in first-use order with one last use, where no buffer's
- * search stops between them, form a "class" (tensors no operator touches, graph outputs
- * written one after the other, an operator's scratch buffers): they are all live at
- * that last use, and every buffer placed meets all of a class or none of it.  The tree
- * holds only the first of each class (its head), and a class keeps its placed buffers
- * as runs: offset intervals in order, adjacent ones merged.  The gap a sweep finds
- * depends only on the bytes the listed buffers cover, which the runs cover too, so
- * placements are the same; 20,000 tensors of one lifetime, or 20,000 graph outputs,
- * cost a run each instead of all the others placed before (such a file took 40 s to
- * check).  The pairs limit counts the pairs that are not within a class.
+ * The placement step, the interval tree and the classes of buffers are plan_place.c's;
  *
  * MC_PLAN_TFLM reproduces TensorFlow Lite Micro's GreedyMemoryPlanner
  * (tensorflow/lite/micro/memory_planner/greedy_memory_planner.cc) placement for
@@ -55,332 +37,7 @@
 #include "memcore.h"
 #include "out_of_line.h"
 #include "plan_exact.h"
-
-/* Cells of the interval tree walk: one pending sibling per level of a tree over at most
- * MC_PLAN_MAX_BUFFERS < 2^20 positions, and the root. */
-#define WALK_CELLS 32
-
-/*
- * Scratch, in this order (8-byte aligned; the 8-byte arrays first):
- *   plan_t, in STATE_BYTES
- *   int64  aligned[n]   aligned sizes
- *   int64  place[n]     offsets of the plan being built, -1 while not placed
- *   int64  run_end[n]   per run (its first buffer's id): where the run ends
- *   int32  node[4n]     per position of "by first use" (the buffers with a size by first
- *                       use, lower id first on ties), four cells: the interval tree's
- *                       latest last use in the subtree, the buffer's own last use, its id,
- *                       the latest last use of the positions up to this one
- *   int32  reach[n]     per buffer id: how many positions start no later than its
- *                       last use (its own position + 1 + the later starters it meets)
- *   int32  list[n], temp[n]  overlapping buffers of one placement; sort
- *                       temporaries; the breadth order's ranks; the class cuts
- *   int32  cls[n]       per buffer: its class head's id, or for a head -2 - its first
- *                       run (-1: none placed)
- *   int32  run_next[n]  per run: the class's next run by offset, -1 after the last
- *   int32  order[n]     the placement order of a pass
- *   int32  walk[WALK_CELLS]
- * The exact search reuses all of it but order and walk (exact_search).
- */
-#define PER_BUFFER_BYTES ((int32_t)(3 * sizeof(int64_t) + 10 * sizeof(int32_t)))
-
-typedef struct {
-    const int32_t *first;
-    const int32_t *last;
-    int64_t *aligned;
-    int64_t *place;
-    int64_t *run_end;
-    int32_t *node; /* see POS_BUFFER */
-    int32_t *reach;
-    int32_t *order;
-    int32_t *list;
-    int32_t *temp;
-    int32_t *cls;
-    int32_t *run_next;
-    int32_t *walk;
-    int32_t n;      /* all buffers */
-    int32_t m;      /* buffers with a size */
-    int32_t root;   /* interval tree root position (1-based), 0 when m == 0 */
-    int32_t levels; /* the root's level */
-    const int64_t *fixed; /* mc_plan_fixed's offsets (-1: placed by the pass); NULL: none */
-    int32_t clash[2];     /* two fixed buffers live together that overlap; -1: none */
-} plan_t;
-
-/* Position i (0-based) of the buffers by first use: the latest last use in its
- * interval-tree subtree, its own last use, its buffer, the latest last use of positions
- * 0..i; 16 bytes, four to a cache line. */
-#define POS_MAX(p, i) ((p)->node[4 * (size_t)(i)])
-#define POS_LAST(p, i) ((p)->node[4 * (size_t)(i) + 1])
-#define POS_BUFFER(p, i) ((p)->node[4 * (size_t)(i) + 2])
-#define POS_PREFIX(p, i) ((p)->node[4 * (size_t)(i) + 3])
-
-/* plan_t sits at the start of the scratch, in a fixed size whatever the pointer size. */
-#define STATE_BYTES 256
-typedef char plan_state_fits[sizeof(plan_t) <= STATE_BYTES ? 1 : -1];
-
-/* ---- sorting ------------------------------------------------------------------- */
-
-/* Stable sort of ids[0..count) by key[id], ascending, through temp[0..count):
- * insertion sort on runs of RUN (the short lists of each placement end there), then
- * bottom-up merges.  Any stable sort gives the same order; this one is O(count log
- * count) in little code (a radix pass for long lists was faster on the host, and cost
- * some 450 bytes; a first look that returned at once on ids already in order saved no
- * measurable time on 200,000 buffers and cost 44 bytes).  Descending orders come from
- * reversing an ascending one (which also reverses the ties, see size_order). */
-#define RUN 8
-static void sort_ids(int32_t *ids, int32_t *temp, int32_t count, const int64_t *key)
-{
-    int32_t width, i, *src = ids, *dst = temp, *t;
-    for (i = 0; i < count; i++) {
-        int32_t v = ids[i], k = i;
-        while (k % RUN != 0 && key[v] < key[ids[k - 1]]) {
-            ids[k] = ids[k - 1];
-            k--;
-        }
-        ids[k] = v;
-    }
-    for (width = RUN; width < count; width *= 2) {
-        for (i = 0; i < count; i += 2 * width) {
-            int32_t mid = count - i > width ? i + width : count;
-            int32_t hi = count - mid > width ? mid + width : count;
-            int32_t a = i, b = mid, k = i;
-            while (k < hi) {
-                dst[k++] = (b >= hi || (a < mid && key[src[b]] >= key[src[a]])) ? src[a++] : src[b++];
-            }
-        }
-        t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != ids) {
-        memcpy(ids, src, (size_t)count * sizeof *ids);
-    }
-}
-
-static void reverse_ids(int32_t *ids, int32_t count)
-{
-    int32_t i;
-    for (i = 0; i < count / 2; i++) {
-        int32_t t = ids[i];
-        ids[i] = ids[count - 1 - i];
-        ids[count - 1 - i] = t;
-    }
-}
-
-/* ---- which placed buffers are live at the same time ------------------------------ */
-
-/*
- * The interval tree is an implicit binary tree over the positions 1..m by first use, in
- * order: position i sits at level z (i = odd * 2^z), its children are i -/+ 2^(z-1), and
- * its subtree covers i - 2^z + 1 .. i + 2^z - 1.  POS_MAX(i - 1) is the latest last use
- * in the subtree (positions past m count as absent).
- */
-static int32_t subtree_max(const plan_t *p, int32_t i, int32_t z)
-{
-    /* A position past m has only its left subtree in range. */
-    while (i > p->m && z > 0) {
-        z--;
-        i -= (int32_t)1 << z;
-    }
-    return i <= p->m ? POS_MAX(p, i - 1) : -1;
-}
-
-/* Every position starts at its own last use (time_orders sets it); each level up takes
- * the latest of its subtree. */
-static void build_tree(plan_t *p)
-{
-    int32_t i, z;
-    for (z = 1; ((int32_t)1 << z) <= p->m; z++) {
-        int32_t half = (int32_t)1 << (z - 1);
-        for (i = (int32_t)1 << z; i <= p->m; i += (int32_t)1 << (z + 1)) {
-            int32_t v = POS_MAX(p, i - 1), left = POS_MAX(p, i - half - 1);
-            int32_t right = subtree_max(p, i + half, z - 1);
-            v = left > v ? left : v;
-            POS_MAX(p, i - 1) = right > v ? right : v;
-        }
-    }
-    p->levels = z - 1;
-}
-
-/* ---- classes of buffers live together to one end, and their runs ------------------ */
-
-static int32_t class_head(const plan_t *p, int32_t b)
-{
-    return p->cls[b] >= 0 ? p->cls[b] : b;
-}
-
-static int32_t first_run(const plan_t *p, int32_t head)
-{
-    return -2 - p->cls[head];
-}
-
-/* Adds placed buffer b to its class's runs: its interval is free of every run of the
- * class (they are all live with it), so it extends the run ending where it starts or
- * starts a run of its own, which then takes in the run starting where it ends. */
-static void add_to_runs(plan_t *p, int32_t b)
-{
-    int32_t head = class_head(p, b), prev = -1, next = first_run(p, head);
-    int64_t start = p->place[b];
-    while (next >= 0 && p->place[next] < start) {
-        prev = next;
-        next = p->run_next[next];
-    }
-    if (prev < 0 || p->run_end[prev] != start) {
-        p->run_next[b] = next;
-        if (prev >= 0) {
-            p->run_next[prev] = b;
-        } else {
-            p->cls[head] = -2 - b;
-        }
-        prev = b;
-    }
-    p->run_end[prev] = start + p->aligned[b];
-    if (next >= 0 && p->place[next] == p->run_end[prev]) {
-        p->run_end[prev] = p->run_end[next];
-        p->run_next[prev] = p->run_next[next];
-    }
-}
-
-/* Appends to p->list the runs of position i's class when it is live at f or later
- * (only heads have a last use in the tree: the other positions are cut). */
-static int32_t take(const plan_t *p, int32_t i, int32_t f, int32_t found)
-{
-    if (POS_LAST(p, i - 1) >= f) {
-        int32_t r;
-        for (r = first_run(p, POS_BUFFER(p, i - 1)); r >= 0; r = p->run_next[r]) {
-            p->list[found++] = r;
-        }
-    }
-    return found;
-}
-
-/* The same for position y (at level z) and every position of its left subtree, cutting
- * subtrees that end before f; a walk cell packs (i << 5) | z.  y is at most reach, so
- * every position met is present. */
-static int32_t take_left(const plan_t *p, int32_t y, int32_t z, int32_t f, int32_t found)
-{
-    int32_t cells = 0, i;
-    found = take(p, y, f, found);
-    if (z > 0) {
-        p->walk[cells++] = ((y - ((int32_t)1 << (z - 1))) << 5) | (z - 1);
-    }
-    while (cells > 0) {
-        int32_t cell = p->walk[--cells], half;
-        i = cell >> 5;
-        z = cell & 31;
-        if (POS_MAX(p, i - 1) < f) {
-            continue;
-        }
-        found = take(p, i, f, found);
-        if (z > 0) {
-            half = (int32_t)1 << (z - 1);
-            p->walk[cells++] = ((i + half) << 5) | (z - 1);
-            p->walk[cells++] = ((i - half) << 5) | (z - 1);
-        }
-    }
-    return found;
-}
-
-/* Lists into p->list the runs of the placed buffers live at some time in [f, l] among
- * the first `reach` positions (those that start no later than l); returns how many.  From
- * position reach up to the root: the position itself and its left subtree, and at each
- * ancestor it is right of, that ancestor and its left subtree; all else is to the
- * right of reach. */
-static int32_t live_during(const plan_t *p, int32_t f, int32_t reach)
-{
-    int32_t x = reach, z = 0, found;
-    while (!(x >> z & 1)) {
-        z++;
-    }
-    found = take_left(p, x, z, f, 0);
-    for (; z < p->levels; z++) {
-        int32_t left = x - ((int32_t)1 << z); /* positions left of x's subtree */
-        if (left <= 0 || POS_PREFIX(p, left - 1) < f) {
-            break; /* none of them is live at f: the usual case for a chain of operators */
-        }
-        if (x >> (z + 1) & 1) { /* a right child: its parent (left) comes next */
-            x = left;
-            found = take_left(p, x, z + 1, f, found);
-        } else {
-            x += (int32_t)1 << z;
-        }
-    }
-    return found;
-}
-
-/* ---- one greedy pass ----------------------------------------------------------- */
-
-/* Offset for buffer b: first fit (the lowest free offset) or best fit (the start of the
- * smallest gap that holds it, the lowest on ties; the top when none does). */
-static int64_t offset_for(plan_t *p, int32_t b, bool best_fit)
-{
-    int32_t k = live_during(p, p->first[b], p->reach[b]), t;
-    int64_t size = p->aligned[b], at = 0, best_at = -1, best_gap = INT64_MAX;
-    sort_ids(p->list, p->temp, k, p->place);
-    for (t = 0; t < k; t++) {
-        int32_t j = p->list[t];
-        int64_t start = p->place[j], end = p->run_end[j];
-        if (start - at >= size) {
-            if (!best_fit) {
-                return at;
-            }
-            if (start - at < best_gap) {
-                best_gap = start - at;
-                best_at = at;
-            }
-        }
-        if (end > at) {
-            at = end;
-        }
-    }
-    return best_at >= 0 ? best_at : at;
-}
-
-/* A fixed buffer b goes at its offset, as TFLM's planner puts it there unchecked; the
- * first placed buffer live with it that it overlaps is recorded in p->clash.  The runs
- * live with b say whether one does; which one is found by a scan of the buffers placed
- * so far (fixed buffers go first, so those are fixed), once, on the way to an error. */
-static int64_t fixed_at(plan_t *p, int32_t b)
-{
-    int64_t at = p->fixed[b], end = at + p->aligned[b];
-    int32_t k = live_during(p, p->first[b], p->reach[b]), t, j;
-    for (t = 0; t < k && p->clash[0] < 0; t++) {
-        if (p->place[p->list[t]] < end && at < p->run_end[p->list[t]]) {
-            for (j = 0; j < p->n && p->clash[0] < 0; j++) {
-                if (j != b && p->place[j] >= 0 && p->place[j] < end && at < p->place[j] + p->aligned[j] &&
-                    p->first[j] <= p->last[b] && p->first[b] <= p->last[j]) {
-                    p->clash[0] = j;
-                    p->clash[1] = b;
-                }
-            }
-        }
-    }
-    return at;
-}
-
-/* Places the buffers of p->order (the m with a size) into p->place; returns the arena. */
-static int64_t greedy_pass(plan_t *p, bool best_fit)
-{
-    int32_t i;
-    int64_t arena = 0;
-    /* -1 (all bits set in two's complement int64_t): not placed yet */
-    memset(p->place, 0xff, (size_t)p->n * sizeof *p->place);
-    for (i = 0; i < p->m; i++) {
-        int32_t b = POS_BUFFER(p, i);
-        if (p->cls[b] < 0) {
-            p->cls[b] = -1; /* a head, no runs yet */
-        }
-    }
-    for (i = 0; i < p->m; i++) {
-        int32_t b = p->order[i];
-        int64_t at = p->fixed != NULL && p->fixed[b] >= 0 ? fixed_at(p, b) : offset_for(p, b, best_fit);
-        p->place[b] = at;
-        add_to_runs(p, b);
-        if (at + p->aligned[b] > arena) {
-            arena = at + p->aligned[b];
-        }
-    }
-    return arena;
-}
+#include "plan_internal.h"
 
 /* The pass's offsets; zero-sized buffers, never placed (-1), at 0. */
 static void keep_plan(const plan_t *p, int64_t *offsets)
@@ -422,6 +79,17 @@ static int64_t live_per_position(plan_t *p)
 
 /* ---- orders -------------------------------------------------------------------- */
 
+static void reverse_ids(int32_t *ids, int32_t count)
+{
+    int32_t i;
+    for (i = 0; i < count / 2; i++) {
+        int32_t t = ids[i];
+        ids[i] = ids[count - 1 - i];
+        ids[count - 1 - i] = t;
+    }
+}
+
+
 /* Buffers with a size, ascending id. */
 static void ids_with_size(const plan_t *p, int32_t *ids)
 {
@@ -448,7 +116,7 @@ static void size_order(plan_t *p)
         key = p->place;
     }
     ids_with_size(p, p->order);
-    sort_ids(p->order, p->temp, p->m, key);
+    mc__sort_ids(p->order, p->temp, p->m, key);
     reverse_ids(p->order, p->m);
 }
 
@@ -469,7 +137,7 @@ static void breadth_order(plan_t *p)
     for (i = 0; i < m; i++) {
         ranked[i] = m - 1 - i;
     }
-    sort_ids(ranked, rank, m, p->place);
+    mc__sort_ids(ranked, rank, m, p->place);
     reverse_ids(ranked, m);
     for (i = 0; i < m; i++) {
         rank[ranked[i]] = i;
@@ -485,7 +153,7 @@ static void breadth_order(plan_t *p)
         p->place[b] = best;
     }
     /* stably by operator from TFLM's order, still in p->order */
-    sort_ids(p->order, p->temp, m, p->place);
+    mc__sort_ids(p->order, p->temp, m, p->place);
 }
 
 /* ---- exact search (plan_exact.c) ------------------------------------------------- */
@@ -523,7 +191,7 @@ OUT_OF_LINE static int32_t exact_search(plan_t *p, int64_t lower, int64_t alignm
             b = p->order[i];
             p->place[b] = pass == 1 ? -p->aligned[b] : pass == 0 ? -(int64_t)p->last[b] : p->first[b];
         }
-        sort_ids(p->order, p->temp, m, p->place);
+        mc__sort_ids(p->order, p->temp, m, p->place);
     }
     for (i = 0; i < m; i++) {
         b = p->order[i];
@@ -571,7 +239,7 @@ OUT_OF_LINE static int32_t exact_search(plan_t *p, int64_t lower, int64_t alignm
         /* a run for the least top not yet refuted, then for one unit below the best */
         x.target = low ? floor : top - 1;
         x.limit = budget - x.steps > run_steps ? x.steps + run_steps : budget;
-        outcome = mc_exact_run(&x);
+        outcome = mc__exact_run(&x);
         if (outcome == MC_EXACT_FOUND) {
             top = 0;
             for (i = 0; i < m; i++) {
@@ -668,7 +336,7 @@ static int64_t time_orders(plan_t *p, int64_t *same)
 {
     int32_t i, head = 0, members = 0, *cut = p->list; /* cut[i]: a reach ends before position i */
     int64_t pairs = 0;
-    sort_ids(p->order, p->temp, p->m, p->place);
+    mc__sort_ids(p->order, p->temp, p->m, p->place);
     for (i = 0; i < p->m; i++) {
         int32_t l = p->last[p->order[i]];
         POS_BUFFER(p, i) = p->order[i];
@@ -761,9 +429,9 @@ mc_status_t mc_plan_fixed(const int64_t *sizes, const int32_t *first_use, const 
     memset(out, 0, sizeof *out);
     out->lower_bound_bytes = lower;
     out->steps = p->n + pairs; /* a greedy pass's cost (pairs within a class too) */
-    build_tree(p);
+    mc__build_tree(p);
     size_order(p);
-    out->arena_bytes = greedy_pass(p, false);
+    out->arena_bytes = mc__greedy_pass(p, false);
     keep_plan(p, offsets);
     out->proven_optimal = out->arena_bytes == out->lower_bound_bytes;
     if (clash != NULL) {
@@ -809,7 +477,7 @@ mc_status_t mc_plan(mc_strategy_t strategy, const int64_t *sizes, const int32_t 
                 p->order[i] = POS_BUFFER(p, i);
             }
         }
-        arena = greedy_pass(p, pass == 1);
+        arena = mc__greedy_pass(p, pass == 1);
         if (arena < out->arena_bytes) {
             out->arena_bytes = arena;
             keep_plan(p, offsets);

@@ -195,7 +195,7 @@ static int left_behind(const mc_exact_t *x, int32_t d)
     return (c < -1 ? RUN_Z(x, d) : x->hi[c]) < x->clo;
 }
 
-int mc_exact_run(mc_exact_t *x)
+int mc__exact_run(mc_exact_t *x)
 {
     int32_t s, c, d = 0;
     for (s = 0; s < x->sections; s++) {

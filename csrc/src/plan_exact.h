@@ -38,6 +38,6 @@ typedef struct {
 
 /* One depth-first search for a plan of top <= target: MC_EXACT_FOUND (x->off holds it),
  * MC_EXACT_DONE (none exists) or MC_EXACT_LIMIT (steps or stack ran out). */
-int mc_exact_run(mc_exact_t *x);
+int mc__exact_run(mc_exact_t *x);
 
 #endif
