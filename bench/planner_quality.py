@@ -9,8 +9,8 @@
    time column is best's wall time per instance through memcore.plan.
 2. Real models (the shared models, the examples, the conformance corpus): the buffers the check
    plans (tensors and kernel scratch, TFLM's lifetimes, host64 reference kernels), the
-   lower bound, TFLM's greedy, "best" and its time, and the CP-SAT optimum where it
-   proves one.
+   lower bound, TFLM's greedy, "best" and its time (the least of three calls), and the
+   CP-SAT optimum where it proves one.
 
     pip install ortools   # the bench's own dependency, not the package's
     python bench/planner_quality.py [--instances 500] [--max-buffers 200] [--seconds 10]
@@ -171,9 +171,11 @@ def real(args):
         except memcore.MemcoreError:
             continue  # control flow, offline plans: refused by the check too
         tflm = memcore.plan(sizes, first, last, ALIGNMENT, strategy="tflm")
-        start = time.perf_counter()
-        best = memcore.plan(sizes, first, last, ALIGNMENT, strategy="best")
-        ms = (time.perf_counter() - start) * 1000
+        ms = float("inf")
+        for _ in range(3):  # the least of three: a shared machine's pauses are not the planner's
+            start = time.perf_counter()
+            best = memcore.plan(sizes, first, last, ALIGNMENT, strategy="best")
+            ms = min(ms, (time.perf_counter() - start) * 1000)
         slowest = max(slowest, (ms, os.path.basename(path)))
         aligned = [(s + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT for s in sizes]
         opt, proven = optimum(aligned, first, last, args.seconds) if len(sizes) <= args.max_exact else (None, False)
