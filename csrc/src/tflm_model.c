@@ -163,8 +163,8 @@ void mc__sim_scratch(mc_sim_t *s, int64_t bytes)
         return;
     }
     if (s->req_sizes != NULL) {
-        /* The operator's scope, + 1 as mc_tflm_buffers shifts every lifetime; int32,
-         * as operator indices are within MC_MAX_OPS (start). */
+        /* Its operator (int32: indices within MC_MAX_OPS, start); mc_tflm_buffers gives
+         * it the operator's scopes. */
         int32_t op = (int32_t)s->op;
         int64_t n = s->n_requests;
         if (n >= s->max_requests) {
@@ -173,8 +173,6 @@ void mc__sim_scratch(mc_sim_t *s, int64_t bytes)
             return;
         }
         s->req_sizes[n] = bytes;
-        s->req_first[n] = op + 2;
-        s->req_last[n] = op + 2;
         s->req_owner[n] = -1 - op;
     }
     if (mc_checked_add(s->scratch_sum, align_up(bytes, 16), &s->scratch_sum) != MC_OK) {
@@ -250,6 +248,23 @@ static void sim_start(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
     s->op = -1; /* not yet in an operator */
 }
 
+/* SubgraphAllocations, then each subgraph's TfLiteEvalTensors, then each one's
+ * NodeAndRegistrations (counts within MC_MAX_*: int32).  Out of line: its subgraph
+ * stays off the stack of the Prepares. */
+OUT_OF_LINE static void subgraph_structs(mc_sim_t *s)
+{
+    const mc_graph_t *g = s->ctx.graph;
+    int32_t phase, n = g->subgraphs != NULL ? (int32_t)g->n_subgraphs : 1;
+    persistent_struct(s, s->ctx.abi->subgraph_allocations, n, MC_TFLM_UNRECORDED);
+    for (phase = 0; phase < 2 * n; phase++) {
+        mc_subgraph_t whole;
+        bool nodes = phase >= n;
+        const mc_subgraph_t *sg = mc__tflm_subgraph(g, nodes ? phase - n : phase, &whole);
+        persistent_struct(s, nodes ? s->ctx.abi->node : s->ctx.abi->eval_tensor, nodes ? sg->n_ops : sg->n_tensors,
+                          nodes ? MC_TFLM_NODES : MC_TFLM_EVAL_TENSORS);
+    }
+}
+
 /* Everything up to the plan, in a fresh arena (sim_start); the planner's inputs are
  * then in s (scratch requests). */
 static void replay_prepare(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
@@ -263,16 +278,20 @@ static void replay_prepare(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
     persistent_struct(s, abi->arena_allocator, 1, MC_TFLM_UNRECORDED);
     persistent_struct(s, abi->planner, 1, MC_TFLM_UNRECORDED);
     persistent_struct(s, abi->micro_allocator, 1, MC_TFLM_UNRECORDED);
+    if (s->ctx.resource_variables > 0) { /* MicroResourceVariables::Create */
+        mc__sim_persistent(s, MC_SZ_BYTES(abi->resource_variables), 16, MC_TFLM_PERSISTENT_BUFFERS);
+        mc__sim_persistent(s, MC_SZ_BYTES(abi->resource_variable) * (int64_t)s->ctx.resource_variables, 16,
+                           MC_TFLM_PERSISTENT_BUFFERS);
+    }
     /* StartModelAllocation */
     persistent_struct(s, abi->builtin_allocator, 1, MC_TFLM_UNRECORDED);
     if (!s->failed && !resize_requests(s)) {
         s->failed = true;
     }
-    persistent_struct(s, abi->subgraph_allocations, 1, MC_TFLM_UNRECORDED);
-    persistent_struct(s, abi->eval_tensor, (int32_t)g->n_tensors, MC_TFLM_EVAL_TENSORS);
-    persistent_struct(s, abi->node, (int32_t)g->n_ops, MC_TFLM_NODES);
+    subgraph_structs(s);
 
-    /* Every operator's builtin options (phase 0), every Init (1), every Prepare (2).
+    /* Every operator's builtin options (phase 0), every Init (1), every Prepare (2),
+     * subgraph after subgraph as the graph holds them.
      * Each phase ends where the replay stops: the options and Init only allocate, which
      * then does nothing, and the Prepares stop there as TFLM's do (operator indices
      * are int32: counts within MC_MAX_OPS, start). */
@@ -320,7 +339,8 @@ static void replay_finish(mc_sim_t *s)
         persistent_struct(s, abi->scratch_handle, n_requests, MC_TFLM_UNRECORDED);
     }
     /* CommitStaticMemoryPlan */
-    mc__sim_temp(s, abi->pointer_bytes, abi->pointer_bytes);          /* subgraph offsets */
+    mc__sim_temp(s, (int64_t)abi->pointer_bytes * (g->subgraphs != NULL ? g->n_subgraphs : 1),
+                 abi->pointer_bytes);                                 /* subgraph offsets */
     mc__sim_temp(s, MC_SZ_BYTES(abi->allocation_info) * (n_tensors + n_requests),
                  MC_SZ_ALIGN(abi->allocation_info));
     for (i = 0; i < n_tensors; i++) {
@@ -377,13 +397,13 @@ OUT_OF_LINE static mc_status_t unsupported(mc_problem_t *p, int32_t kind, int32_
 static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels,
                          uint32_t flags, mc_ctx_t *c, int64_t *unknown, mc_problem_t *problem)
 {
-    int32_t i, n_unknown = 0; /* counts within MC_MAX_* (mc_graph_structure) */
+    int32_t i, variables, n_unknown = 0; /* counts within MC_MAX_* (mc_graph_structure) */
     if (g == NULL) {
         return MC_E_NULL;
     }
     if ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT ||
         (kernels != MC_KERNELS_REFERENCE && kernels != MC_KERNELS_OPTIMISED) ||
-        (flags & ~MC_TFLM_ALLOW_UNKNOWN) != 0) {
+        (flags & ~(MC_TFLM_ALLOW_UNKNOWN | 0xFFFFu << MC_TFLM_RESOURCE_SHIFT)) != 0) {
         return MC_E_RANGE;
     }
     /* Indices in range, tensor lists inside the index array, sizes that agree with the
@@ -393,9 +413,14 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
      * valid (its bytes their product, so not negative), every operator's lists inside
      * op_tensors (inputs >= -1) and the graph's inputs and outputs in range. */
     MC_TRY(mc_graph_structure(g, problem));
-    if (g->n_subgraphs > 1) { /* one subgraph is modelled (counts within MC_MAX_*: int32) */
+    if (g->n_subgraphs > 1 && g->subgraphs == NULL) { /* several, but not described */
         return unsupported(problem, MC_PROBLEM_SUBGRAPHS, -1, (int32_t)g->n_subgraphs);
     }
+    i = mc__tflm_walk(g, NULL, NULL, &variables); /* the subgraphs operators call exist */
+    if (i >= 0) {
+        return unsupported(problem, MC_PROBLEM_SUBGRAPHS, i, variables);
+    }
+    variables = (int32_t)(flags >> MC_TFLM_RESOURCE_SHIFT & 0xFFFFu); /* n + 1, or 0 */
     for (i = 0; i < (int32_t)g->n_tensors; i++) {
         if (g->tensors[i].quant_channels < 0) {
             return MC_E_NEGATIVE;
@@ -405,6 +430,7 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
     c->target = target;
     c->abi = mc__target_abi(target);
     c->vendor = kernels == MC_KERNELS_OPTIMISED ? c->abi->vendor : MC_VENDOR_NONE;
+    c->resource_variables = variables == 0 ? mc__tflm_resource_count(g, 0, &i) : variables - 1;
     for (i = 0; i < (int32_t)g->n_ops; i++) {
         int32_t kind = g->ops[i].kind;
         if (kind < 0) {
@@ -427,6 +453,14 @@ static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t k
 static mc_status_t prepare_checks(const mc_ctx_t *c, mc_problem_t *p)
 {
     int32_t k, tensor; /* operator indices: within MC_MAX_OPS (start) */
+    int32_t n = mc__tflm_resource_count(c->graph, c->resource_variables, &k);
+    if (k >= 0) { /* VAR_HANDLE: "Maximum resource variable count reached" */
+        (void)unsupported(p, MC_PROBLEM_RESOURCE_VARIABLES, k, c->resource_variables);
+        if (p != NULL) {
+            p->other = n;
+        }
+        return MC_E_UNSUPPORTED;
+    }
     for (k = 0; k < (int32_t)c->graph->n_ops; k++) {
         const mc_op_t *op = &c->graph->ops[k];
         int32_t check;
@@ -465,14 +499,15 @@ static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
 }
 
 /* The caller's scratch for mc_tflm_buffers and mc_tflm_model: the replay's state (kept
- * off a board's short stack), the tail's categories, then two scopes per tensor. */
+ * off a board's short stack), the tail's categories, then two scopes per tensor and
+ * two per operator. */
 #define STATE_BYTES (((int64_t)sizeof(mc_sim_t) + 7) / 8 * 8)
 #define USAGE_BYTES ((int64_t)sizeof(mc_tflm_usage_t) * (MC_TFLM_CATEGORY_COUNT + 1))
 
 /* Out of line: its 64-bit arithmetic inlined at both calls costs more than a call. */
 OUT_OF_LINE static int64_t scratch_for(const mc_graph_t *g)
 {
-    return STATE_BYTES + USAGE_BYTES + 2 * (int64_t)sizeof(int32_t) * g->n_tensors;
+    return STATE_BYTES + USAGE_BYTES + 2 * (int64_t)sizeof(int32_t) * (g->n_tensors + g->n_ops);
 }
 
 /* What mc_tflm_buffers and mc_tflm_model check first, in order: the graph, their
@@ -537,15 +572,15 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
                             int32_t *last_use, int32_t *owner, int64_t n_buffers, mc_problem_t *problem)
 {
     mc_sim_t *s = (mc_sim_t *)scratch;
-    int32_t *first, *last;
+    int32_t *first, *last, bad;
     int32_t i, n = 0; /* tensor indices and counts: within MC_MAX_TENSORS (start) */
     MC_TRY(start_replay(graph, target, kernels, flags, scratch, scratch_bytes, problem));
     if (n_buffers > 0 && (sizes == NULL || first_use == NULL || last_use == NULL || owner == NULL)) {
         return MC_E_NULL;
     }
     first = (int32_t *)(void *)((uint8_t *)scratch + STATE_BYTES + USAGE_BYTES);
-    last = first + graph->n_tensors;
-    mc__tflm_graph_lifetimes(graph, first, last);
+    last = first + graph->n_tensors + graph->n_ops;
+    (void)mc__tflm_walk(graph, first, last, &bad); /* start() checked the calls */
     /* The planned tensors in tensor order (TFLM's AllocationInfo order), then the
      * scratch buffers in request order: the order decides the planner's ties.  Scopes
      * + 1: TFLM's "never touched" (-1) becomes the valid scope 0; a uniform shift
@@ -569,6 +604,12 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
     s->req_owner = owner + n;
     s->max_requests = n_buffers - n;
     MC_TRY(count_requests(s, problem));
+    /* A scratch buffer lives through its operator's scopes (its callees' included). */
+    for (i = 0; i < (int32_t)s->n_requests; i++) {
+        int32_t op = (int32_t)graph->n_tensors - 1 - s->req_owner[i];
+        s->req_first[i] = first[op] + 1;
+        s->req_last[i] = last[op] + 1;
+    }
     return n + s->n_requests == n_buffers ? MC_OK : MC_E_RANGE;
 }
 

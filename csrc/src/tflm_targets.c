@@ -76,21 +76,21 @@ static const target_facts_t facts[MC_TARGET_COUNT] = {
 static const mc_target_abi_t abis[ABI_COUNT] = {
     /* host64 */
     {MC_SZ(104, 8), MC_SZ(72, 8), MC_SZ(272, 8), MC_SZ(16, 8), MC_SZ(24, 8), MC_SZ(24, 8),
-     MC_SZ(64, 8), MC_SZ(64, 8), MC_SZ(24, 8), MC_SZ(16, 8), MC_SZ(8, 8), MC_SZ(32, 8), 8,
-     MC_VENDOR_NONE},
+     MC_SZ(64, 8), MC_SZ(64, 8), MC_SZ(24, 8), MC_SZ(16, 8), MC_SZ(8, 8), MC_SZ(32, 8),
+     MC_SZ(16, 8), MC_SZ(40, 8), 8, MC_VENDOR_NONE},
     /* armhf */
     {MC_SZ(52, 4), MC_SZ(44, 4), MC_SZ(136, 4), MC_SZ(8, 4), MC_SZ(12, 4), MC_SZ(12, 4),
-     MC_SZ(32, 4), MC_SZ(40, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4), 4,
-     MC_VENDOR_NONE},
+     MC_SZ(32, 4), MC_SZ(40, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4),
+     MC_SZ(12, 4), MC_SZ(20, 4), 4, MC_VENDOR_NONE},
     /* cortex-m: TfLiteTensor holds enums */
     {MC_SZ(52, 4), MC_SZ(44, 4), MC_SZ(136, 4), MC_SZ(8, 4), MC_SZ(12, 4), MC_SZ(12, 4),
-     MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4), 4,
-     MC_VENDOR_CMSIS_NN},
+     MC_SZ(32, 4), MC_SZ(32, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4),
+     MC_SZ(12, 4), MC_SZ(20, 4), 4, MC_VENDOR_CMSIS_NN},
     /* esp32 (measured on Xtensa): no compression, so RecordingMicroAllocator and
      * SubgraphAllocations lose their compression members */
     {MC_SZ(52, 4), MC_SZ(44, 4), MC_SZ(124, 4), MC_SZ(8, 4), MC_SZ(8, 4), MC_SZ(12, 4),
-     MC_SZ(32, 4), MC_SZ(40, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4), 4,
-     MC_VENDOR_ESP_NN},
+     MC_SZ(32, 4), MC_SZ(40, 4), MC_SZ(12, 4), MC_SZ(12, 4), MC_SZ(4, 4), MC_SZ(24, 4),
+     MC_SZ(12, 4), MC_SZ(20, 4), 4, MC_VENDOR_ESP_NN},
 };
 
 const mc_target_abi_t *mc__target_abi(mc_target_t target)
