@@ -119,6 +119,19 @@ bool mc__tflm_resource_handle(const mc_graph_t *g, int32_t i);
 int32_t mc__tflm_resource_count(const mc_graph_t *g, int32_t n_variables, int32_t *over);
 int64_t mc__tflm_resource_buffer(const mc_graph_t *g, const mc_op_t *op);
 
+/* ---- the checks before a replay (tflm_start.c) ---------------------------------- */
+
+/* A valid graph TFLM does not run: MC_E_UNSUPPORTED, with the problem in *p (when
+ * given); op and value int32 (an operator index or a code), or -1. */
+mc_status_t mc__tflm_unsupported(mc_problem_t *p, int32_t kind, int32_t op, int32_t value);
+/* The checks every call makes, every index included; sets up *c for the graph, with the
+ * unknown operators counted in *unknown. */
+mc_status_t mc__tflm_start(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
+                           mc_ctx_t *c, int64_t *unknown, mc_problem_t *problem);
+/* The resource variables' count and the reference kernels' Prepare checks: the first
+ * that fails is MC_E_UNSUPPORTED. */
+mc_status_t mc__tflm_prepare_checks(const mc_ctx_t *c, mc_problem_t *p);
+
 /* ---- offline plans (tflm_offline.c) ------------------------------------------- */
 
 /* The graph's offline offsets, or NULL when it has no plan. */

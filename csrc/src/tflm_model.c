@@ -377,120 +377,18 @@ OUT_OF_LINE static mc_status_t fits(mc_sim_t *s, int64_t arena, mc_tflm_usage_t 
 }
 
 /* ---- the public calls (memcore.h section 11) ------------------------------------------------ */
-
-/* A valid graph TFLM does not run: MC_E_UNSUPPORTED, with the problem in *p (when
- * given).  op and value are int32: an operator index (counts within MC_MAX_OPS) or a
- * builtin code, or -1. */
-OUT_OF_LINE static mc_status_t unsupported(mc_problem_t *p, int32_t kind, int32_t op, int32_t value)
-{
-    if (p != NULL) {
-        p->kind = kind;
-        p->op = op;
-        p->tensor = p->other = p->at = -1;
-        p->value = value;
-    }
-    return MC_E_UNSUPPORTED;
-}
-
-/* The checks every call makes, every index included (the lifetimes walk trusts them).
- * Sets up *c for the graph; *unknown counts the unknown operators. */
-static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels,
-                         uint32_t flags, mc_ctx_t *c, int64_t *unknown, mc_problem_t *problem)
-{
-    int32_t i, variables, n_unknown = 0; /* counts within MC_MAX_* (mc_graph_structure) */
-    if (g == NULL) {
-        return MC_E_NULL;
-    }
-    if ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT ||
-        (kernels != MC_KERNELS_REFERENCE && kernels != MC_KERNELS_OPTIMISED) ||
-        (flags & ~(MC_TFLM_ALLOW_UNKNOWN | 0xFFFFu << MC_TFLM_RESOURCE_SHIFT)) != 0) {
-        return MC_E_RANGE;
-    }
-    /* Indices in range, tensor lists inside the index array, sizes that agree with the
-     * shapes, no operator that lost its outputs: whoever built the graph.  With it
-     * every count is non-negative and within MC_MAX_* (int32 indices, scopes and
-     * buffer counts), every array there, every tensor's rank, type and dimensions
-     * valid (its bytes their product, so not negative), every operator's lists inside
-     * op_tensors (inputs >= -1) and the graph's inputs and outputs in range. */
-    MC_TRY(mc_graph_structure(g, problem));
-    if (g->n_subgraphs > 1 && g->subgraphs == NULL) { /* several, but not described */
-        return unsupported(problem, MC_PROBLEM_SUBGRAPHS, -1, (int32_t)g->n_subgraphs);
-    }
-    i = mc__tflm_walk(g, NULL, NULL, &variables); /* the subgraphs operators call exist */
-    if (i >= 0) {
-        return unsupported(problem, MC_PROBLEM_SUBGRAPHS, i, variables);
-    }
-    variables = (int32_t)(flags >> MC_TFLM_RESOURCE_SHIFT & 0xFFFFu); /* n + 1, or 0 */
-    for (i = 0; i < (int32_t)g->n_tensors; i++) {
-        if (g->tensors[i].quant_channels < 0) {
-            return MC_E_NEGATIVE;
-        }
-    }
-    c->graph = g;
-    c->target = target;
-    c->abi = mc__target_abi(target);
-    c->vendor = kernels == MC_KERNELS_OPTIMISED ? c->abi->vendor : MC_VENDOR_NONE;
-    c->resource_variables = variables == 0 ? mc__tflm_resource_count(g, 0, &i) : variables - 1;
-    for (i = 0; i < (int32_t)g->n_ops; i++) {
-        int32_t kind = g->ops[i].kind;
-        if (kind < 0) {
-            return MC_E_RANGE;
-        }
-        if (mc__op_modelled(kind, c->vendor)) {
-            continue;
-        }
-        if ((flags & MC_TFLM_ALLOW_UNKNOWN) == 0) {
-            return unsupported(problem, MC_PROBLEM_UNKNOWN_OP, i, kind);
-        }
-        n_unknown++;
-    }
-    *unknown = n_unknown;
-    return MC_OK;
-}
-
-/* The reference kernels' Prepare checks (tflm_prepare.c) on every operator that runs
- * one: the first that fails is MC_E_UNSUPPORTED, with the check in `value`. */
-static mc_status_t prepare_checks(const mc_ctx_t *c, mc_problem_t *p)
-{
-    int32_t k, tensor; /* operator indices: within MC_MAX_OPS (start) */
-    int32_t n = mc__tflm_resource_count(c->graph, c->resource_variables, &k);
-    if (k >= 0) { /* VAR_HANDLE: "Maximum resource variable count reached" */
-        (void)unsupported(p, MC_PROBLEM_RESOURCE_VARIABLES, k, c->resource_variables);
-        if (p != NULL) {
-            p->other = n;
-        }
-        return MC_E_UNSUPPORTED;
-    }
-    for (k = 0; k < (int32_t)c->graph->n_ops; k++) {
-        const mc_op_t *op = &c->graph->ops[k];
-        int32_t check;
-        if (mc__op_vendor_kernel(op->kind, c->vendor)) {
-            continue;
-        }
-        check = mc__op_prepare_refusal(c->graph, op, &tensor);
-        if (check >= 0) {
-            (void)unsupported(p, MC_PROBLEM_KERNEL_REFUSES, k, check);
-            if (p != NULL) {
-                p->tensor = tensor;
-            }
-            return MC_E_UNSUPPORTED;
-        }
-    }
-    return MC_OK;
-}
-
 /* Runs every Prepare on an unbounded arena; the requests go where s says. */
 static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
 {
     replay_prepare(s, UNBOUNDED_ARENA, NULL);
     if (s->status == MC_E_UNSUPPORTED) {
-        return unsupported(problem, MC_PROBLEM_KERNEL_REFUSES, (int32_t)s->refused, -1);
+        return mc__tflm_unsupported(problem, MC_PROBLEM_KERNEL_REFUSES, (int32_t)s->refused, -1);
     }
     if (s->status != MC_OK) {
         /* In an operator: a size of its buffers past 64 bits, or a tensor its size rule
          * reads is absent.  The problem names it; the status stays. */
         if (s->op >= 0 && (s->status == MC_E_OVERFLOW || s->status == MC_E_RANGE)) {
-            (void)unsupported(problem, s->status == MC_E_OVERFLOW ? MC_PROBLEM_SIZE_OVERFLOW : MC_PROBLEM_MISSING_INPUT,
+            (void)mc__tflm_unsupported(problem, s->status == MC_E_OVERFLOW ? MC_PROBLEM_SIZE_OVERFLOW : MC_PROBLEM_MISSING_INPUT,
                               (int32_t)s->op, -1);
         }
         return s->status;
@@ -525,8 +423,8 @@ static mc_status_t start_replay(const mc_graph_t *g, mc_target_t target, mc_kern
         return MC_E_SCRATCH;
     }
     memset(scratch, 0, (size_t)(STATE_BYTES + USAGE_BYTES));
-    MC_TRY(start(g, target, kernels, flags, &s->ctx, &s->unknown, problem));
-    return prepare_checks(&s->ctx, problem);
+    MC_TRY(mc__tflm_start(g, target, kernels, flags, &s->ctx, &s->unknown, problem));
+    return mc__tflm_prepare_checks(&s->ctx, problem);
 }
 
 mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
@@ -541,8 +439,8 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
     if (n_buffers == NULL || scratch_bytes == NULL) {
         return MC_E_NULL;
     }
-    MC_TRY(start(graph, target, kernels, flags, &c, &unknown, problem));
-    MC_TRY(prepare_checks(&c, problem));
+    MC_TRY(mc__tflm_start(graph, target, kernels, flags, &c, &unknown, problem));
+    MC_TRY(mc__tflm_prepare_checks(&c, problem));
     for (i = 0; i < (int32_t)graph->n_tensors; i++) {
         n += mc__tflm_planned(graph, i);
     }
@@ -553,11 +451,11 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
                         ? mc__op_scratch_count(&c, &graph->ops[i])
                         : MAX_REQUESTS_PER_OP;
         if (k == -2) { /* a buffer past 64 bits: reported as the replay reports it */
-            (void)unsupported(problem, MC_PROBLEM_SIZE_OVERFLOW, i, -1);
+            (void)mc__tflm_unsupported(problem, MC_PROBLEM_SIZE_OVERFLOW, i, -1);
             return MC_E_OVERFLOW;
         }
         if (k < 0) { /* an input its kernel needs is absent, or it refuses the op: Prepare fails */
-            return unsupported(problem, k == -4 ? MC_PROBLEM_KERNEL_REFUSES : MC_PROBLEM_MISSING_INPUT,
+            return mc__tflm_unsupported(problem, k == -4 ? MC_PROBLEM_KERNEL_REFUSES : MC_PROBLEM_MISSING_INPUT,
                                i, -1);
         }
         n += k;
@@ -682,42 +580,5 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     memcpy(out->categories, usage, sizeof out->categories);
     out->unknown_ops = sp->unknown;
     out->upper_bound = sp->unknown != 0;
-    return MC_OK;
-}
-
-bool mc_tflm_supports(int32_t kind)
-{
-    return mc__op_registered(kind);
-}
-
-mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
-                                int32_t *codes, int64_t capacity, int64_t *n_unknown)
-{
-    mc_ctx_t c;
-    int64_t unknown;
-    int32_t k, j, n = 0; /* operator indices and counts: within MC_MAX_OPS (start) */
-    if (n_unknown == NULL || (capacity > 0 && codes == NULL)) {
-        return MC_E_NULL;
-    }
-    if (capacity < 0) {
-        return MC_E_NEGATIVE;
-    }
-    MC_TRY(start(graph, target, kernels, MC_TFLM_ALLOW_UNKNOWN, &c, &unknown, NULL));
-    for (k = 0; k < (int32_t)graph->n_ops; k++) {
-        int32_t code = graph->ops[k].kind;
-        if (mc__op_modelled(code, c.vendor)) {
-            continue;
-        }
-        /* The first operator of its kind (operator k itself ends the search)? */
-        for (j = 0; graph->ops[j].kind != code; j++) {
-        }
-        if (j == k) {
-            if (n < capacity) {
-                codes[n] = code;
-            }
-            n++;
-        }
-    }
-    *n_unknown = n;
     return MC_OK;
 }

@@ -456,8 +456,7 @@ static const uint8_t *script(int32_t sc)
 
 /* ---- the rows ---------------------------------------------------------------------- */
 
-/* Registered, but not modelled: a few vendor kernels whose allocations are not in the
- * table (they count as unknown).  Their rows' Prepare is SC_NOT_MODELLED. */
+/* Registered, not modelled (vendor kernels outside the table, unknown): SC_NOT_MODELLED. */
 typedef struct {
     uint8_t code;      /* BuiltinOperator */
     uint8_t options;   /* MC_S_O_* its parser allocates; 0: none */
@@ -903,8 +902,7 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         return 4 * (int64_t)i1->quant_channels;
     case R_DIMS_OUT0:
         return o0 == NULL ? -3 : dims_copy_bytes(o0);
-    case R_RESOURCE_BUFFER:
-        return mc__tflm_resource_buffer(s->graph, op);
+    case R_RESOURCE_BUFFER: return mc__tflm_resource_buffer(s->graph, op);
     case R_ADD_N_OPDATA:
     case R_CUMSUM_OPDATA:
     case R_LOG_SOFTMAX_OPDATA:
