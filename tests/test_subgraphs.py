@@ -84,3 +84,21 @@ def test_every_subgraph_is_read():
     kinds = [op.kind for op in model.operators]
     assert kinds == ["WHILE", "RELU", "LESS", "ADD", "IF", "CONV_2D", "CONV_2D", "RELU"]
     assert model.inputs == (0, 1, 2)
+
+
+def test_resource_variables_are_the_firmwares_choice():
+    """TFLM's VAR_HANDLE fails its Prepare without MicroResourceVariables, or past their
+    count (var_handle.cc): refused naming it.  More variables than the model names only
+    grow the tail; the default is one per distinct shared name, as the measured truth's
+    interpreter builds it (test_head_tail_total_and_minimum_exact)."""
+    model = memcore.load(CONTROL / "models" / "resource_two_f32.tflite")
+    for n in (0, 1):
+        with pytest.raises(memcore.MemcoreError, match=r"VAR_HANDLE\) names resource variable %d of 2, but the "
+                                                       r"interpreter is built with %d" % (n + 1, n)):
+            memcore.tflm_arena(model, resource_variables=n)
+    default = memcore.tflm_arena(model)
+    assert memcore.tflm_arena(model, resource_variables=2).tail_bytes == default.tail_bytes
+    more = memcore.tflm_arena(model, resource_variables=10)
+    assert more.head_bytes == default.head_bytes and more.tail_bytes > default.tail_bytes
+    with pytest.raises(memcore.MemcoreError, match="resource_variables must be 0 to 65534"):
+        memcore.tflm_arena(model, resource_variables=-1)

@@ -542,22 +542,24 @@ static void read_options(reader_t *r, const table_t *op, mc_op_t *out)
 }
 
 /* Each VAR_HANDLE's resource variable: the first VAR_HANDLE with the same shared name
- * (options[0]), compared byte by byte in the file. */
+ * (options[0]), compared byte by byte in the file (an absent name is the empty one). */
 static void name_variables(reader_t *r, mc_op_t *ops, int32_t n_ops)
 {
     int32_t k, j, c;
     for (k = 0; k < n_ops; k++) {
-        mc_op_t *op = &ops[k];
-        bool same = false;
-        for (j = 0; j < k && op->kind == BUILTIN_VAR_HANDLE && !same; j++) {
-            same = ops[j].kind == BUILTIN_VAR_HANDLE && ops[j].options[0] == j &&
-                   ops[j].options[2] == op->options[2] && (ops[j].options[1] < 0) == (op->options[1] < 0);
-            for (c = 0; c < op->options[2] && same && op->options[1] >= 0; c++) {
-                same = get_u32(r, ops[j].options[1] + (int64_t)c, 1) == get_u32(r, op->options[1] + (int64_t)c, 1);
+        int32_t *name = ops[k].options;
+        for (j = 0; j <= k && ops[k].kind == BUILTIN_VAR_HANDLE; j++) {
+            const int32_t *other = ops[j].options;
+            if (ops[j].kind != BUILTIN_VAR_HANDLE || other[2] != name[2] || (j < k && other[0] != j)) {
+                continue;
             }
-        }
-        if (op->kind == BUILTIN_VAR_HANDLE) {
-            op->options[0] = same ? j - 1 : k;
+            for (c = 0; c < name[2] && get_u32(r, (int64_t)other[1] + c, 1) == get_u32(r, (int64_t)name[1] + c, 1);
+                 c++) {
+            }
+            if (c == name[2]) { /* itself, at j = k, when no earlier one matches */
+                name[0] = j;
+                break;
+            }
         }
     }
 }

@@ -28,18 +28,16 @@
 #define BUILTIN_VAR_HANDLE 142
 #define BUILTIN_ASSIGN_VARIABLE 144
 
-/* The operator that writes tensor i when it is a VAR_HANDLE, else -1: only resource
- * tensors are looked for, so the scan is rare. */
-static int32_t var_handle_of(const mc_graph_t *g, int32_t i)
+/* The variable (its first VAR_HANDLE's index) whose handle tensor i is, when a VAR_HANDLE
+ * before operator `before` writes it; else -1.  Only resource tensors are looked for,
+ * so the scan is rare. */
+static int32_t variable_of(const mc_graph_t *g, int32_t i, int32_t before)
 {
     int32_t k;
-    if (i < 0 || g->tensors[i].dtype != MC_DTYPE_RESOURCE) {
-        return -1;
-    }
-    for (k = 0; k < (int32_t)g->n_ops; k++) {
+    for (k = 0; i >= 0 && g->tensors[i].dtype == MC_DTYPE_RESOURCE && k < before; k++) {
         const mc_op_t *op = &g->ops[k];
         if (op->kind == BUILTIN_VAR_HANDLE && op->n_outputs > 0 && g->op_tensors[op->first_output] == i) {
-            return k;
+            return op->options[0];
         }
     }
     return -1;
@@ -47,7 +45,7 @@ static int32_t var_handle_of(const mc_graph_t *g, int32_t i)
 
 bool mc__tflm_resource_handle(const mc_graph_t *g, int32_t i)
 {
-    return var_handle_of(g, i) >= 0;
+    return variable_of(g, i, (int32_t)g->n_ops) >= 0;
 }
 
 int32_t mc__tflm_resource_count(const mc_graph_t *g, int32_t n_variables, int32_t *over)
@@ -62,25 +60,23 @@ int32_t mc__tflm_resource_count(const mc_graph_t *g, int32_t n_variables, int32_
     return n;
 }
 
-/* The variable (its first VAR_HANDLE) that ASSIGN_VARIABLE operator k allocates for when
- * prepared, or -1. */
+/* The variable ASSIGN_VARIABLE operator k allocates for, if its handle is prepared
+ * before it, or -1. */
 static int32_t assigns(const mc_graph_t *g, int32_t k)
 {
     const mc_op_t *op = &g->ops[k];
-    int32_t handle = op->n_inputs > 0 ? var_handle_of(g, g->op_tensors[op->first_input]) : -1;
-    return handle >= 0 && handle < k ? g->ops[handle].options[0] : -1;
+    return op->kind == BUILTIN_ASSIGN_VARIABLE && op->n_inputs > 1 ? variable_of(g, g->op_tensors[op->first_input], k)
+                                                                   : -1;
 }
 
 int64_t mc__tflm_resource_buffer(const mc_graph_t *g, const mc_op_t *op)
 {
     int32_t j, k = (int32_t)(op - g->ops), variable = assigns(g, k);
-    if (variable < 0 || op->n_inputs < 2 || g->op_tensors[op->first_input + 1] < 0) {
-        return -1;
-    }
-    for (j = 0; j < k; j++) { /* an earlier ASSIGN allocated it already */
-        if (g->ops[j].kind == BUILTIN_ASSIGN_VARIABLE && assigns(g, j) == variable) {
+    for (j = 0; j < k && variable >= 0; j++) { /* an earlier ASSIGN allocated it already */
+        if (assigns(g, j) == variable) {
             return -1;
         }
     }
-    return g->tensors[g->op_tensors[op->first_input + 1]].bytes;
+    return variable >= 0 && g->op_tensors[op->first_input + 1] >= 0 ? g->tensors[g->op_tensors[op->first_input + 1]].bytes
+                                                                     : -1;
 }
