@@ -18,6 +18,9 @@
  *            etc.) and run under qemu-system-xtensa: 4-byte pointers and enums, 8-aligned
  *            8-byte types, so armhf's layout without compression's members
  *            (tests/corpus/truth/esp32.json).
+ * MicroResourceVariables and its MicroResourceVariable (the last two sizes of each row)
+ * were measured with each target's compiler by tools/tflm_oracle/abi_probe.py's probe
+ * (16 and 40 B on host64, 12 and 20 B on the 32-bit targets).
  * Derived (no TFLM build for them here), from the closest measured ABI:
  *   riscv32  RV32 ILP32 lays out C structs as armhf does (4-byte pointers and enums,
  *            8-byte alignment of 8-byte types).
