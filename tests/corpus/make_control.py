@@ -10,7 +10,7 @@ the `flatbuffers` library), and measures TFLM's arena for each on this 64-bit ho
 
 They live beside the main corpus, not in it, because every truth file of the main corpus
 holds every one of its models, and these are measured on the targets listed in
-control/README.md only.  The weights are small deterministic values: TFLM's arena does
+control/README.md only (the 32-bit ones with tools/tflm_oracle).  The weights are small deterministic values: TFLM's arena does
 not depend on them.
 """
 import argparse
