@@ -1,5 +1,5 @@
 """One check, host and board alike: for every shared model and every conformance-corpus
-model, the board's report line and `memcore check MODEL --device esp32 --available-bytes N
+model (the control-flow and resource-variable ones of corpus/control too), the board's report line and `memcore check MODEL --device esp32 --available-bytes N
 --json` agree, for the same N, on the arena TFLM plans, memcore's, TFLM's overhead, the
 arena to give TFLM, the memory required, the headroom and the verdict.
 
@@ -30,7 +30,8 @@ DEVICE = "esp32"
 BATCH_BYTES = 64 * 1024  # files on the board at a time (a QEMU board's RAM filesystem is small)
 
 MODELS = sorted((REPO / "tests" / "models").glob("*.tflite")) + \
-    sorted((REPO / "tests" / "corpus" / "models").glob("*.tflite"))
+    sorted((REPO / "tests" / "corpus" / "models").glob("*.tflite")) + \
+    sorted((REPO / "tests" / "corpus" / "control" / "models").glob("*.tflite"))
 
 
 def host(path):

@@ -132,10 +132,28 @@ def test_dynamic_batch_signature_with_a_concrete_shape_is_accepted(tmp_path):
     assert model.plan("tflm").arena_bytes == original.plan("tflm").arena_bytes
 
 
-def test_several_subgraphs(tmp_path):
+def test_a_control_flow_operator_calling_a_missing_subgraph(tmp_path):
+    """IF's then-branch is subgraph 5 of a model of two: TFLM's IF refuses it in Prepare."""
     def edit(model):
         model.subgraphs.append(model.subgraphs[0])
-    _raises(tmp_path, "two.tflite", _edited(edit), "2 subgraphs")
+        model.operatorCodes.append(schema.OperatorCodeT(deprecatedBuiltinCode=118, builtinCode=118))
+        sg = model.subgraphs[0]
+        cond = len(sg.tensors)
+        sg.tensors.append(schema.TensorT(shape=[1], type=schema.TensorType.BOOL, name=b"cond"))
+        sg.tensors.append(schema.TensorT(shape=[1], type=schema.TensorType.FLOAT32, name=b"branch"))
+        options = schema.IfOptionsT()
+        options.thenSubgraphIndex, options.elseSubgraphIndex = 5, 1
+        sg.operators.insert(0, schema.OperatorT(opcodeIndex=len(model.operatorCodes) - 1, inputs=[cond],
+                                                outputs=[cond + 1], builtinOptionsType=schema.BuiltinOptions.IfOptions,
+                                                builtinOptions=options))
+        sg.inputs = list(sg.inputs) + [cond]
+    path = tmp_path / "missing.tflite"
+    path.write_bytes(_edited(edit))
+    with pytest.raises(memcore.MemcoreError) as info:
+        memcore.tflm_arena(memcore.load(path))
+    assert str(path) in str(info.value)
+    assert ": operator 0 (IF) calls subgraph 5, which the model does not have, or which nests control flow " \
+           "deeper than 8 levels" in str(info.value)
 
 
 def test_onnx_dynamic_batch(tmp_path):

@@ -481,7 +481,10 @@ typedef struct {
      * order (field i has vtable slot 4 + 2i), with the schema's default where the
      * file omits it; enums and bools as integers, floats as their IEEE-754 bits,
      * vector fields 0.  E.g. CONV_2D: padding, stride_w, stride_h, activation,
-     * dilation_w, dilation_h, quantized_bias_type. */
+     * dilation_w, dilation_h, quantized_bias_type.  VAR_HANDLE (whose fields are
+     * strings): [0] the graph index of the first VAR_HANDLE with its shared name (its
+     * resource variable), [1] where the name starts in the file (-1: none), [2] its
+     * length. */
     int32_t options[MC_OP_OPTIONS];
     int64_t first_input;         /* its inputs are graph->op_tensors[first_input ..) */
     int64_t first_output;
@@ -493,6 +496,22 @@ typedef struct {
     int32_t n_outputs;
     int32_t n_intermediates;
 } mc_op_t;
+
+/* One subgraph of a model with several (control flow: IF, WHILE, CALL_ONCE).  The
+ * graph's tensors and operators are every subgraph's in file order, subgraph s holding
+ * tensors [first_tensor, first_tensor + n_tensors) and operators [first_op, first_op +
+ * n_ops); every tensor index (operators' lists, inputs, outputs) is the graph's, not
+ * the subgraph's. */
+typedef struct {
+    const int32_t *io;           /* its n_inputs input tensors, then its n_outputs outputs */
+    int32_t first_tensor;        /* counts within MC_MAX_TENSORS and MC_MAX_OPS */
+    int32_t n_tensors;
+    int32_t first_op;
+    int32_t n_ops;
+    int32_t n_inputs;
+    int32_t n_outputs;
+    int32_t reserved;            /* 0: the size is a multiple of 8 on every ABI */
+} mc_subgraph_t;
 
 /* mc_graph_t.flags */
 #define MC_GRAPH_OFFLINE_PLAN 1u  /* the file carries an offline memory plan (TFLite's
@@ -509,13 +528,16 @@ typedef struct {
     int64_t n_op_tensors;
     int64_t n_inputs;
     int64_t n_outputs;
-    int64_t n_subgraphs;         /* subgraphs in the file; only the first is described */
+    int64_t n_subgraphs;         /* subgraphs in the file (1 when subgraphs is NULL) */
     uint32_t flags;              /* MC_GRAPH_* */
     /* The file's offline memory plan (MC_GRAPH_OFFLINE_PLAN): n_tensors offsets in
      * bytes from the arena's start, -1 where TFLM plans the tensor itself; NULL when
      * the model has none.  TFLM places a tensor it allocates at its offset, and a
      * variable tensor with an offset in the head instead of the tail. */
     const int32_t *offline_offsets;
+    /* n_subgraphs entries when the model has several; NULL: one subgraph, the whole
+     * graph.  inputs and outputs above are the first subgraph's (the interpreter's). */
+    const mc_subgraph_t *subgraphs;
 } mc_graph_t;
 
 /* What is wrong with a model or a graph, precisely enough for a binding to say it in
@@ -552,7 +574,9 @@ typedef enum {
     MC_PROBLEM_OUTPUT_UNWRITTEN,  /* a graph output that no operator writes */
     MC_PROBLEM_BAD_OPERATOR,      /* an operator's tensor list lies outside op_tensors */
     /* Valid, but not modelled (MC_E_UNSUPPORTED). */
-    MC_PROBLEM_SUBGRAPHS,         /* several subgraphs (control flow: IF, WHILE) (value) */
+    MC_PROBLEM_SUBGRAPHS,         /* a control-flow operator calls a subgraph the model does not
+                                     have, or nests deeper than MC_MAX_NESTING (op; value: the
+                                     subgraph) */
     /* An offline memory plan (OfflineMemoryAllocation metadata: version 1, subgraph 0,
      * one offset per tensor of every subgraph) that TFLM cannot use, or that would
      * corrupt activations (MC_E_MODEL): */
@@ -581,6 +605,9 @@ typedef enum {
     MC_PROBLEM_ARENA_TOO_LARGE,   /* TFLM's arena would pass 2^50 bytes: its largest buffer,
                                      a tensor (tensor) or a kernel's scratch (op); value: its
                                      bytes (MC_E_OVERFLOW) */
+    MC_PROBLEM_RESOURCE_VARIABLES,/* a VAR_HANDLE names one resource variable more than the
+                                     interpreter has: its Prepare fails (op; value: the
+                                     variables the interpreter has, other: the model's) */
     MC_PROBLEM_COUNT
 } mc_problem_kind_t;
 
@@ -610,6 +637,8 @@ int64_t mc_dtype_bytes(int32_t dtype);
 #define MC_MAX_TENSORS 1000000
 #define MC_MAX_OPS 1000000
 #define MC_MAX_OP_TENSORS 16000000
+#define MC_MAX_SUBGRAPHS 10000       /* subgraphs in one file */
+#define MC_MAX_NESTING 8             /* control flow inside control flow, levels deep */
 
 /* Scratch mc_graph_validate needs for a graph with n_tensors tensors, in bytes. */
 mc_status_t mc_graph_validate_scratch_bytes(int64_t n_tensors, int64_t *scratch_bytes);
@@ -698,11 +727,18 @@ typedef struct {
     int64_t n_outputs;
     int64_t n_subgraphs;
     int64_t scratch_bytes;  /* what mc_tflite_read needs for this file */
+    int64_t n_io;           /* every subgraph's inputs and outputs together */
 } mc_tflite_size_t;
 
-/* Counts what the file's first subgraph holds and the scratch needed to read it.
+/* Counts what the file holds, every subgraph together (n_inputs and n_outputs: the
+ * first subgraph's), and the scratch needed to read it.
  * [in] source  [out] out  [out] problem  may be NULL */
 mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_problem_t *problem);
+
+/* The end of the arrays mc_tflite_read laid out for `graph` in its scratch (the last
+ * subgraph's outputs): what follows, the reader's own state, is free once it returns.
+ * [in] graph  a graph mc_tflite_read filled */
+const void *mc_tflite_arrays_end(const mc_graph_t *graph);
 
 /*
  * Reads the file's first subgraph into *graph, whose arrays point into `scratch`
@@ -731,6 +767,14 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
 /* mc_tflm_* flags */
 #define MC_TFLM_ALLOW_UNKNOWN 1u  /* cost unknown operators with an upper bound instead of
                                      failing with MC_E_UNSUPPORTED (MC_PROBLEM_UNKNOWN_OP) */
+/* The resource variables the firmware builds its interpreter with
+ * (MicroResourceVariables::Create(allocator, n)), in flags as MC_TFLM_RESOURCE_VARIABLES(n),
+ * n from 0 (none: a MicroInterpreter constructed without them, as in TFLM's C++ default)
+ * to MC_TFLM_MAX_RESOURCE_VARIABLES.  Without it: one per distinct VAR_HANDLE shared
+ * name, as TFLM's Python interpreter builds it, and none for a model without VAR_HANDLE. */
+#define MC_TFLM_RESOURCE_SHIFT 8
+#define MC_TFLM_MAX_RESOURCE_VARIABLES 65534
+#define MC_TFLM_RESOURCE_VARIABLES(n) (((uint32_t)(n) + 1u) << MC_TFLM_RESOURCE_SHIFT)
 
 /*
  * Unknown operators are kinds TFLM does not register on the target, and kernels whose

@@ -29,6 +29,7 @@
 #include "graph.h"
 #include "memcore.h"
 #include "out_of_line.h"
+#include "tflm_internal.h"
 
 #define ARENA_ALIGNMENT 16
 #define SECONDS_PER_HOUR 3600
@@ -48,6 +49,8 @@ typedef struct {
     int32_t n_buffers;    /* at most MC_PLAN_MAX_BUFFERS (mc_plan_scratch_bytes refuses more) */
     uint32_t tflm_flags;  /* MC_TFLM_* for the configuration */
     int32_t work_bytes;   /* the shared area: validation, lifetimes, planning, live bytes */
+    int32_t n_scopes;     /* TFLM's scopes + 1 (the shifted lifetimes' range): n_ops + 2
+                             without control flow */
     int32_t total_bytes;
 } layout_t;
 
@@ -67,8 +70,12 @@ static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const
     MC_TRY(mc_tflm_buffer_count(g, b->target, c->kernels, l->tflm_flags, &n_buffers, &tflm_scratch, problem));
     MC_TRY(mc_plan_scratch_bytes(n_buffers, &plan));
     l->n_buffers = n = (int32_t)n_buffers;
-    /* bytes and buffers live per scope (int64 each), then a flag per tensor */
-    live = (int32_t)(g->n_ops + 2) * 2 * (int32_t)sizeof(int64_t) + (int32_t)g->n_tensors;
+    (void)mc__tflm_walk(g, NULL, NULL, &l->n_scopes); /* checked by mc_tflm_buffer_count */
+    l->n_scopes++;
+    /* bytes and buffers live per scope (int64 each), then a flag per tensor; with
+     * several subgraphs, the lifetimes' walk first (its operators' scopes) */
+    live = l->n_scopes * 2 * (int32_t)sizeof(int64_t) + (int32_t)g->n_tensors +
+           (g->subgraphs != NULL ? 8 * (int32_t)(g->n_tensors + g->n_ops) : 0);
     work = (int32_t)validate;
     work = (int32_t)tflm_scratch > work ? (int32_t)tflm_scratch : work;
     work = (int32_t)plan > work ? (int32_t)plan : work;
@@ -394,24 +401,43 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
     return MC_OK;
 }
 
+/* With several subgraphs, what the reader adds to the first's inputs and outputs: the
+ * subgraph array (in int32 words) and the other subgraphs' inputs and outputs. */
+static int64_t io_of_subgraphs(const mc_graph_t *g)
+{
+    int32_t s;
+    int64_t words = 0;
+    for (s = 1; g->subgraphs != NULL && s < (int32_t)g->n_subgraphs; s++) {
+        words += (int64_t)g->subgraphs[s].n_inputs + g->subgraphs[s].n_outputs;
+    }
+    return g->subgraphs != NULL ? words + g->n_subgraphs * (int64_t)(sizeof(mc_subgraph_t) / 4) : 0;
+}
+
 /* Bytes and buffers of the head live while each operator runs (scope k + 2 in the
- * shifted lifetimes: TFLM's scope k + 1, plus one), into the rows with each operator's
- * own scratch; the first operator with the most bytes live is the peak.  live and
- * count hold n_ops + 2 scopes. */
+ * shifted lifetimes: TFLM's scope k + 1, plus one; with control flow, the scope the
+ * walk gives it, in `scopes`), into the rows with each operator's own scratch; the
+ * first operator with the most bytes live is the peak.  live and count hold n_scopes
+ * scopes. */
 static mc_status_t live_rows(const mc_graph_t *g, const int64_t *sizes, const int32_t *first, const int32_t *last,
-                             const int32_t *owner, int32_t n, int64_t *live, int64_t *count, mc_check_op_t *rows)
+                             const int32_t *owner, int32_t n, int32_t n_scopes, int64_t *live, int64_t *count,
+                             mc_check_op_t *rows)
 {
     int32_t i, k, peak = 0, n_ops = (int32_t)g->n_ops; /* validated: within MC_MAX_OPS */
+    int32_t *scopes = (int32_t *)(void *)(count + n_scopes);
     mc_live_t summary;
-    MC_TRY(mc_live_bytes(sizes, first, last, n, ARENA_ALIGNMENT, n_ops + 2, live, count, &summary));
+    if (g->subgraphs != NULL) { /* first: n_tensors + n_ops entries, then last */
+        (void)mc__tflm_walk(g, scopes, scopes + g->n_tensors + n_ops, &i);
+    }
+    MC_TRY(mc_live_bytes(sizes, first, last, n, ARENA_ALIGNMENT, n_scopes, live, count, &summary));
     for (i = 0; i < n; i++) {
         if (owner[i] < 0) {
             rows[-1 - owner[i]].scratch_bytes += sizes[i];
         }
     }
     for (k = 0; k < n_ops; k++) {
-        rows[k].live_bytes = live[k + 2];
-        rows[k].live_buffers = count[k + 2];
+        int32_t at = g->subgraphs != NULL ? scopes[g->n_tensors + k] + 1 : k + 2;
+        rows[k].live_bytes = live[at];
+        rows[k].live_buffers = count[at];
         if (rows[k].live_bytes > rows[peak].live_bytes) {
             peak = k;
         }
@@ -629,9 +655,6 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
         return MC_E_SCRATCH;
     }
     MC_TRY(mc_graph_validate(g, scratch, scratch_bytes, problem));
-    if (g->n_subgraphs != 1) {
-        return refuse(problem, MC_PROBLEM_SUBGRAPHS, g->n_subgraphs);
-    }
     MC_TRY(layout(g, c, b, &l, problem));
     if (scratch_bytes < l.total_bytes) {
         return MC_E_SCRATCH;
@@ -658,7 +681,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     /* the graph's arrays (validated counts: small) rounded up as read_graph rounds them */
     /* (with an offline plan, its offsets: one per tensor among the int32 arrays) */
     r->check_scratch_bytes = (g->n_tensors * (int64_t)sizeof(mc_tensor_t) + g->n_ops * (int64_t)sizeof(mc_op_t) +
-                              (g->n_op_tensors + g->n_inputs + g->n_outputs +
+                              (g->n_op_tensors + g->n_inputs + g->n_outputs + io_of_subgraphs(g) +
                                (g->offline_offsets != NULL ? g->n_tensors : 0)) * (int64_t)sizeof(int32_t) + 7) /
                                  8 * 8 +
                              l.total_bytes;
@@ -691,12 +714,12 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     MC_TRY(totals(g, r));
     r->kernels = r->numeric == MC_NUMERIC_FLOAT32 ? (int32_t)MC_KERNELS_REFERENCE : (int32_t)c->kernels;
     {
-        int64_t *live = (int64_t *)(void *)work, *count = live + n_ops + 2;
+        int64_t *live = (int64_t *)(void *)work, *count = live + l.n_scopes;
         if (rows != NULL) {
             memset(rows, 0, (size_t)n_ops * sizeof *rows);
-            MC_TRY(live_rows(g, sizes, first, last, owner, l.n_buffers, live, count, rows));
+            MC_TRY(live_rows(g, sizes, first, last, owner, l.n_buffers, l.n_scopes, live, count, rows));
         }
-        MC_TRY(operators(g, b, c, r, (uint8_t *)(count + g->n_ops + 2), rows, problem));
+        MC_TRY(operators(g, b, c, r, (uint8_t *)(count + l.n_scopes), rows, problem));
     }
     MC_TRY(memory(b, c, r));
     MC_TRY(timing(b, c, r));
@@ -713,7 +736,7 @@ static mc_status_t read_graph(const mc_source_t *source, void *scratch, int64_t 
 {
     size_t used; /* (memory the reader filled: a size_t holds it) */
     MC_TRY(mc_tflite_read(source, scratch, scratch_bytes, graph, problem));
-    used = (size_t)((const uint8_t *)(graph->outputs + graph->n_outputs) - (const uint8_t *)scratch);
+    used = (size_t)((const uint8_t *)mc_tflite_arrays_end(graph) - (const uint8_t *)scratch);
     *graph_bytes = (int64_t)((used + 7) & ~(size_t)7);
     return MC_OK;
 }

@@ -76,6 +76,7 @@ const char *mc_problem_text(int32_t kind)
         "has an offline offset TFLM cannot use\0" /* PLAN_OFFSET */
         "overlaps a tensor live with it in the offline plan\0" /* PLAN_OVERLAP */
         "is too large: TFLM's arena would need more than 2^50 bytes\0" /* ARENA_TOO_LARGE */
+        "names more resource variables than the interpreter has\0" /* RESOURCE_VARIABLES */
         "unknown problem";
     const char *text = texts;
     if (kind < 0 || kind > MC_PROBLEM_COUNT) {
@@ -172,7 +173,8 @@ static mc_status_t check_tensor(const mc_tensor_t *t, int32_t i, mc_problem_t *p
 
 /* Operator k's list [first, first + n) must lie in op_tensors and name tensors in
  * [lowest, n_tensors).  Here and in check_io the counts are within MC_MAX_*
- * (mc_graph_structure checks them first): n_tensors in 32 bits. */
+ * (mc_graph_structure checks them first): n_tensors in 32 bits.  (A tensor of another
+ * subgraph is the file's error: the reader gives it no valid index.) */
 static mc_status_t check_list(const mc_graph_t *g, int32_t k, int64_t first, int32_t n, int32_t lowest,
                               mc_problem_t *p)
 {
@@ -210,6 +212,31 @@ static bool writes_nothing(int32_t kind)
     return kind == 129 /* CALL_ONCE */ || kind == 144 /* ASSIGN_VARIABLE */;
 }
 
+/* Several subgraphs: each holds the tensors and operators right after the previous
+ * one's, the last ending where the graph does (the walks over them trust this). */
+static mc_status_t check_subgraphs(const mc_graph_t *g, mc_problem_t *p)
+{
+    int32_t s, tensors = 0, ops = 0; /* counts within MC_MAX_* */
+    if (g->subgraphs == NULL) {
+        return MC_OK;
+    }
+    if (g->n_subgraphs < 1 || g->n_subgraphs > MC_MAX_SUBGRAPHS) {
+        return problem(p, MC_PROBLEM_TOO_LARGE, -1, -1, g->n_subgraphs);
+    }
+    for (s = 0; s < (int32_t)g->n_subgraphs; s++) {
+        const mc_subgraph_t *sg = &g->subgraphs[s];
+        if (sg->first_tensor != tensors || sg->first_op != ops || sg->n_tensors < 0 || sg->n_ops < 0 ||
+            sg->n_tensors > (int32_t)g->n_tensors - tensors || sg->n_ops > (int32_t)g->n_ops - ops || sg->n_inputs < 0 ||
+            sg->n_outputs < 0) {
+            return problem(p, MC_PROBLEM_BAD_OPERATOR, -1, -1, s);
+        }
+        tensors += sg->n_tensors;
+        ops += sg->n_ops;
+        MC_TRY(check_io(g, sg->io, (int64_t)sg->n_inputs + sg->n_outputs, p));
+    }
+    return tensors == g->n_tensors && ops == g->n_ops ? MC_OK : problem(p, MC_PROBLEM_BAD_OPERATOR, -1, -1, s);
+}
+
 mc_status_t mc_graph_structure(const mc_graph_t *g, mc_problem_t *p)
 {
     int32_t i;
@@ -227,6 +254,7 @@ mc_status_t mc_graph_structure(const mc_graph_t *g, mc_problem_t *p)
         return MC_E_NULL;
     }
     /* From here every count is within MC_MAX_*: int32 indices. */
+    MC_TRY(check_subgraphs(g, p));
     for (i = 0; i < (int32_t)g->n_tensors; i++) {
         MC_TRY(check_tensor(&g->tensors[i], i, p));
     }
@@ -272,6 +300,12 @@ mc_status_t mc_graph_validate(const mc_graph_t *g, void *scratch, int64_t scratc
     }
     for (i = 0; i < (size_t)g->n_inputs; i++) {
         writer[g->inputs[i]] = GRAPH_INPUT;
+    }
+    /* A subgraph's inputs are given to it by the operator that calls it. */
+    for (k = 0; g->subgraphs != NULL && k < (int32_t)g->n_subgraphs; k++) {
+        for (i = 0; i < (size_t)g->subgraphs[k].n_inputs; i++) {
+            writer[g->subgraphs[k].io[i]] = GRAPH_INPUT;
+        }
     }
     /* Who writes what, first: a tensor read by operator k and written later is a
      * cycle, and the later writer is only known after every operator is seen. */

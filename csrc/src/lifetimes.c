@@ -1,30 +1,56 @@
 /*
  * SPEC 7: tensor lifetimes in execution order, with TensorFlow Lite Micro's rules.
  *
- * This is AllocationInfoBuilder::MarkAllocationLifetimes (micro_allocation_info.cc)
- * for one flat subgraph.  TFLM counts "scopes", not operator indices: graph inputs and
- * outputs are created at scope 0, operator k runs at scope k + 1, and graph outputs are
- * used again at the final scope.  Reproducing the scopes (rather than, say, a lifetime
- * from producer to last consumer) is what makes the planner's arena equal TFLM's head:
- * a graph input is live from scope 0, and every graph output is live from its producer
- * to the end, so both constrain placements exactly as they do in TFLM (checked against
- * the tflite-micro interpreter on 74 graphs: the 8 shared models and every prefix).
+ * This is AllocationInfoBuilder::MarkAllocationLifetimes (micro_allocation_info.cc).
+ * TFLM counts "scopes", not operator indices: a subgraph's inputs are created at the
+ * scope it starts in, each of its operators opens a new scope, and its outputs are used
+ * again at the scope it ends in.  A tensor's first scope is set once (TFLM's
+ * UpdateFirstCreated), its last every time it is used.  Reproducing the scopes (rather
+ * than, say, a lifetime from producer to last consumer) is what makes the planner's
+ * arena equal TFLM's head: a graph input is live from scope 0, and every graph output
+ * is live from its producer to the end (checked against the tflite-micro interpreter).
+ *
+ * Control flow (IF, WHILE, CALL_ONCE) walks the subgraphs it calls inside its own
+ * operator's scope, each called subgraph opening one scope more, before its inputs are
+ * marked used: a branch's or a loop body's tensors live within the calling operator's
+ * lifetime, and the operator's own inputs and outputs outlive them.  The two branches
+ * of an IF are walked one after the other, so they never share a scope, and a kernel's
+ * scratch buffer lives from its operator's first scope to the scope after its callees:
+ * the operators' scratch buffers are marked as entries n_tensors + k of the arrays.
+ * TFLM walks them recursively; here a stack of MC_MAX_NESTING frames does, so a model
+ * that nests deeper, or calls a subgraph that calls itself, is refused.
  */
 #include <stddef.h>
 #include <string.h>
 
 #include "memcore.h"
+#include "out_of_line.h"
 #include "tflm_internal.h"
 
-/* Tensors ids[0..n) are used at `scope`, and created there too when `first_use` is given
- * (absent optional inputs are -1 and skipped).  TFLM overwrites first_created, so a
- * tensor written by several operators lives from its last producer on. */
-static void mark(const int32_t *ids, int64_t n, int32_t scope, int32_t *first_use, int32_t *last_use)
+#define BUILTIN_IF 118
+#define BUILTIN_WHILE 119
+#define BUILTIN_CALL_ONCE 129
+#define OPTIONS_IF 92
+#define OPTIONS_WHILE 93
+#define OPTIONS_CALL_ONCE 103
+
+/* A subgraph being walked: its operator in progress (or the one before its first) and
+ * how many of that operator's callees are walked (NO_OP: no operator in progress). */
+#define NO_OP 3
+typedef struct {
+    int32_t op;
+    int32_t sg;
+    int32_t calls;
+} frame_t;
+
+/* Tensors ids[0..n) are used at `scope`, and created there too when `create` (unless
+ * created before); absent optional inputs are -1 and skipped. */
+OUT_OF_LINE static void mark(int32_t *first_use, int32_t *last_use, const int32_t *ids, int32_t n, int32_t scope, bool create)
 {
-    int64_t i;
-    for (i = 0; i < n; i++) {
+    int32_t i;
+    for (i = 0; i < n && first_use != NULL; i++) {
         if (ids[i] >= 0) {
-            if (first_use != NULL) {
+            if (create && first_use[ids[i]] == -1) {
                 first_use[ids[i]] = scope;
             }
             last_use[ids[i]] = scope;
@@ -32,22 +58,89 @@ static void mark(const int32_t *ids, int64_t n, int32_t scope, int32_t *first_us
     }
 }
 
-void mc__tflm_graph_lifetimes(const mc_graph_t *graph, int32_t *first_use, int32_t *last_use)
+/* The subgraph operator op calls `which`-th (0 or 1): IF's then and else, WHILE's
+ * condition and body, CALL_ONCE's init; -1 for none.  An operator whose options are not
+ * its kind's calls subgraph -2, which is refused (TFLM reads them as its kind's). */
+static int32_t callee(const mc_op_t *op, int32_t which)
 {
-    int64_t k;
-    int32_t scope = 0;
-    /* never touched: -1 (all bits set) */
-    memset(first_use, 0xff, (size_t)graph->n_tensors * sizeof *first_use);
-    memset(last_use, 0xff, (size_t)graph->n_tensors * sizeof *last_use);
-    /* graph inputs and outputs are created (and used) at scope 0 */
-    mark(graph->inputs, graph->n_inputs, 0, first_use, last_use);
-    mark(graph->outputs, graph->n_outputs, 0, first_use, last_use);
-    /* operator k at scope k + 1: its outputs are (re)created there, then its inputs used */
-    for (k = 0; k < graph->n_ops; k++) {
-        const mc_op_t *op = &graph->ops[k];
-        scope++;
-        mark(graph->op_tensors + op->first_output, op->n_outputs, scope, first_use, last_use);
-        mark(graph->op_tensors + op->first_input, op->n_inputs, scope, NULL, last_use);
+    int32_t type = op->kind == BUILTIN_IF      ? OPTIONS_IF
+                   : op->kind == BUILTIN_WHILE ? OPTIONS_WHILE
+                   : op->kind == BUILTIN_CALL_ONCE ? OPTIONS_CALL_ONCE : 0;
+    if (type == 0 || (which == 1 && type == OPTIONS_CALL_ONCE)) {
+        return -1;
     }
-    mark(graph->outputs, graph->n_outputs, scope, NULL, last_use);
+    return op->options_type == type ? op->options[which] : -2;
+}
+
+const mc_subgraph_t *mc__tflm_subgraph(const mc_graph_t *g, int32_t s, mc_subgraph_t *whole)
+{
+    if (g->subgraphs != NULL) {
+        return &g->subgraphs[s];
+    }
+    /* one subgraph, the whole graph (its outputs are the graph's: mc__tflm_walk) */
+    memset(whole, 0, sizeof *whole);
+    whole->n_tensors = (int32_t)g->n_tensors; /* counts within MC_MAX_* */
+    whole->n_ops = (int32_t)g->n_ops;
+    whole->io = g->inputs;
+    whole->n_inputs = (int32_t)g->n_inputs;
+    return whole;
+}
+
+int32_t mc__tflm_walk(const mc_graph_t *g, int32_t *first_use, int32_t *last_use, int32_t *bad)
+{
+    /* *bad: the subgraph an operator cannot call, or once the walk is done the scopes */
+    frame_t stack[MC_MAX_NESTING];
+    mc_subgraph_t whole;
+    const mc_subgraph_t *sg = mc__tflm_subgraph(g, 0, &whole);
+    int32_t depth = 1, scope = 0, n = (int32_t)(g->n_tensors + g->n_ops); /* within MC_MAX_*: int32 */
+    if (first_use != NULL) { /* never touched: -1 (all bits set) */
+        memset(first_use, 0xff, 2 * (size_t)n * sizeof *first_use);
+    }
+    mark(first_use, last_use, sg->io, sg->n_inputs, scope, true);
+    stack[0].sg = 0;
+    stack[0].op = -1;
+    stack[0].calls = NO_OP;
+    while (depth > 0) {
+        frame_t *f = &stack[depth - 1];
+        const mc_op_t *op = f->calls != NO_OP ? &g->ops[f->op] : NULL;
+        int32_t id = (int32_t)g->n_tensors + f->op; /* the operator's scratch buffers' entry */
+        sg = mc__tflm_subgraph(g, f->sg, &whole);
+        if (op != NULL && f->calls < 2) { /* the operator's next callee, if any */
+            int32_t s = callee(op, f->calls++);
+            if (s == -1) {
+                continue;
+            }
+            if (s < 0 || s >= g->n_subgraphs || depth == MC_MAX_NESTING) {
+                *bad = s;
+                return f->op;
+            }
+            scope++;
+            sg = mc__tflm_subgraph(g, s, &whole);
+            mark(first_use, last_use, sg->io, sg->n_inputs, scope, true);
+            f = &stack[depth++];
+            f->sg = s;
+            f->op = sg->first_op - 1;
+            f->calls = NO_OP;
+            continue;
+        }
+        if (op != NULL) { /* its callees walked: its inputs, outputs and scratch used */
+            mark(first_use, last_use, g->op_tensors + op->first_input, op->n_inputs, scope, false);
+            mark(first_use, last_use, g->op_tensors + op->first_output, op->n_outputs, scope, false);
+            mark(first_use, last_use, &id, 1, scope, false);
+        }
+        if (++f->op < sg->first_op + sg->n_ops) { /* the next operator opens a scope */
+            op = &g->ops[f->op];
+            scope++;
+            id++;
+            mark(first_use, last_use, g->op_tensors + op->first_output, op->n_outputs, scope, true);
+            mark(first_use, last_use, &id, 1, scope, true);
+            f->calls = 0;
+            continue;
+        }
+        mark(first_use, last_use, g->subgraphs != NULL ? sg->io + sg->n_inputs : g->outputs,
+             g->subgraphs != NULL ? sg->n_outputs : (int32_t)g->n_outputs, scope, true);
+        depth--;
+    }
+    *bad = scope + 1;
+    return -1;
 }

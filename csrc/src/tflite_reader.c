@@ -29,6 +29,8 @@
 #define WINDOW_BYTES 64
 #define SCHEMA_VERSION 3
 #define BUILTIN_CUSTOM 32
+#define BUILTIN_VAR_HANDLE 142
+#define VAR_HANDLE_SHARED_NAME 1 /* VarHandleOptions' field */
 
 /* Model fields */
 enum { MODEL_VERSION = 0, MODEL_OPERATOR_CODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4,
@@ -79,9 +81,12 @@ typedef struct {
 /* The root table and the pieces every pass needs. */
 typedef struct {
     table_t model;
-    vector_t vectors[ROOT_VECTORS];
+    vector_t vectors[ROOT_VECTORS]; /* TENSORS .. OUTPUTS: the subgraph open_subgraph opened */
+    vector_t subgraphs;
     int64_t plan_at;   /* where the offline plan's offsets start; -1 when the file has none */
     int64_t n_subgraphs;
+    int32_t first_tensor; /* the open subgraph's first tensor and operator in the graph */
+    int32_t first_op;
 } root_t;
 
 /* All the reader's state, in one frame of the public function: the stack stays small
@@ -104,11 +109,12 @@ typedef struct {
 
 /* Where the graph's arrays go. */
 typedef struct {
+    mc_subgraph_t *subgraphs; /* only when the file has several */
     mc_tensor_t *tensors;
     mc_op_t *ops;
     int32_t *op_tensors;
     int32_t *offsets;  /* the offline plan's, when there is one */
-    int32_t *inputs;   /* the outputs follow the inputs */
+    int32_t *inputs;   /* each subgraph's inputs, then its outputs, subgraph after subgraph */
 } arrays_t;
 
 /* mc_graph_t's counts, n_tensors to n_subgraphs, are mc_tflite_size_t's first six in
@@ -343,18 +349,24 @@ OUT_OF_LINE static int32_t clamp_length(uint32_t length)
     return length > (uint32_t)INT32_MAX ? INT32_MAX : (int32_t)length;
 }
 
+/* Subgraph s's vectors into root_t's TENSORS .. OUTPUTS. */
+static void open_subgraph(reader_t *r, uint32_t s)
+{
+    static const uint8_t fields[ROOT_VECTORS] = {0, 0, SUBGRAPH_TENSORS, SUBGRAPH_OPERATORS, SUBGRAPH_INPUTS,
+                                                 SUBGRAPH_OUTPUTS};
+    table_t subgraph;
+    int32_t i;
+    table_element(r, &r->root.subgraphs, s, &subgraph);
+    for (i = TENSORS; i < ROOT_VECTORS; i++) {
+        vector_field(r, &subgraph, fields[i], 4, &r->root.vectors[i]);
+    }
+}
+
 static void open_root(reader_t *r)
 {
-    /* Where each of root_t's vectors is: in the model (0) or its first subgraph (1). */
-    static const uint8_t in_subgraph[ROOT_VECTORS] = {0, 0, 1, 1, 1, 1};
-    static const uint8_t fields[ROOT_VECTORS] = {MODEL_OPERATOR_CODES, MODEL_BUFFERS, SUBGRAPH_TENSORS,
-                                                 SUBGRAPH_OPERATORS, SUBGRAPH_INPUTS, SUBGRAPH_OUTPUTS};
     root_t *root = &r->root;
-    int32_t version, i;
-    uint32_t too_many;
+    int32_t version;
     bool short_file;
-    vector_t subgraphs;
-    table_t subgraph;
     /* too short for the identifier (at 0), or not it (at 4) */
     short_file = r->source->file_bytes < 8;
     if (short_file || get_u32(r, 4, 4) != 0x334c4654u) { /* "TFL3" */
@@ -365,20 +377,15 @@ static void open_root(reader_t *r)
     if (version != SCHEMA_VERSION) {
         fail_value(r, MC_E_MODEL, MC_PROBLEM_SCHEMA_VERSION, (uint32_t)version);
     }
-    vector_field(r, &root->model, MODEL_SUBGRAPHS, 4, &subgraphs);
-    if (subgraphs.length == 0) {
+    vector_field(r, &root->model, MODEL_OPERATOR_CODES, 4, &root->vectors[CODES]);
+    vector_field(r, &root->model, MODEL_BUFFERS, 4, &root->vectors[BUFFERS]);
+    vector_field(r, &root->model, MODEL_SUBGRAPHS, 4, &root->subgraphs);
+    if (root->subgraphs.length == 0) {
         fail(r, MC_E_MODEL, MC_PROBLEM_NO_SUBGRAPH, -1);
+    } else if (root->subgraphs.length > MC_MAX_SUBGRAPHS) {
+        fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, root->subgraphs.length);
     }
-    root->n_subgraphs = subgraphs.length;
-    table_element(r, &subgraphs, 0, &subgraph);
-    for (i = 0; i < ROOT_VECTORS; i++) {
-        vector_field(r, in_subgraph[i] ? &subgraph : &root->model, fields[i], 4, &root->vectors[i]);
-    }
-    too_many = root->vectors[TENSORS].length > MC_MAX_TENSORS ? root->vectors[TENSORS].length
-               : root->vectors[OPERATORS].length > MC_MAX_OPS ? root->vectors[OPERATORS].length : 0;
-    if (too_many != 0) {
-        fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, too_many);
-    }
+    root->n_subgraphs = root->subgraphs.length;
 }
 
 /* An operator's three tensor lists: inputs, outputs, intermediates. */
@@ -391,11 +398,10 @@ static void op_lists(reader_t *r, const table_t *op, vector_t lists[3])
     }
 }
 
-/* Total length of every operator's tensor lists. */
-static int64_t count_op_tensors(reader_t *r)
+/* `total` and the length of every tensor list of the open subgraph's operators. */
+static int64_t count_op_tensors(reader_t *r, int64_t total)
 {
     const vector_t *operators = &r->root.vectors[OPERATORS];
-    int64_t total = 0;
     uint32_t k;
     for (k = 0; k < operators->length && r->rc == MC_OK; k++) {
         table_t op;
@@ -469,7 +475,7 @@ OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out)
     int32_t external;
     bool constant;
 
-    table_element(r, &r->root.vectors[TENSORS], (uint32_t)i, &t);
+    table_element(r, &r->root.vectors[TENSORS], (uint32_t)(i - r->root.first_tensor), &t);
     vector_field(r, &t, TENSOR_SHAPE, 4, &shape);
     if (shape.length > MC_MAX_DIMS) {
         tensor_problem(r, MC_E_GRAPH, MC_PROBLEM_BAD_RANK, i, shape.length);
@@ -527,6 +533,48 @@ static void read_options(reader_t *r, const table_t *op, mc_op_t *out)
             out->options[f] = scalar_field(r, &options, f, kind, fields[f] >> 3);
         }
     }
+    if (out->kind == BUILTIN_VAR_HANDLE) { /* where its shared name is (memcore.h) */
+        vector_t name;
+        vector_field(r, &options, VAR_HANDLE_SHARED_NAME, 1, &name);
+        out->options[1] = name.data < 0 ? -1 : (int32_t)name.data; /* a flatbuffer is < 2 GB */
+        out->options[2] = clamp_length(name.length);
+    }
+}
+
+/* Each VAR_HANDLE's resource variable: the first VAR_HANDLE with the same shared name
+ * (options[0]), compared byte by byte in the file (an absent name is the empty one). */
+static void name_variables(reader_t *r, mc_op_t *ops, int32_t n_ops)
+{
+    int32_t k, j, c;
+    for (k = 0; k < n_ops; k++) {
+        int32_t *name = ops[k].options;
+        for (j = 0; j <= k && ops[k].kind == BUILTIN_VAR_HANDLE; j++) {
+            const int32_t *other = ops[j].options;
+            if (ops[j].kind != BUILTIN_VAR_HANDLE || other[2] != name[2] || (j < k && other[0] != j)) {
+                continue;
+            }
+            for (c = 0; c < name[2] && get_u32(r, (int64_t)other[1] + c, 1) == get_u32(r, (int64_t)name[1] + c, 1);
+                 c++) {
+            }
+            if (c == name[2]) { /* itself, at j = k, when no earlier one matches */
+                name[0] = j;
+                break;
+            }
+        }
+    }
+}
+
+/* The open subgraph's tensor indices [from, to) as the graph's: an index of another
+ * subgraph's tensor, or none, becomes one that mc_graph_structure refuses (-2), an
+ * absent optional input stays -1.  A file of one subgraph keeps its indices as they
+ * are, so a bad one is named as the file has it.  Returns `to`. */
+static int32_t *rebase(const reader_t *r, int32_t *from, int32_t *to)
+{
+    int32_t n = (int32_t)r->root.vectors[TENSORS].length;
+    for (; from < to && r->root.n_subgraphs > 1; from++) {
+        *from = *from >= 0 && *from < n ? *from + r->root.first_tensor : *from == -1 ? -1 : -2;
+    }
+    return to;
 }
 
 /* Operator k into *out, its tensor lists copied to op_tensors from next on; returns
@@ -539,7 +587,7 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     int32_t index, deprecated, builtin, l;
     int64_t *firsts[3];
 
-    table_element(r, &r->root.vectors[OPERATORS], (uint32_t)k, &op);
+    table_element(r, &r->root.vectors[OPERATORS], (uint32_t)(k - r->root.first_op), &op);
     memset(out, 0, sizeof *out);
     index = scalar_field(r, &op, OP_OPCODE_INDEX, MC_FIELD_I32, 0);
     if ((uint32_t)index >= codes->length) {
@@ -555,6 +603,7 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     out->version = scalar_field(r, &code, CODE_VERSION, MC_FIELD_I32, 1);
     out->kind = builtin > deprecated ? builtin : deprecated;
     out->custom_name_offset = -1;
+    out->options[1] = out->kind == BUILTIN_VAR_HANDLE ? -1 : 0; /* no name until read_options finds one */
     if (out->kind == BUILTIN_CUSTOM) {
         vector_field(r, &code, CODE_CUSTOM, 1, &custom);
         out->custom_name_offset = custom.data;
@@ -570,7 +619,7 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     firsts[2] = &out->first_intermediate;
     for (l = 0; l < 3; l++) {
         *firsts[l] = next - op_tensors;
-        next = copy_ints(r, &lists[l], next);
+        next = rebase(r, next, copy_ints(r, &lists[l], next));
     }
     return next;
 }
@@ -666,21 +715,37 @@ static int64_t layout_bytes(const mc_tflite_size_t *n, bool plan)
     /* (with an offline plan, an offset per tensor among the int32 arrays) */
     uint32_t fixed = (uint32_t)n->n_tensors * (uint32_t)(sizeof(mc_tensor_t) + (plan ? sizeof(int32_t) : 0)) +
                      (uint32_t)n->n_ops * (uint32_t)sizeof(mc_op_t) +
-                     (uint32_t)n->n_op_tensors * (uint32_t)sizeof(int32_t);
-    int64_t total = fixed + (n->n_inputs + n->n_outputs) * (int64_t)sizeof(int32_t);
+                     (uint32_t)n->n_op_tensors * (uint32_t)sizeof(int32_t) +
+                     (n->n_subgraphs > 1 ? (uint32_t)n->n_subgraphs * (uint32_t)sizeof(mc_subgraph_t) : 0u);
+    int64_t total = fixed + n->n_io * (int64_t)sizeof(int32_t);
     return ((total + 7) & ~(int64_t)7) + RESERVED_BYTES; /* the reader's state is 8-byte aligned */
 }
 
+/* Every subgraph's counts added up (the limits hold for the sums); the graph's inputs
+ * and outputs are the first subgraph's. */
 OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out)
 {
     const root_t *root = &r->root;
+    uint32_t s;
+    memset(out, 0, sizeof *out);
     open_root(r);
-    out->n_tensors = root->vectors[TENSORS].length;
-    out->n_ops = root->vectors[OPERATORS].length;
-    out->n_inputs = root->vectors[INPUTS].length;
-    out->n_outputs = root->vectors[OUTPUTS].length;
     out->n_subgraphs = root->n_subgraphs;
-    out->n_op_tensors = count_op_tensors(r);
+    for (s = 0; s < (uint32_t)root->n_subgraphs && r->rc == MC_OK; s++) {
+        int64_t too_many;
+        open_subgraph(r, s);
+        out->n_tensors += root->vectors[TENSORS].length;
+        out->n_ops += root->vectors[OPERATORS].length;
+        out->n_io += (int64_t)root->vectors[INPUTS].length + root->vectors[OUTPUTS].length;
+        if (s == 0) {
+            out->n_inputs = root->vectors[INPUTS].length;
+            out->n_outputs = root->vectors[OUTPUTS].length;
+        }
+        too_many = out->n_tensors > MC_MAX_TENSORS ? out->n_tensors : out->n_ops > MC_MAX_OPS ? out->n_ops : 0;
+        if (too_many != 0) {
+            fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, too_many);
+        }
+        out->n_op_tensors = count_op_tensors(r, out->n_op_tensors);
+    }
     find_plan(r);
     out->scratch_bytes = layout_bytes(out, root->plan_at >= 0);
     return r->rc;
@@ -701,6 +766,12 @@ mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_
     return MC_OK;
 }
 
+const void *mc_tflite_arrays_end(const mc_graph_t *graph)
+{
+    const mc_subgraph_t *last = graph->subgraphs != NULL ? &graph->subgraphs[graph->n_subgraphs - 1] : NULL;
+    return last != NULL ? last->io + last->n_inputs + last->n_outputs : graph->outputs + graph->n_outputs;
+}
+
 mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scratch_bytes,
                            mc_graph_t *graph, mc_problem_t *problem)
 {
@@ -708,7 +779,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     mc_tflite_size_t n;
     mc_problem_t sink;
     arrays_t a;
-    int32_t i, *next;
+    int32_t i, s, *next, *io;
     bool plan;
 
     MC_TRY(check_source(source));
@@ -731,24 +802,48 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     r->window = (uint8_t *)r + READER_BYTES;
     r->window_at = EMPTY_WINDOW;
     /* 8-byte members first, then the int32 arrays, then the reader.  The counts are
-     * within MC_MAX_* (tensors, operators) or 32-bit (the lists) by now. */
-    a.tensors = (mc_tensor_t *)scratch;
+     * within MC_MAX_* (tensors, operators, subgraphs) or 32-bit (the lists) by now. */
+    a.subgraphs = (mc_subgraph_t *)scratch;
+    a.tensors = (mc_tensor_t *)(a.subgraphs + (n.n_subgraphs > 1 ? n.n_subgraphs : 0));
     a.ops = (mc_op_t *)(a.tensors + n.n_tensors);
     a.op_tensors = (int32_t *)(a.ops + n.n_ops);
     plan = r->root.plan_at >= 0;
     a.offsets = a.op_tensors + n.n_op_tensors;
     a.inputs = a.offsets + (plan ? n.n_tensors : 0);
 
-    for (i = 0; i < (int32_t)n.n_tensors && r->rc == MC_OK; i++) {
-        read_tensor(r, i, &a.tensors[i]);
-    }
     next = a.op_tensors;
-    for (i = 0; i < (int32_t)n.n_ops && r->rc == MC_OK; i++) {
-        next = read_op(r, i, &a.ops[i], a.op_tensors, next);
+    io = a.inputs;
+    r->root.first_tensor = r->root.first_op = 0;
+    for (s = 0; s < (int32_t)n.n_subgraphs && r->rc == MC_OK; s++) {
+        root_t *root = &r->root;
+        int32_t n_tensors, n_ops;
+        open_subgraph(r, (uint32_t)s);
+        n_tensors = (int32_t)root->vectors[TENSORS].length; /* the sums are within MC_MAX_* */
+        n_ops = (int32_t)root->vectors[OPERATORS].length;
+        for (i = root->first_tensor; i < root->first_tensor + n_tensors && r->rc == MC_OK; i++) {
+            read_tensor(r, i, &a.tensors[i]);
+        }
+        for (i = root->first_op; i < root->first_op + n_ops && r->rc == MC_OK; i++) {
+            next = read_op(r, i, &a.ops[i], a.op_tensors, next);
+        }
+        if (n.n_subgraphs > 1) {
+            mc_subgraph_t *sg = &a.subgraphs[s];
+            sg->io = io;
+            sg->first_tensor = root->first_tensor;
+            sg->n_tensors = n_tensors;
+            sg->first_op = root->first_op;
+            sg->n_ops = n_ops;
+            sg->n_inputs = (int32_t)root->vectors[INPUTS].length; /* within the io count */
+            sg->n_outputs = (int32_t)root->vectors[OUTPUTS].length;
+            sg->reserved = 0;
+        }
+        io = rebase(r, io, copy_ints(r, &root->vectors[INPUTS], io));
+        io = rebase(r, io, copy_ints(r, &root->vectors[OUTPUTS], io)); /* the outputs follow the inputs */
+        root->first_tensor += n_tensors;
+        root->first_op += n_ops;
     }
-    next = copy_ints(r, &r->root.vectors[INPUTS], a.inputs);
-    copy_ints(r, &r->root.vectors[OUTPUTS], next); /* the outputs follow the inputs */
-    if (plan) { /* the first subgraph's offsets: its tensors come first */
+    name_variables(r, a.ops, (int32_t)n.n_ops);
+    if (plan) { /* an offset per tensor of every subgraph, in the graph's order */
         vector_t offsets;
         offsets.data = r->root.plan_at;
         offsets.length = (uint32_t)n.n_tensors;
@@ -764,5 +859,6 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     memcpy(&graph->n_tensors, &n, COUNTS_BYTES);
     graph->flags = plan ? MC_GRAPH_OFFLINE_PLAN : 0u;
     graph->offline_offsets = plan ? a.offsets : NULL;
+    graph->subgraphs = n.n_subgraphs > 1 ? a.subgraphs : NULL;
     return MC_OK;
 }

@@ -45,6 +45,8 @@ typedef struct {
     mc_size_t scratch_request;     /* internal::ScratchBufferRequest */
     mc_size_t scratch_handle;      /* ScratchBufferHandle */
     mc_size_t allocation_info;     /* AllocationInfo */
+    mc_size_t resource_variables;  /* MicroResourceVariables */
+    mc_size_t resource_variable;   /* MicroResourceVariables::MicroResourceVariable */
     uint8_t pointer_bytes;         /* sizeof(void *), sizeof(size_t) */
     uint8_t vendor;                /* MC_VENDOR_* of MC_KERNELS_OPTIMISED */
 } mc_target_abi_t;
@@ -63,6 +65,7 @@ typedef struct {
     const mc_target_abi_t *abi;
     mc_target_t target;
     int32_t vendor;                /* the vendor kernels in use (MC_VENDOR_*) */
+    int32_t resource_variables;    /* MicroResourceVariables' size (tflm_resources.c) */
 } mc_ctx_t;
 
 typedef struct {
@@ -98,8 +101,36 @@ void mc__sim_temp_tensor(mc_sim_t *s, int32_t tensor);
 /* RequestScratchBufferInArena. */
 void mc__sim_scratch(mc_sim_t *s, int64_t bytes);
 
-/* mc_tflm_lifetimes' rules over a graph whose indices have been checked (lifetimes.c). */
-void mc__tflm_graph_lifetimes(const mc_graph_t *graph, int32_t *first_use, int32_t *last_use);
+/* TFLM's lifetimes over a graph whose indices have been checked (lifetimes.c): the
+ * first and last scope (-1: never touched) of every tensor, then of every operator's
+ * scratch buffers (n_tensors + n_ops entries each); with NULL arrays only the calls
+ * are checked.  Returns -1 with the number of scopes in *bad, or the operator that
+ * calls subgraph *bad, which the model lacks or which nests deeper than MC_MAX_NESTING. */
+int32_t mc__tflm_walk(const mc_graph_t *g, int32_t *first_use, int32_t *last_use, int32_t *bad);
+/* Subgraph s: the whole graph, made in *whole, when it has only one (subgraphs NULL;
+ * its outputs are then the graph's, not after its inputs). */
+const mc_subgraph_t *mc__tflm_subgraph(const mc_graph_t *g, int32_t s, mc_subgraph_t *whole);
+
+/* Resource variables (tflm_resources.c): whether tensor i is a VAR_HANDLE's output
+ * (never planned); how many distinct variables the model names, with *over the first
+ * VAR_HANDLE past n_variables of them (or -1); the buffer ASSIGN_VARIABLE `op`
+ * allocates, or -1. */
+bool mc__tflm_resource_handle(const mc_graph_t *g, int32_t i);
+int32_t mc__tflm_resource_count(const mc_graph_t *g, int32_t n_variables, int32_t *over);
+int64_t mc__tflm_resource_buffer(const mc_graph_t *g, const mc_op_t *op);
+
+/* ---- the checks before a replay (tflm_start.c) ---------------------------------- */
+
+/* A valid graph TFLM does not run: MC_E_UNSUPPORTED, with the problem in *p (when
+ * given); op and value int32 (an operator index or a code), or -1. */
+mc_status_t mc__tflm_unsupported(mc_problem_t *p, int32_t kind, int32_t op, int32_t value);
+/* The checks every call makes, every index included; sets up *c for the graph, with the
+ * unknown operators counted in *unknown. */
+mc_status_t mc__tflm_start(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
+                           mc_ctx_t *c, int64_t *unknown, mc_problem_t *problem);
+/* The resource variables' count and the reference kernels' Prepare checks: the first
+ * that fails is MC_E_UNSUPPORTED. */
+mc_status_t mc__tflm_prepare_checks(const mc_ctx_t *c, mc_problem_t *p);
 
 /* ---- offline plans (tflm_offline.c) ------------------------------------------- */
 

@@ -163,8 +163,8 @@ void mc__sim_scratch(mc_sim_t *s, int64_t bytes)
         return;
     }
     if (s->req_sizes != NULL) {
-        /* The operator's scope, + 1 as mc_tflm_buffers shifts every lifetime; int32,
-         * as operator indices are within MC_MAX_OPS (start). */
+        /* Its operator (int32: indices within MC_MAX_OPS, start); mc_tflm_buffers gives
+         * it the operator's scopes. */
         int32_t op = (int32_t)s->op;
         int64_t n = s->n_requests;
         if (n >= s->max_requests) {
@@ -173,8 +173,6 @@ void mc__sim_scratch(mc_sim_t *s, int64_t bytes)
             return;
         }
         s->req_sizes[n] = bytes;
-        s->req_first[n] = op + 2;
-        s->req_last[n] = op + 2;
         s->req_owner[n] = -1 - op;
     }
     if (mc_checked_add(s->scratch_sum, align_up(bytes, 16), &s->scratch_sum) != MC_OK) {
@@ -250,6 +248,23 @@ static void sim_start(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
     s->op = -1; /* not yet in an operator */
 }
 
+/* SubgraphAllocations, then each subgraph's TfLiteEvalTensors, then each one's
+ * NodeAndRegistrations (counts within MC_MAX_*: int32).  Out of line: its subgraph
+ * stays off the stack of the Prepares. */
+OUT_OF_LINE static void subgraph_structs(mc_sim_t *s)
+{
+    const mc_graph_t *g = s->ctx.graph;
+    int32_t phase, n = g->subgraphs != NULL ? (int32_t)g->n_subgraphs : 1;
+    persistent_struct(s, s->ctx.abi->subgraph_allocations, n, MC_TFLM_UNRECORDED);
+    for (phase = 0; phase < 2 * n; phase++) {
+        mc_subgraph_t whole;
+        bool nodes = phase >= n;
+        const mc_subgraph_t *sg = mc__tflm_subgraph(g, nodes ? phase - n : phase, &whole);
+        persistent_struct(s, nodes ? s->ctx.abi->node : s->ctx.abi->eval_tensor, nodes ? sg->n_ops : sg->n_tensors,
+                          nodes ? MC_TFLM_NODES : MC_TFLM_EVAL_TENSORS);
+    }
+}
+
 /* Everything up to the plan, in a fresh arena (sim_start); the planner's inputs are
  * then in s (scratch requests). */
 static void replay_prepare(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
@@ -263,16 +278,20 @@ static void replay_prepare(mc_sim_t *s, int64_t arena, mc_tflm_usage_t *usage)
     persistent_struct(s, abi->arena_allocator, 1, MC_TFLM_UNRECORDED);
     persistent_struct(s, abi->planner, 1, MC_TFLM_UNRECORDED);
     persistent_struct(s, abi->micro_allocator, 1, MC_TFLM_UNRECORDED);
+    if (s->ctx.resource_variables > 0) { /* MicroResourceVariables::Create */
+        mc__sim_persistent(s, MC_SZ_BYTES(abi->resource_variables), 16, MC_TFLM_PERSISTENT_BUFFERS);
+        mc__sim_persistent(s, MC_SZ_BYTES(abi->resource_variable) * (int64_t)s->ctx.resource_variables, 16,
+                           MC_TFLM_PERSISTENT_BUFFERS);
+    }
     /* StartModelAllocation */
     persistent_struct(s, abi->builtin_allocator, 1, MC_TFLM_UNRECORDED);
     if (!s->failed && !resize_requests(s)) {
         s->failed = true;
     }
-    persistent_struct(s, abi->subgraph_allocations, 1, MC_TFLM_UNRECORDED);
-    persistent_struct(s, abi->eval_tensor, (int32_t)g->n_tensors, MC_TFLM_EVAL_TENSORS);
-    persistent_struct(s, abi->node, (int32_t)g->n_ops, MC_TFLM_NODES);
+    subgraph_structs(s);
 
-    /* Every operator's builtin options (phase 0), every Init (1), every Prepare (2).
+    /* Every operator's builtin options (phase 0), every Init (1), every Prepare (2),
+     * subgraph after subgraph as the graph holds them.
      * Each phase ends where the replay stops: the options and Init only allocate, which
      * then does nothing, and the Prepares stop there as TFLM's do (operator indices
      * are int32: counts within MC_MAX_OPS, start). */
@@ -320,7 +339,8 @@ static void replay_finish(mc_sim_t *s)
         persistent_struct(s, abi->scratch_handle, n_requests, MC_TFLM_UNRECORDED);
     }
     /* CommitStaticMemoryPlan */
-    mc__sim_temp(s, abi->pointer_bytes, abi->pointer_bytes);          /* subgraph offsets */
+    mc__sim_temp(s, (int64_t)abi->pointer_bytes * (g->subgraphs != NULL ? g->n_subgraphs : 1),
+                 abi->pointer_bytes);                                 /* subgraph offsets */
     mc__sim_temp(s, MC_SZ_BYTES(abi->allocation_info) * (n_tensors + n_requests),
                  MC_SZ_ALIGN(abi->allocation_info));
     for (i = 0; i < n_tensors; i++) {
@@ -357,106 +377,18 @@ OUT_OF_LINE static mc_status_t fits(mc_sim_t *s, int64_t arena, mc_tflm_usage_t 
 }
 
 /* ---- the public calls (memcore.h section 11) ------------------------------------------------ */
-
-/* A valid graph TFLM does not run: MC_E_UNSUPPORTED, with the problem in *p (when
- * given).  op and value are int32: an operator index (counts within MC_MAX_OPS) or a
- * builtin code, or -1. */
-OUT_OF_LINE static mc_status_t unsupported(mc_problem_t *p, int32_t kind, int32_t op, int32_t value)
-{
-    if (p != NULL) {
-        p->kind = kind;
-        p->op = op;
-        p->tensor = p->other = p->at = -1;
-        p->value = value;
-    }
-    return MC_E_UNSUPPORTED;
-}
-
-/* The checks every call makes, every index included (the lifetimes walk trusts them).
- * Sets up *c for the graph; *unknown counts the unknown operators. */
-static mc_status_t start(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels,
-                         uint32_t flags, mc_ctx_t *c, int64_t *unknown, mc_problem_t *problem)
-{
-    int32_t i, n_unknown = 0; /* counts within MC_MAX_* (mc_graph_structure) */
-    if (g == NULL) {
-        return MC_E_NULL;
-    }
-    if ((uint32_t)target >= (uint32_t)MC_TARGET_COUNT ||
-        (kernels != MC_KERNELS_REFERENCE && kernels != MC_KERNELS_OPTIMISED) ||
-        (flags & ~MC_TFLM_ALLOW_UNKNOWN) != 0) {
-        return MC_E_RANGE;
-    }
-    /* Indices in range, tensor lists inside the index array, sizes that agree with the
-     * shapes, no operator that lost its outputs: whoever built the graph.  With it
-     * every count is non-negative and within MC_MAX_* (int32 indices, scopes and
-     * buffer counts), every array there, every tensor's rank, type and dimensions
-     * valid (its bytes their product, so not negative), every operator's lists inside
-     * op_tensors (inputs >= -1) and the graph's inputs and outputs in range. */
-    MC_TRY(mc_graph_structure(g, problem));
-    if (g->n_subgraphs > 1) { /* one subgraph is modelled (counts within MC_MAX_*: int32) */
-        return unsupported(problem, MC_PROBLEM_SUBGRAPHS, -1, (int32_t)g->n_subgraphs);
-    }
-    for (i = 0; i < (int32_t)g->n_tensors; i++) {
-        if (g->tensors[i].quant_channels < 0) {
-            return MC_E_NEGATIVE;
-        }
-    }
-    c->graph = g;
-    c->target = target;
-    c->abi = mc__target_abi(target);
-    c->vendor = kernels == MC_KERNELS_OPTIMISED ? c->abi->vendor : MC_VENDOR_NONE;
-    for (i = 0; i < (int32_t)g->n_ops; i++) {
-        int32_t kind = g->ops[i].kind;
-        if (kind < 0) {
-            return MC_E_RANGE;
-        }
-        if (mc__op_modelled(kind, c->vendor)) {
-            continue;
-        }
-        if ((flags & MC_TFLM_ALLOW_UNKNOWN) == 0) {
-            return unsupported(problem, MC_PROBLEM_UNKNOWN_OP, i, kind);
-        }
-        n_unknown++;
-    }
-    *unknown = n_unknown;
-    return MC_OK;
-}
-
-/* The reference kernels' Prepare checks (tflm_prepare.c) on every operator that runs
- * one: the first that fails is MC_E_UNSUPPORTED, with the check in `value`. */
-static mc_status_t prepare_checks(const mc_ctx_t *c, mc_problem_t *p)
-{
-    int32_t k, tensor; /* operator indices: within MC_MAX_OPS (start) */
-    for (k = 0; k < (int32_t)c->graph->n_ops; k++) {
-        const mc_op_t *op = &c->graph->ops[k];
-        int32_t check;
-        if (mc__op_vendor_kernel(op->kind, c->vendor)) {
-            continue;
-        }
-        check = mc__op_prepare_refusal(c->graph, op, &tensor);
-        if (check >= 0) {
-            (void)unsupported(p, MC_PROBLEM_KERNEL_REFUSES, k, check);
-            if (p != NULL) {
-                p->tensor = tensor;
-            }
-            return MC_E_UNSUPPORTED;
-        }
-    }
-    return MC_OK;
-}
-
 /* Runs every Prepare on an unbounded arena; the requests go where s says. */
 static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
 {
     replay_prepare(s, UNBOUNDED_ARENA, NULL);
     if (s->status == MC_E_UNSUPPORTED) {
-        return unsupported(problem, MC_PROBLEM_KERNEL_REFUSES, (int32_t)s->refused, -1);
+        return mc__tflm_unsupported(problem, MC_PROBLEM_KERNEL_REFUSES, (int32_t)s->refused, -1);
     }
     if (s->status != MC_OK) {
         /* In an operator: a size of its buffers past 64 bits, or a tensor its size rule
          * reads is absent.  The problem names it; the status stays. */
         if (s->op >= 0 && (s->status == MC_E_OVERFLOW || s->status == MC_E_RANGE)) {
-            (void)unsupported(problem, s->status == MC_E_OVERFLOW ? MC_PROBLEM_SIZE_OVERFLOW : MC_PROBLEM_MISSING_INPUT,
+            (void)mc__tflm_unsupported(problem, s->status == MC_E_OVERFLOW ? MC_PROBLEM_SIZE_OVERFLOW : MC_PROBLEM_MISSING_INPUT,
                               (int32_t)s->op, -1);
         }
         return s->status;
@@ -465,14 +397,15 @@ static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
 }
 
 /* The caller's scratch for mc_tflm_buffers and mc_tflm_model: the replay's state (kept
- * off a board's short stack), the tail's categories, then two scopes per tensor. */
+ * off a board's short stack), the tail's categories, then two scopes per tensor and
+ * two per operator. */
 #define STATE_BYTES (((int64_t)sizeof(mc_sim_t) + 7) / 8 * 8)
 #define USAGE_BYTES ((int64_t)sizeof(mc_tflm_usage_t) * (MC_TFLM_CATEGORY_COUNT + 1))
 
 /* Out of line: its 64-bit arithmetic inlined at both calls costs more than a call. */
 OUT_OF_LINE static int64_t scratch_for(const mc_graph_t *g)
 {
-    return STATE_BYTES + USAGE_BYTES + 2 * (int64_t)sizeof(int32_t) * g->n_tensors;
+    return STATE_BYTES + USAGE_BYTES + 2 * (int64_t)sizeof(int32_t) * (g->n_tensors + g->n_ops);
 }
 
 /* What mc_tflm_buffers and mc_tflm_model check first, in order: the graph, their
@@ -490,8 +423,8 @@ static mc_status_t start_replay(const mc_graph_t *g, mc_target_t target, mc_kern
         return MC_E_SCRATCH;
     }
     memset(scratch, 0, (size_t)(STATE_BYTES + USAGE_BYTES));
-    MC_TRY(start(g, target, kernels, flags, &s->ctx, &s->unknown, problem));
-    return prepare_checks(&s->ctx, problem);
+    MC_TRY(mc__tflm_start(g, target, kernels, flags, &s->ctx, &s->unknown, problem));
+    return mc__tflm_prepare_checks(&s->ctx, problem);
 }
 
 mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
@@ -506,8 +439,8 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
     if (n_buffers == NULL || scratch_bytes == NULL) {
         return MC_E_NULL;
     }
-    MC_TRY(start(graph, target, kernels, flags, &c, &unknown, problem));
-    MC_TRY(prepare_checks(&c, problem));
+    MC_TRY(mc__tflm_start(graph, target, kernels, flags, &c, &unknown, problem));
+    MC_TRY(mc__tflm_prepare_checks(&c, problem));
     for (i = 0; i < (int32_t)graph->n_tensors; i++) {
         n += mc__tflm_planned(graph, i);
     }
@@ -518,11 +451,11 @@ mc_status_t mc_tflm_buffer_count(const mc_graph_t *graph, mc_target_t target, mc
                         ? mc__op_scratch_count(&c, &graph->ops[i])
                         : MAX_REQUESTS_PER_OP;
         if (k == -2) { /* a buffer past 64 bits: reported as the replay reports it */
-            (void)unsupported(problem, MC_PROBLEM_SIZE_OVERFLOW, i, -1);
+            (void)mc__tflm_unsupported(problem, MC_PROBLEM_SIZE_OVERFLOW, i, -1);
             return MC_E_OVERFLOW;
         }
         if (k < 0) { /* an input its kernel needs is absent, or it refuses the op: Prepare fails */
-            return unsupported(problem, k == -4 ? MC_PROBLEM_KERNEL_REFUSES : MC_PROBLEM_MISSING_INPUT,
+            return mc__tflm_unsupported(problem, k == -4 ? MC_PROBLEM_KERNEL_REFUSES : MC_PROBLEM_MISSING_INPUT,
                                i, -1);
         }
         n += k;
@@ -537,15 +470,15 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
                             int32_t *last_use, int32_t *owner, int64_t n_buffers, mc_problem_t *problem)
 {
     mc_sim_t *s = (mc_sim_t *)scratch;
-    int32_t *first, *last;
+    int32_t *first, *last, bad;
     int32_t i, n = 0; /* tensor indices and counts: within MC_MAX_TENSORS (start) */
     MC_TRY(start_replay(graph, target, kernels, flags, scratch, scratch_bytes, problem));
     if (n_buffers > 0 && (sizes == NULL || first_use == NULL || last_use == NULL || owner == NULL)) {
         return MC_E_NULL;
     }
     first = (int32_t *)(void *)((uint8_t *)scratch + STATE_BYTES + USAGE_BYTES);
-    last = first + graph->n_tensors;
-    mc__tflm_graph_lifetimes(graph, first, last);
+    last = first + graph->n_tensors + graph->n_ops;
+    (void)mc__tflm_walk(graph, first, last, &bad); /* start() checked the calls */
     /* The planned tensors in tensor order (TFLM's AllocationInfo order), then the
      * scratch buffers in request order: the order decides the planner's ties.  Scopes
      * + 1: TFLM's "never touched" (-1) becomes the valid scope 0; a uniform shift
@@ -569,6 +502,12 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
     s->req_owner = owner + n;
     s->max_requests = n_buffers - n;
     MC_TRY(count_requests(s, problem));
+    /* A scratch buffer lives through its operator's scopes (its callees' included). */
+    for (i = 0; i < (int32_t)s->n_requests; i++) {
+        int32_t op = (int32_t)graph->n_tensors - 1 - s->req_owner[i];
+        s->req_first[i] = first[op] + 1;
+        s->req_last[i] = last[op] + 1;
+    }
     return n + s->n_requests == n_buffers ? MC_OK : MC_E_RANGE;
 }
 
@@ -641,42 +580,5 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
     memcpy(out->categories, usage, sizeof out->categories);
     out->unknown_ops = sp->unknown;
     out->upper_bound = sp->unknown != 0;
-    return MC_OK;
-}
-
-bool mc_tflm_supports(int32_t kind)
-{
-    return mc__op_registered(kind);
-}
-
-mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
-                                int32_t *codes, int64_t capacity, int64_t *n_unknown)
-{
-    mc_ctx_t c;
-    int64_t unknown;
-    int32_t k, j, n = 0; /* operator indices and counts: within MC_MAX_OPS (start) */
-    if (n_unknown == NULL || (capacity > 0 && codes == NULL)) {
-        return MC_E_NULL;
-    }
-    if (capacity < 0) {
-        return MC_E_NEGATIVE;
-    }
-    MC_TRY(start(graph, target, kernels, MC_TFLM_ALLOW_UNKNOWN, &c, &unknown, NULL));
-    for (k = 0; k < (int32_t)graph->n_ops; k++) {
-        int32_t code = graph->ops[k].kind;
-        if (mc__op_modelled(code, c.vendor)) {
-            continue;
-        }
-        /* The first operator of its kind (operator k itself ends the search)? */
-        for (j = 0; graph->ops[j].kind != code; j++) {
-        }
-        if (j == k) {
-            if (n < capacity) {
-                codes[n] = code;
-            }
-            n++;
-        }
-    }
-    *n_unknown = n;
     return MC_OK;
 }

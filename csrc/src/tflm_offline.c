@@ -44,7 +44,7 @@ bool mc__tflm_planned(const mc_graph_t *g, int32_t i)
     if ((t->flags & MC_TENSOR_VARIABLE) != 0) {
         return fixed(g, i);
     }
-    return (t->flags & MC_TENSOR_CONSTANT) == 0 && t->bytes != 0;
+    return (t->flags & MC_TENSOR_CONSTANT) == 0 && t->bytes != 0 && !mc__tflm_resource_handle(g, i);
 }
 
 bool mc__tflm_tail_variable(const mc_graph_t *g, int32_t i)

@@ -325,6 +325,7 @@ enum {
     R_CHANNELS_F3,       /* 4 x filter dim 3 (depthwise) */
     R_FC_CHANNELS,       /* 4 x filter scales, when quantized per channel */
     R_DIMS_OUT0,         /* a TfLiteIntArray copy of output 0's dims */
+    R_RESOURCE_BUFFER,   /* a resource variable's buffer (tflm_resources.c) */
     R_ADD_N_OPDATA,      /* ADD_N int8: its OpData, allocated in Prepare */
     R_CUMSUM_OPDATA,     /* CUMSUM int8 */
     R_LOG_SOFTMAX_OPDATA,/* LOG_SOFTMAX int8 */
@@ -383,6 +384,7 @@ enum {
     X(OUT0_IN0_DIMS, OUT(0), IN(0), P(R_DIMS_OUT0), X_END)                                         \
     X(ADD_N, IN(0), OUT(0), X_REST_IN, P(R_ADD_N_OPDATA), S(R_ADD_N_POINTERS), X_END)              \
     X(CONCATENATION, IN(0), OUT(0), X_ALL_IN, X_END)                                               \
+    X(ASSIGN_VARIABLE, IN(1), P(R_RESOURCE_BUFFER), X_END)                                         \
     /* ConvPrepare: output, input, filter; the per-channel arrays; CalculateOpDataConv's           \
      * input, filter, bias, output; an int4 filter's unpacking buffer. */                          \
     X(CONV, OUT(0), IN(0), IN(1), P(R_CHANNELS_F0), P(R_CHANNELS_F0), IN(0), IN(1), IN(2),         \
@@ -454,10 +456,7 @@ static const uint8_t *script(int32_t sc)
 
 /* ---- the rows ---------------------------------------------------------------------- */
 
-/* Registered, but not modelled: control flow needs subgraphs, resource variables need
- * MicroResourceVariables, which memcore does not plan (they count as unknown); and a
- * few vendor kernels whose allocations are not in the table.  Their rows' Prepare is
- * SC_NOT_MODELLED. */
+/* Registered, not modelled (vendor kernels outside the table, unknown): SC_NOT_MODELLED. */
 typedef struct {
     uint8_t code;      /* BuiltinOperator */
     uint8_t options;   /* MC_S_O_* its parser allocates; 0: none */
@@ -503,13 +502,13 @@ static const op_row_t ops[] = {
     ROW(106, NONE, NONE, ADD_N),                    /* ADD_N */
     ROW(56, O_ARG_MAX, NONE, NONE),                 /* ARG_MAX */
     ROW(79, O_ARG_MIN, NONE, NONE),                 /* ARG_MIN */
-    ROW(144, NONE, K_ASSIGN_VARIABLE, NOT_MODELLED), /* ASSIGN_VARIABLE */
+    ROW(144, NONE, K_ASSIGN_VARIABLE, ASSIGN_VARIABLE), /* ASSIGN_VARIABLE */
     ROW(1, O_POOL, K_POOL, IN0_OUT0), /* AVERAGE_POOL_2D */
     ROW(126, O_BATCH_MAT_MUL, K_BATCH_MATMUL, BATCH_MATMUL), /* BATCH_MATMUL */
     ROW(37, NONE, NONE, IN0_OUT0),                  /* BATCH_TO_SPACE_ND */
     ROW(145, NONE, NONE, IN01_OUT0),                /* BROADCAST_ARGS */
     ROW(130, NONE, NONE, IN01_OUT0),                /* BROADCAST_TO */
-    ROW(129, O_CALL_ONCE, K_CALL_ONCE, NOT_MODELLED), /* CALL_ONCE */
+    ROW(129, O_CALL_ONCE, K_CALL_ONCE, NONE),   /* CALL_ONCE (its subgraph: lifetimes.c) */
     ROW(53, O_CAST, NONE, IN0_OUT0),                /* CAST */
     ROW(104, NONE, NONE, IN0_OUT0),                 /* CEIL */
     ROW(2, O_CONCATENATION, K_CONCATENATION, CONCATENATION), /* CONCATENATION */
@@ -536,7 +535,7 @@ static const op_row_t ops[] = {
     ROW(61, NONE, K_COMPARISONS, IN01),             /* GREATER */
     ROW(62, NONE, K_COMPARISONS, IN01),             /* GREATER_EQUAL */
     ROW(117, NONE, K_HARD_SWISH, IN0_OUT0),         /* HARD_SWISH */
-    ROW(118, O_IF, K_IF, NOT_MODELLED), /* IF */
+    ROW(118, O_IF, K_IF, IN0),                  /* IF: the condition (branches: lifetimes.c) */
     ROW(11, O_L2_NORM, K_L2NORM, IN0_OUT0),         /* L2_NORMALIZATION */
     ROW(12, O_POOL, NONE, OUT0_IN0_DIMS),           /* L2_POOL_2D */
     ROW(98, O_LEAKY_RELU, K_LEAKY_RELU, IN0_OUT0),  /* LEAKY_RELU */
@@ -561,7 +560,7 @@ static const op_row_t ops[] = {
     ROW(60, NONE, K_PAD, IN012_OUT0),               /* PADV2 */
     ROW(54, NONE, K_PRELU, IN01_OUT0),              /* PRELU */
     ROW(114, NONE, K_QUANTIZE, IN0_OUT0),           /* QUANTIZE */
-    ROW(143, NONE, NONE, NOT_MODELLED), /* READ_VARIABLE */
+    ROW(143, NONE, NONE, IN0),                  /* READ_VARIABLE */
     ROW(140, O_REDUCER, K_REDUCE, REDUCE_ALL),      /* REDUCE_ALL */
     ROW(82, O_REDUCER, K_REDUCE, REDUCE_MIN_MAX),   /* REDUCE_MAX */
     ROW(89, O_REDUCER, K_REDUCE, REDUCE_MIN_MAX),   /* REDUCE_MIN */
@@ -595,8 +594,8 @@ static const op_row_t ops[] = {
     ROW(67, O_TRANSPOSE_CONV, K_TRANSPOSE_CONV, TRANSPOSE_CONV), /* TRANSPOSE_CONV */
     ROW(44, O_UNIDIRECTIONAL_SEQUENCE_LSTM, K_LSTM, LSTM), /* UNIDIRECTIONAL_SEQUENCE_LSTM */
     ROW(88, O_UNPACK, NONE, NONE),                  /* UNPACK */
-    ROW(142, O_VAR_HANDLE, K_VAR_HANDLE, NOT_MODELLED), /* VAR_HANDLE */
-    ROW(119, O_WHILE, K_WHILE, NOT_MODELLED), /* WHILE */
+    ROW(142, O_VAR_HANDLE, K_VAR_HANDLE, NONE), /* VAR_HANDLE (its id: tflm_resources.c) */
+    ROW(119, O_WHILE, K_WHILE, NONE),           /* WHILE (its subgraphs: lifetimes.c) */
     ROW(93, NONE, NONE, IN0_OUT0),                  /* ZEROS_LIKE */
 };
 
@@ -903,6 +902,7 @@ static int64_t rule(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         return 4 * (int64_t)i1->quant_channels;
     case R_DIMS_OUT0:
         return o0 == NULL ? -3 : dims_copy_bytes(o0);
+    case R_RESOURCE_BUFFER: return mc__tflm_resource_buffer(s->graph, op);
     case R_ADD_N_OPDATA:
     case R_CUMSUM_OPDATA:
     case R_LOG_SOFTMAX_OPDATA:

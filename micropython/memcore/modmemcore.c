@@ -717,7 +717,7 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     graph_block = m_new(uint64_t, (size_t)words);
     rc = mc_tflite_read(&source, graph_block, words * 8, &graph, &problem);
     if (rc == MC_OK) {
-        graph_words = (size_t)(((const uint8_t *)(graph.outputs + graph.n_outputs) - (const uint8_t *)graph_block + 7) / 8);
+        graph_words = (size_t)(((const uint8_t *)mc_tflite_arrays_end(&graph) - (const uint8_t *)graph_block + 7) / 8);
         if (m_renew_maybe(uint64_t, graph_block, (size_t)words, graph_words, false) != NULL) {
             words = (int64_t)graph_words; /* the reader's state after the arrays is given back */
         }

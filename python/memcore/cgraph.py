@@ -171,9 +171,16 @@ def describe(rc, problem, graph=None, file_bytes=None):
             _op(graph, problem.op), _tensor(graph, problem.tensor))
     if kind == p.MC_PROBLEM_OUTPUT_UNWRITTEN:
         return "graph output %s is never written by any operator" % _tensor(graph, problem.tensor)
+    if kind == p.MC_PROBLEM_RESOURCE_VARIABLES:
+        return "%s names resource variable %d of %d, but the interpreter is built with %d " \
+               "(MicroResourceVariables): TFLM's VAR_HANDLE refuses it in Prepare (var_handle.cc)" % (
+                   _op(graph, problem.op), problem.value + 1, problem.other, problem.value)
+    if kind == p.MC_PROBLEM_SUBGRAPHS and problem.op >= 0:
+        return "%s calls subgraph %d, which the model does not have, or which nests control flow " \
+               "deeper than %d levels" % (_op(graph, problem.op), problem.value, p.MC_MAX_NESTING)
     if kind == p.MC_PROBLEM_SUBGRAPHS:
-        return "the model has %d subgraphs (control flow such as IF or WHILE); memcore models " \
-               "single-subgraph models only" % problem.value
+        return "the model has %d subgraphs (control flow such as IF or WHILE) and its graph does " \
+               "not say which tensors and operators are whose" % problem.value
     if kind == p.MC_PROBLEM_OFFLINE_PLAN:
         fmt = "TFLM's format (OfflineMemoryAllocation) is version 1, subgraph 0, then one offset per tensor"
         if problem.at == 0:

@@ -37,9 +37,6 @@ def _load(path, data):
     graph = read_tflite(data, path)
     graph.validate(path)
     g = graph.graph
-    if g.n_subgraphs != 1:
-        raise bad_model(path, "the model has %d subgraphs (control flow such as IF or WHILE); "
-                              "memcore plans single-subgraph models only" % g.n_subgraphs)
     tensors = tuple(_tensor(graph, g.tensors[i], i) for i in range(g.n_tensors))
     # The arithmetic is the C core's, as the check counts it.  Shapes that each fit can
     # still multiply past 64 bits (a mutated dimension): the error names the operator.

@@ -129,20 +129,25 @@ class TflmArena:
 
 
 def tflm_arena(model: Model, target: Optional[str] = None, kernels: str = "reference",
-               pointer_bytes: Optional[int] = None, allow_unknown_ops: bool = False) -> TflmArena:
+               pointer_bytes: Optional[int] = None, allow_unknown_ops: bool = False,
+               resource_variables: Optional[int] = None) -> TflmArena:
     """TFLM's arena for `model` on `target` ("host64", "armhf", "cortex-m", "riscv32",
     "esp32") with `kernels` ("reference" or "optimised").  pointer_bytes=8/4 is the
-    older spelling of target="host64"/"esp32"."""
+    older spelling of target="host64"/"esp32".  resource_variables: how many the
+    firmware's MicroResourceVariables holds (0: the interpreter has none); None, as
+    TFLM's Python interpreter does, one per distinct VAR_HANDLE shared name."""
     if target is None:
         if pointer_bytes is not None and pointer_bytes not in _TARGET_OF_POINTER_BYTES:
             raise MemcoreError("pointer_bytes must be 4 or 8, got %r" % (pointer_bytes,))
         target = _TARGET_OF_POINTER_BYTES.get(pointer_bytes, "host64")
     t, k = target_code(target), kernels_code(kernels)
     flags = lib.MC_TFLM_ALLOW_UNKNOWN if allow_unknown_ops else 0
+    if resource_variables is not None:
+        if not 0 <= resource_variables <= lib.MC_TFLM_MAX_RESOURCE_VARIABLES:
+            raise MemcoreError("resource_variables must be 0 to %d, got %r"
+                               % (lib.MC_TFLM_MAX_RESOURCE_VARIABLES, resource_variables))
+        flags |= (resource_variables + 1) << lib.MC_TFLM_RESOURCE_SHIFT
     graph = model.c_graph()
-    if model.subgraph_count != 1:
-        raise MemcoreError("%s: TFLM's arena is modelled for one subgraph, the model has %d"
-                           % (model.path, model.subgraph_count))
     sizes, first, last, owner = ll.tflm_buffers(graph, t, k, flags, model.path)
     fixed, offsets, head = ll.tflm_plan(graph, sizes, first, last, owner, model.path)
     r = ll.tflm_model(graph, t, k, flags, head.arena_bytes, len(sizes), model.path)

@@ -57,6 +57,7 @@ static mc_graph_t chain(void)
     g.n_subgraphs = 1;
     g.flags = 0;
     g.offline_offsets = NULL;
+    g.subgraphs = NULL;
     return g;
 }
 
