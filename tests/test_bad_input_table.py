@@ -182,7 +182,7 @@ def _budget_lines(version=None):
     from memcore import vectors
     host_version, api = memcore.version()
     lines = ["@memcore " + json.dumps({"schema": "memcore.board/1", "memcore_version": version or host_version,
-                                       "api_version": api, "implementation": "python", "float_bits": 64,
+                                       "api_version": api, "implementation": "fallback", "float_bits": 64,
                                        "firmware": "fake", "platform": "fake"})]
     data = vectors.load(ROOT / "tests" / "vectors" / "budget.json")
     for case in data["cases"]:
