@@ -18,9 +18,13 @@ micropython/README.md; the HIL harness parses exactly this):
 Floats are written with repr (the shortest text that reads back to the same value), so
 nothing is lost; integers exactly; infinity as Infinity (what Python's json reads).
 """
+import gc
 import json
 import sys
 
+# memcore.mpy's code is one block of the heap on most boards (50 KB on a Cortex-M3): the
+# garbage of compiling this file and what ran before is collected first, so that it fits
+gc.collect()
 try:
     import memcore
 except ImportError:

@@ -148,6 +148,10 @@ def run_on_board(board, vector_names, vector_dir=None, device_dir=None, timeout_
         repl = board.repl
         if deploy_files:
             deploy(repl, board_files(vector_dir, device_dir, module))
+            # as at boot, on a heap the deploying has not fragmented: memcore.mpy's code is
+            # one heap block on a Cortex-M (50 KB), which a fragmented 110 KiB heap refuses
+            board.reset()
+            repl = board.repl
         out, err = repl.exec_raw(code or runner_code(vector_names), timeout_s)
         run.take(out, repl.output_first_line)
         taken = True
