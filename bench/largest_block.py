@@ -150,7 +150,8 @@ def main():
                 continue
             results[route] = {"implementation": report["implementation"], "available_bytes": report["available_bytes"],
                               "gc_free_bytes": report["gc_free_bytes"], "after_check_bytes": after,
-                              "verdict": report["verdict"], "required_bytes": report["required_bytes"]}
+                              "verdict": report["verdict"], "required_bytes": report["required_bytes"],
+                              "check_seconds": report.get("check_seconds")}
     if args.json:
         print(json.dumps(results, indent=2))
         return
