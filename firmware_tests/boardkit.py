@@ -16,7 +16,7 @@ def host_lines():
     """The `@memcore` lines a correct board prints for every shared vector, computed on the host."""
     version, api = memcore.version()
     out = ["@memcore " + json.dumps({"schema": "memcore.board/1", "memcore_version": version, "api_version": api,
-                                     "implementation": "python", "float_bits": 64, "firmware": "fake",
+                                     "implementation": "fallback", "float_bits": 64, "firmware": "fake",
                                      "platform": "fake"})]
     for path in sorted(VECTOR_DIR.glob("*.json")):
         data = vectors.load(path)

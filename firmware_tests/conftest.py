@@ -10,7 +10,10 @@ Options (pytest-embedded style):
                     `memcore sim --firmware ELF` for the docs' simulated-board deploy
   --model-stride N  test_agreement checks every Nth model only (default 1: all of them);
                     for a board whose line is slow (QEMU's Cortex-M3 UART, about 6 KB/s)
+  --module MPY      a native module (memcore firmware-module) deployed with the scripts
+                    as memcore.mpy: the suite on stock firmware (sets $MEMCORE_BOARD_MODULE)
 """
+import os
 import json
 import sys
 
@@ -29,6 +32,17 @@ def pytest_addoption(parser):
     group.addoption("--firmware", default=None, help="QEMU image of the board on --port (test_board_docs)")
     group.addoption("--model-stride", type=int, default=1,
                     help="test_agreement checks every Nth model (default 1: all)")
+    group.addoption("--module", default=None, help="native module deployed as memcore.mpy (stock firmware)")
+
+
+def pytest_configure(config):
+    module = config.getoption("--module", None)
+    if module:
+        from memcore.hil.parity import MODULE_ENV
+        if not os.path.isfile(module):
+            raise pytest.UsageError("--module %s: no such file" % module)
+        # board_files() reads it, in every test and in the `memcore` commands they start
+        os.environ[MODULE_ENV] = os.path.abspath(module)
 
 
 @pytest.fixture(scope="session")

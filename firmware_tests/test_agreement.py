@@ -54,6 +54,9 @@ def host_answers(model_stride):
 def scripts_on_board(board):
     scripts = {name: path for name, path in board_files().items() if not name.startswith("memcore_vectors_data/")}
     deploy(board.repl, scripts)
+    # as at boot: memcore.mpy's code is one heap block (50 KB on a Cortex-M), which the
+    # heap the deploying left fragmented cannot give
+    board.reset()
     has_module = board.repl.exec("import memcore_boot\n"
                                  "print(memcore_boot.reads_models(memcore_boot.memcore))").strip().endswith("True")
     return board, has_module

@@ -24,7 +24,7 @@ def report(board):
 
 def test_the_run_completed_and_the_versions_match(report):
     assert report.status in ("ok", "differences"), report.error
-    assert report.board["implementation"] in ("c", "python")
+    assert report.board["implementation"] in ("c-module", "native-mpy", "fallback")
     assert report.board["float_bits"] in (32, 64)
 
 

@@ -63,6 +63,7 @@ def huge_input():
 @pytest.fixture(scope="module")
 def on_board(board):
     deploy(board.repl, {n: p for n, p in board_files().items() if not n.startswith("memcore_vectors_data/")})
+    board.reset()  # as at boot (memcore.mpy's code is one heap block)
     if not board.repl.exec("import memcore_boot\n"
                            "print(memcore_boot.reads_models(memcore_boot.memcore))").strip().endswith("True"):
         pytest.skip("stock firmware: this board has no C module to read a model file with")

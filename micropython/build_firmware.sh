@@ -26,8 +26,9 @@
 # repository (or beside a folder above it).  Nothing of MicroPython's is copied into
 # this repository.
 #
-# QEMU_HEAP_BYTES: the QEMU boards' GC heap (default 112640); MEMCORE_MODULE=0: QEMU
-# firmware without the memcore module (stock firmware, for the fallback).
+# QEMU_HEAP_BYTES: the QEMU boards' GC heap (default 112640); MEMCORE_MODULE=0: stock
+# firmware without the memcore module (for the fallback and the native .mpy module): no
+# user C module at all on unix, only the board support (qemu_bsp) on the QEMU boards.
 #
 # MEMCORE_USERMOD: the memcore module's folder for the unix targets, e.g. an installed
 # package's (python -m memcore.usermod); default: this checkout's micropython/.  The QEMU
@@ -105,6 +106,7 @@ if [ "${MEMCORE_MODULE:-1}" = 0 ]; then
   mkdir -p "$out/stock-modules"
   ln -sfn "$here/qemu_bsp" "$out/stock-modules/qemu_bsp"
   common+=(USER_C_MODULES="$out/stock-modules")
+  unix+=(USER_C_MODULES=) # after common's: the unix port as released
 fi
 
 case $target in
@@ -137,7 +139,14 @@ qemu-rv32)
 esac
 
 case $target in
-unix*) size "$image" ; "$image" -c "import memcore; assert memcore.version()[0]" ;;
+unix*)
+  size "$image"
+  if [ "${MEMCORE_MODULE:-1}" = 0 ]; then
+    # stock: no memcore built in (the build folder has no memcore.mpy or .py to find)
+    if (cd "$build" && "$image" -c "import memcore" 2>/dev/null); then echo "memcore is built in" >&2; exit 1; fi
+  else
+    "$image" -c "import memcore; assert memcore.version()[0]"
+  fi ;;
 qemu-m3) arm-none-eabi-size "$image" ;;
 qemu-rv32) riscv64-unknown-elf-size "$image" ;;
 esac

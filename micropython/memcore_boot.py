@@ -290,7 +290,8 @@ def _encode(report):
 def reads_models(mc):
     """Whether `mc` is memcore's C module for MicroPython, which reads model files (the
     fallback cannot; on CPython `memcore` is the host package, another API)."""
-    return sys.implementation.name == "micropython" and getattr(mc, "IMPLEMENTATION", "c") == "c" and \
+    return sys.implementation.name == "micropython" and \
+        getattr(mc, "IMPLEMENTATION", "c-module") in ("c-module", "native-mpy") and \
         hasattr(mc, "check")
 
 
@@ -382,7 +383,7 @@ def _header(model, device, mc, source):
         ("model", model),
         ("device", device or device_name()),
         ("memcore_version", mc.version()[0]),
-        ("implementation", getattr(mc, "IMPLEMENTATION", "c")),
+        ("implementation", getattr(mc, "IMPLEMENTATION", "c-module")),
         ("firmware", firmware()),
         ("source", source),
     ]

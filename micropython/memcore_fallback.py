@@ -18,7 +18,7 @@ Device scripts use it only when the C module is missing:
 
 from collections import namedtuple
 
-IMPLEMENTATION = "python"
+IMPLEMENTATION = "fallback"
 
 # Kept in step with csrc/include/memcore.h (tests check it).
 VERSION = "0.1.0"

@@ -8,7 +8,7 @@ Every line is `@memcore ` + one JSON object whose "schema" says what it is (form
 micropython/README.md; the HIL harness parses exactly this):
 
     @memcore {"schema":"memcore.board/1","memcore_version":"0.1.0","api_version":2,
-              "implementation":"c","float_bits":32,"firmware":"...","platform":"esp32"}
+              "implementation":"c-module","float_bits":32,"firmware":"...","platform":"esp32"}
     @memcore {"schema":"memcore.vector-result/1","file":"budget","case":"spec1-batch2",
               "fields":{"required_bytes":68,...}}
     @memcore {"schema":"memcore.vector-result/1","file":"budget","case":"negative-batch",
@@ -18,9 +18,13 @@ micropython/README.md; the HIL harness parses exactly this):
 Floats are written with repr (the shortest text that reads back to the same value), so
 nothing is lost; integers exactly; infinity as Infinity (what Python's json reads).
 """
+import gc
 import json
 import sys
 
+# memcore.mpy's code is one block of the heap on most boards (50 KB on a Cortex-M3): the
+# garbage of compiling this file and what ran before is collected first, so that it fits
+gc.collect()
 try:
     import memcore
 except ImportError:
@@ -103,7 +107,7 @@ def emit(obj, out=None):
 # ---- what is running ---------------------------------------------------------------
 
 def implementation(module=None):
-    return getattr(module or memcore, "IMPLEMENTATION", "c")
+    return getattr(module or memcore, "IMPLEMENTATION", "c-module")
 
 
 def float_bits():

@@ -182,7 +182,7 @@ def _budget_lines(version=None):
     from memcore import vectors
     host_version, api = memcore.version()
     lines = ["@memcore " + json.dumps({"schema": "memcore.board/1", "memcore_version": version or host_version,
-                                       "api_version": api, "implementation": "python", "float_bits": 64,
+                                       "api_version": api, "implementation": "fallback", "float_bits": 64,
                                        "firmware": "fake", "platform": "fake"})]
     data = vectors.load(ROOT / "tests" / "vectors" / "budget.json")
     for case in data["cases"]:
@@ -324,7 +324,7 @@ def test_board_flooding_the_line(tmp_path, source_tree):
     code, out, err = _hil_script([good[0], {"repeat": "flood " * 10 + "\r\n", "bytes": 3_000_000}] + good[1:],
                                  tmp_path)
     assert code == 2
-    assert "ProtocolError: the code printed 3003014 bytes, more than the 1048576 the harness keeps; the rest was dropped" in out  # noqa: E501
+    assert "ProtocolError: the code printed 3003016 bytes, more than the 1048576 the harness keeps; the rest was dropped" in out  # noqa: E501
 
 
 def _monitor(boot, tmp_path, seconds=0.5):

@@ -146,7 +146,7 @@ def test_monitor_json_from_a_board_on_a_socket(tmp_path):
 
     # the fields micropython/memcore_boot.py prints (the host refuses a report line with others)
     board_report = {"schema": "memcore.report/1", "model": "kws.tflite", "device": "esp32-board",
-                    "memcore_version": memcore.__version__, "implementation": "c",
+                    "memcore_version": memcore.__version__, "implementation": "c-module",
                     "firmware": "MicroPython v1.24.1 on 2024-11-29", "source": "descriptor", "weights_bytes": 24368,
                     "weights_placement": "flash", "arena_tflm_bytes": 16000, "arena_best_bytes": 16000,
                     "arena_lower_bound_bytes": 16000, "runtime_overhead_bytes": 7088, "runtime_bytes": 7088,

@@ -22,7 +22,7 @@ def board_report(**check_args):
     check (the board runs the same C check) with the board script's own fields."""
     data = memcore.check(str(KWS), device="esp32", **check_args).to_json()
     report = {k: v for k, v in data.items() if k in lines.SCHEMAS[lines.REPORT] or k == "schema"}
-    report.update({"implementation": "c", "firmware": "MicroPython v1.99.0-fake", "source": "model",
+    report.update({"implementation": "c-module", "firmware": "MicroPython v1.99.0-fake", "source": "model",
                    "gc_free_bytes": 110000, "idf_largest_free_bytes": None, "check_seconds": 0.02})
     return lines.validate(report)
 
@@ -92,7 +92,8 @@ def test_every_command_exits_2_on_bad_input(tmp_path):
             "report": [junk, "-o", tmp_path / "r.html"], "export": [junk], "devices": ["--device-file", junk],
             "verdicts": ["--no-such-option"], "monitor": ["--port", "/dev/ttyUSB-memcore-none"],
             "hil": ["--port", "/dev/ttyUSB-memcore-none"], "sim": ["--firmware", junk],
-            "shrink": [junk, "-o", tmp_path / "s.tflite"]}
+            "shrink": [junk, "-o", tmp_path / "s.tflite"],
+            "firmware-module": ["--arch", "armv7m", "-o", tmp_path / "mpy", "--micropython-src", junk]}
     assert set(argv) == set(COMMANDS)
     for name, args in argv.items():
         code, out, err = memcore_cli(name, *args)
@@ -170,7 +171,7 @@ def test_the_docs_table_is_the_one_the_commands_print():
     rows = re.findall(r"^\| ([0-3]) \| (.+) \|$", doc, re.M)
     printed = re.findall(r"^  ([0-3])  (.+)$", exit_status.TABLE, re.M)
     assert rows == printed and len(rows) == 4
-    listed = set(re.findall(r"`(\w+)`", "".join(re.findall(r"^\| (`[^|]+) \|", doc, re.M))))
+    listed = set(re.findall(r"`([\w-]+)`", "".join(re.findall(r"^\| (`[^|]+) \|", doc, re.M))))
     assert listed == set(COMMANDS)
     assert "docs/exit-status.md" in (ROOT / "README.md").read_text(encoding="utf-8")
 

@@ -168,10 +168,10 @@ def check_runner_lines(objects, implementation, float_bits=64, cases=None):
 def test_runner_on_cpython_prints_the_host_results():
     out = []
     memcore_vectors.run([str(f) for f in FILES], memcore, out)
-    check_runner_lines(parse_lines("\n".join(out)), "c")
+    check_runner_lines(parse_lines("\n".join(out)), "c-module")
     out = []
     memcore_vectors.run(str(VECTOR_DIR), fallback, out)
-    check_runner_lines(parse_lines("\n".join(out)), "python")
+    check_runner_lines(parse_lines("\n".join(out)), "fallback")
 
 
 def test_runner_encodes_exact_floats_and_infinity():
@@ -236,7 +236,7 @@ def random_plan_vectors(seed=4, count=60):
 def test_fallback_and_runner_on_micropython_match_the_host(tmp_path):
     folder = board_dir(tmp_path)
     out = run_micropython(folder, "import memcore_vectors\nmemcore_vectors.main()\n")
-    check_runner_lines(parse_lines(out), "python")
+    check_runner_lines(parse_lines(out), "fallback")
 
 
 def test_random_cases_on_micropython_match_the_host(tmp_path):
@@ -251,7 +251,7 @@ def test_random_cases_on_micropython_match_the_host(tmp_path):
     folder = board_dir(tmp_path / "board", files)
     out = run_micropython(folder, "import memcore_vectors\nmemcore_vectors.main()\n", heap="1M")
     cases = [("rplan", "plan", c) for c in plans] + [("rbudget", "budget", c) for c in budgets]
-    check_runner_lines(parse_lines(out), "python", cases=cases)
+    check_runner_lines(parse_lines(out), "fallback", cases=cases)
 
 
 # ---- the boot check ----------------------------------------------------------------------
@@ -293,7 +293,7 @@ def test_boot_check_on_micropython_in_110k(tmp_path, model, placement, verdict):
     assert len(objects) == 1
     r = objects[0]
     assert r["schema"] == "memcore.report/1" and r["model"] == model and r["source"] == "descriptor"
-    assert r["implementation"] == "python" and r["memcore_version"] == memcore.version()[0]
+    assert r["implementation"] == "fallback" and r["memcore_version"] == memcore.version()[0]
     host = host_check(model, r["available_bytes"], placement)
     for name in AGREED:
         assert r[name] == host[name], name
@@ -342,7 +342,7 @@ def test_boot_check_on_cpython_with_the_c_core_agrees(tmp_path):
     host = host_check("kws_dscnn_int8.tflite", 50000, None)
     for name in AGREED + ("available_bytes",):
         assert r[name] == host[name]
-    assert r["implementation"] == "c"
+    assert r["implementation"] == "c-module"
 
 
 # ---- memcore export ----------------------------------------------------------------------

@@ -28,21 +28,54 @@
 #include <stdint.h>
 #include <string.h>
 
+#if MICROPY_ENABLE_DYNRUNTIME
+/* the native module (.mpy): the firmware is reached through mp_fun_table only */
+#include "py/dynruntime.h"
+#include "py/stream.h"
+#else
 #include "py/builtin.h"
 #include "py/nlr.h"
 #include "py/obj.h"
 #include "py/objint.h"
+#include "py/objstr.h"
 #include "py/objtuple.h"
 #include "py/runtime.h"
 #include "py/stream.h"
+#endif
 
 #include "memcore.h"
 
+/* A message put together before it is raised (an error's place in the model): a bounded
+ * buffer, cut rather than overrun, written by the firmware's printf in both builds. */
+typedef struct {
+    char text[240];
+    size_t len;
+} memcore_text_t;
+
+static void memcore_text_add(void *data, const char *str, size_t len)
+{
+    memcore_text_t *t = (memcore_text_t *)data;
+    while (len-- > 0 && t->len + 1 < sizeof t->text) {
+        t->text[t->len++] = *str++;
+    }
+    t->text[t->len] = 0;
+}
+
+#if MICROPY_ENABLE_DYNRUNTIME
+#include "modmemcore_dyn.h"
+/* A native module's qstrs are numbered when it is loaded, so tables of them are filled
+ * on the stack at each call rather than stored. */
+#define MEMCORE_TABLE const
+#else
+#define MEMCORE_TABLE static const
+typedef nlr_buf_t memcore_nlr_t;
+#define MEMCORE_NLR_VALUE(buf) ((buf).ret_val)
 #if MICROPY_LONGINT_IMPL == MICROPY_LONGINT_IMPL_NONE
 #error "memcore needs long ints (MICROPY_LONGINT_IMPL_MPZ or _LONGLONG): byte counts pass 32 bits"
 #endif
 #if !MICROPY_PY_ATTRTUPLE
 #error "memcore returns attribute tuples: enable MICROPY_PY_ATTRTUPLE"
+#endif
 #endif
 
 /* ---- arguments in -------------------------------------------------------------- */
@@ -81,8 +114,8 @@ static mc_status_t to_count(qstr name, mp_obj_t o, int64_t maximum, int64_t *out
     }
     if (!mp_obj_is_exact_type(o, &mp_type_int)) {
         /* bool is not an int here, as on the host: True is not a byte count. */
-        mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%q must be an integer, not %s"), name,
-                          mp_obj_get_type_str(o));
+        mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%q must be an integer, not %q"), name,
+                          (qstr)mp_obj_get_type(o)->name);
     }
     if (mp_obj_int_sign(o) < 0) {
         return MC_E_NEGATIVE;
@@ -122,8 +155,8 @@ static double get_real(qstr name, mp_obj_t o)
 {
     if (o == mp_const_false || o == mp_const_true ||
         !(mp_obj_is_int(o) || mp_obj_is_float(o))) {
-        mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%q must be a number, not %s"), name,
-                          mp_obj_get_type_str(o));
+        mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%q must be a number, not %q"), name,
+                          (qstr)mp_obj_get_type(o)->name);
     }
     return (double)mp_obj_get_float(o);
 }
@@ -194,29 +227,28 @@ static void check_call(qstr function, mc_status_t rc)
 
 /* ---- budget, max_batch ----------------------------------------------------------- */
 
-static const qstr budget_fields[] = {
-    MP_QSTR_required_bytes, MP_QSTR_headroom_bytes, MP_QSTR_parameter_bytes,
-    MP_QSTR_activation_bytes, MP_QSTR_runtime_bytes, MP_QSTR_dominant, MP_QSTR_fits,
-    MP_QSTR_max_batch,
-};
-
 static mp_obj_t budget_result(const mc_budget_t *b)
 {
-    static const qstr terms[] = {MP_QSTR_parameters, MP_QSTR_activations, MP_QSTR_runtime};
+    MEMCORE_TABLE qstr fields[] = {
+        MP_QSTR_required_bytes, MP_QSTR_headroom_bytes, MP_QSTR_parameter_bytes,
+        MP_QSTR_activation_bytes, MP_QSTR_runtime_bytes, MP_QSTR_dominant, MP_QSTR_fits,
+        MP_QSTR_max_batch,
+    };
+    MEMCORE_TABLE qstr terms[] = {MP_QSTR_parameters, MP_QSTR_activations, MP_QSTR_runtime};
     mp_obj_t items[8] = {
         new_count(b->required_bytes), new_count(b->headroom_bytes), new_count(b->parameter_bytes),
         new_count(b->activation_bytes), new_count(b->runtime_bytes),
         MP_OBJ_NEW_QSTR(terms[b->dominant]), mp_obj_new_bool(b->fits),
         new_count_or_none(b->max_batch),
     };
-    return mp_obj_new_attrtuple(budget_fields, 8, items);
+    return mp_obj_new_attrtuple(fields, 8, items);
 }
 
 static mp_obj_t memcore_budget(size_t n_args, const mp_obj_t *pos_args, mp_map_t *kw_args)
 {
     enum { ARG_parameters, ARG_bytes_per_parameter, ARG_batch, ARG_activation_bytes_per_example,
            ARG_runtime_bytes, ARG_limit_bytes };
-    static const mp_arg_t allowed[] = {
+    MEMCORE_TABLE mp_arg_t allowed[] = {
         { MP_QSTR_parameters, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_bytes_per_parameter, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_batch, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
@@ -242,7 +274,7 @@ static mp_obj_t memcore_max_batch(size_t n_args, const mp_obj_t *pos_args, mp_ma
 {
     enum { ARG_parameters, ARG_bytes_per_parameter, ARG_activation_bytes_per_example,
            ARG_runtime_bytes, ARG_limit_bytes };
-    static const mp_arg_t allowed[] = {
+    MEMCORE_TABLE mp_arg_t allowed[] = {
         { MP_QSTR_parameters, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_bytes_per_parameter, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_activation_bytes_per_example, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
@@ -265,15 +297,14 @@ static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_max_batch_obj, 0, memcore_max_batch);
 
 /* ---- mlp_training, mlp_max_batch -------------------------------------------------- */
 
-static const qstr training_fields[] = {
-    MP_QSTR_parameters, MP_QSTR_gradients, MP_QSTR_optimizer_state, MP_QSTR_activations, MP_QSTR_total,
-    MP_QSTR_total_bytes, MP_QSTR_activation_share,
-};
-
 static mp_obj_t memcore_mlp_training(size_t n_args, const mp_obj_t *pos_args, mp_map_t *kw_args)
 {
+    MEMCORE_TABLE qstr fields[] = {
+        MP_QSTR_parameters, MP_QSTR_gradients, MP_QSTR_optimizer_state, MP_QSTR_activations, MP_QSTR_total,
+        MP_QSTR_total_bytes, MP_QSTR_activation_share,
+    };
     enum { ARG_inputs, ARG_hidden, ARG_layers, ARG_batch, ARG_state, ARG_bytes_per_value };
-    static const mp_arg_t allowed[] = {
+    MEMCORE_TABLE mp_arg_t allowed[] = {
         { MP_QSTR_inputs, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_hidden, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_layers, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
@@ -294,7 +325,7 @@ static mp_obj_t memcore_mlp_training(size_t n_args, const mp_obj_t *pos_args, mp
             new_count(r.parameters), new_count(r.gradients), new_count(r.optimizer_state), new_count(r.activations),
             new_count(r.total), new_count(r.total_bytes), new_real(r.activation_share),
         };
-        return mp_obj_new_attrtuple(training_fields, 7, items);
+        return mp_obj_new_attrtuple(fields, 7, items);
     }
 }
 static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_mlp_training_obj, 0, memcore_mlp_training);
@@ -303,7 +334,7 @@ static mp_obj_t memcore_mlp_max_batch(size_t n_args, const mp_obj_t *pos_args, m
 {
     enum { ARG_inputs, ARG_hidden, ARG_layers, ARG_budget_values, ARG_state, ARG_budget_bytes,
            ARG_bytes_per_value };
-    static const mp_arg_t allowed[] = {
+    MEMCORE_TABLE mp_arg_t allowed[] = {
         { MP_QSTR_inputs, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_hidden, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_layers, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
@@ -336,23 +367,22 @@ static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_mlp_max_batch_obj, 0, memcore_mlp_max_
 
 /* ---- latency --------------------------------------------------------------------- */
 
-static const qstr latency_fields[] = {
-    MP_QSTR_fetch_seconds, MP_QSTR_compute_seconds, MP_QSTR_setup_seconds, MP_QSTR_total_seconds,
-    MP_QSTR_dominant, MP_QSTR_saving_if_compute_doubled, MP_QSTR_saving_if_bandwidth_doubled,
-    MP_QSTR_saving_seconds_if_compute_doubled, MP_QSTR_saving_seconds_if_bandwidth_doubled,
-};
-
 static mp_obj_t memcore_latency(size_t n_args, const mp_obj_t *pos_args, mp_map_t *kw_args)
 {
+    MEMCORE_TABLE qstr fields[] = {
+        MP_QSTR_fetch_seconds, MP_QSTR_compute_seconds, MP_QSTR_setup_seconds, MP_QSTR_total_seconds,
+        MP_QSTR_dominant, MP_QSTR_saving_if_compute_doubled, MP_QSTR_saving_if_bandwidth_doubled,
+        MP_QSTR_saving_seconds_if_compute_doubled, MP_QSTR_saving_seconds_if_bandwidth_doubled,
+    };
     enum { ARG_bytes_moved, ARG_operations, ARG_bandwidth, ARG_ops_per_second, ARG_overhead };
-    static const mp_arg_t allowed[] = {
+    MEMCORE_TABLE mp_arg_t allowed[] = {
         { MP_QSTR_bytes_moved, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_operations, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_bandwidth_bytes_per_second, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_operations_per_second, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_overhead_seconds, MP_ARG_OBJ, {.u_obj = MP_OBJ_NEW_SMALL_INT(0)} },
     };
-    static const qstr parts[] = {MP_QSTR_fetch, MP_QSTR_compute, MP_QSTR_setup};
+    MEMCORE_TABLE qstr parts[] = {MP_QSTR_fetch, MP_QSTR_compute, MP_QSTR_setup};
     mp_arg_val_t a[MP_ARRAY_SIZE(allowed)];
     mc_latency_t r;
     mp_arg_parse_all(n_args, pos_args, kw_args, MP_ARRAY_SIZE(allowed), allowed, a);
@@ -369,22 +399,21 @@ static mp_obj_t memcore_latency(size_t n_args, const mp_obj_t *pos_args, mp_map_
             new_real(r.saving_if_compute_doubled), new_real(r.saving_if_bandwidth_doubled),
             new_real(r.saving_seconds_if_compute_doubled), new_real(r.saving_seconds_if_bandwidth_doubled),
         };
-        return mp_obj_new_attrtuple(latency_fields, 9, items);
+        return mp_obj_new_attrtuple(fields, 9, items);
     }
 }
 static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_latency_obj, 0, memcore_latency);
 
 /* ---- roofline -------------------------------------------------------------------- */
 
-static const qstr roofline_fields[] = {
-    MP_QSTR_intensity, MP_QSTR_bound, MP_QSTR_crossover_batch, MP_QSTR_ceiling,
-};
-
 static mp_obj_t memcore_roofline(size_t n_args, const mp_obj_t *pos_args, mp_map_t *kw_args)
 {
+    MEMCORE_TABLE qstr fields[] = {
+        MP_QSTR_intensity, MP_QSTR_bound, MP_QSTR_crossover_batch, MP_QSTR_ceiling,
+    };
     enum { ARG_weight_bytes, ARG_activation_bytes_per_example, ARG_operations_per_example,
            ARG_machine_ops_per_byte, ARG_batch };
-    static const mp_arg_t allowed[] = {
+    MEMCORE_TABLE mp_arg_t allowed[] = {
         { MP_QSTR_weight_bytes, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_activation_bytes_per_example, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_operations_per_example, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
@@ -411,22 +440,21 @@ static mp_obj_t memcore_roofline(size_t n_args, const mp_obj_t *pos_args, mp_map
             MP_OBJ_NEW_QSTR(r.bound == MC_BOUND_MEMORY ? MP_QSTR_memory : MP_QSTR_compute),
             new_count_or_none(r.crossover_batch), new_real(r.ceiling),
         };
-        return mp_obj_new_attrtuple(roofline_fields, 4, items);
+        return mp_obj_new_attrtuple(fields, 4, items);
     }
 }
 static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_roofline_obj, 0, memcore_roofline);
 
 /* ---- plan ------------------------------------------------------------------------ */
 
-static const qstr plan_fields[] = {
-    MP_QSTR_arena_bytes, MP_QSTR_offsets, MP_QSTR_lower_bound_bytes, MP_QSTR_strategy,
-    MP_QSTR_proven_optimal, MP_QSTR_steps,
-};
-
 static mp_obj_t memcore_plan(size_t n_args, const mp_obj_t *pos_args, mp_map_t *kw_args)
 {
+    MEMCORE_TABLE qstr fields[] = {
+        MP_QSTR_arena_bytes, MP_QSTR_offsets, MP_QSTR_lower_bound_bytes, MP_QSTR_strategy,
+        MP_QSTR_proven_optimal, MP_QSTR_steps,
+    };
     enum { ARG_sizes, ARG_first_use, ARG_last_use, ARG_alignment, ARG_strategy, ARG_budget_steps };
-    static const mp_arg_t allowed[] = {
+    MEMCORE_TABLE mp_arg_t allowed[] = {
         { MP_QSTR_sizes, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_first_use, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_last_use, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
@@ -523,7 +551,7 @@ static mp_obj_t memcore_plan(size_t n_args, const mp_obj_t *pos_args, mp_map_t *
         items[3] = MP_OBJ_NEW_QSTR(strategy_name);
         items[4] = mp_obj_new_bool(r.proven_optimal);
         items[5] = new_count(r.steps);
-        result = mp_obj_new_attrtuple(plan_fields, 6, items);
+        result = mp_obj_new_attrtuple(fields, 6, items);
     }
     m_del(int64_t, block, words);
     return result;
@@ -571,7 +599,12 @@ static void to_field(mp_obj_t key, mp_obj_t value, mc_field_t *out)
             }
             out->integer = -1;
         } else {
-            out->integer = get_count(mp_obj_str_get_qstr(key), value);
+            /* the key by its text, not as a qstr: a native module cannot intern one */
+            mc_status_t rc = to_count(MP_QSTR_check, value, INT64_MAX, &out->integer);
+            if (rc != MC_OK) {
+                mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("%s: %s"), mp_obj_str_get_str(key),
+                                  mc_strerror(rc));
+            }
         }
         out->kind = MC_FIELD_INTEGER;
     } else if (mp_obj_is_float(value)) {
@@ -581,8 +614,8 @@ static void to_field(mp_obj_t key, mp_obj_t value, mc_field_t *out)
         out->kind = MC_FIELD_NAME;
         out->text = mp_obj_str_get_str(value);
     } else {
-        mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%s must be a number, a bool or a name, not %s"),
-                          mp_obj_str_get_str(key), mp_obj_get_type_str(value));
+        mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%s must be a number, a bool or a name, not %q"),
+                          mp_obj_str_get_str(key), (qstr)mp_obj_get_type(value)->name);
     }
 }
 
@@ -593,8 +626,8 @@ static void set_fields(const char *what, mp_obj_t dict, void *target,
     mp_map_t *map;
     size_t i;
     if (!mp_obj_is_type(dict, &mp_type_dict)) {
-        mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%s must be a dict, not %s"), what,
-                          mp_obj_get_type_str(dict));
+        mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%s must be a dict, not %q"), what,
+                          (qstr)mp_obj_get_type(dict)->name);
     }
     map = mp_obj_dict_get_map(dict);
     for (i = 0; i < map->alloc; i++) {
@@ -646,22 +679,24 @@ static MP_NORETURN void raise_check(mp_obj_t path, mc_status_t rc, const mc_prob
     if (p->kind != MC_PROBLEM_NONE) {
         /* "model.tflite: operator 3 (builtin 3), tensor 7: reads a tensor ...": where, then
          * what; the host names the builtin (CONV_2D), the board gives its code. */
-        vstr_t where;
-        vstr_init(&where, 32);
-        vstr_add_str(&where, mp_obj_is_str(path) ? mp_obj_str_get_str(path) : "model");
+        memcore_text_t where;
+        mp_print_t print = {&where, memcore_text_add};
+        where.len = 0;
+        where.text[0] = 0;
+        mp_printf(&print, "%s", mp_obj_is_str(path) ? mp_obj_str_get_str(path) : "model");
         if (p->op >= 0) {
-            vstr_printf(&where, ": operator %d", (int)p->op);
+            mp_printf(&print, ": operator %d", (int)p->op);
             if (kind >= 0) {
-                vstr_printf(&where, " (builtin %d)", (int)kind);
+                mp_printf(&print, " (builtin %d)", (int)kind);
             }
         }
         if (p->tensor >= 0) {
-            vstr_printf(&where, "%s tensor %d", p->op >= 0 ? "," : ":", (int)p->tensor);
+            mp_printf(&print, "%s tensor %d", p->op >= 0 ? "," : ":", (int)p->tensor);
         }
         if (p->at >= 0) {
-            vstr_printf(&where, " (at byte %d)", (int)p->at);
+            mp_printf(&print, " (at byte %d)", (int)p->at);
         }
-        mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("%s: %s"), vstr_null_terminated_str(&where),
+        mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("%s: %s"), where.text,
                           mc_problem_text(p->kind));
     }
     raise_status(MP_QSTR_check, rc);
@@ -756,7 +791,7 @@ static mp_obj_t memcore_check(mp_obj_t model, mp_obj_t board_dict, mp_obj_t conf
     mc_board_t board;
     mc_check_config_t config;
     model_file_t f;
-    nlr_buf_t nlr;
+    memcore_nlr_t nlr;
     bool opened = false;
     mp_obj_t result;
 
@@ -780,7 +815,7 @@ static mp_obj_t memcore_check(mp_obj_t model, mp_obj_t board_dict, mp_obj_t conf
         if (opened) {
             mp_stream_close(f.file);
         }
-        nlr_jump(nlr.ret_val);
+        nlr_jump(MEMCORE_NLR_VALUE(nlr));
     }
     if (opened) {
         mp_stream_close(f.file);
@@ -802,8 +837,33 @@ static mp_obj_t memcore_version(void)
 }
 static MP_DEFINE_CONST_FUN_OBJ_0(memcore_version_obj, memcore_version);
 
+#if MICROPY_ENABLE_DYNRUNTIME
+/* The native module's entry: what `import memcore` runs when it loads memcore.mpy. */
+mp_obj_t mpy_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *args)
+{
+    MP_DYNRUNTIME_INIT_ENTRY
+    /* byte counts pass 32 bits: firmware without long ints refuses the import here
+     * (OverflowError) rather than giving wrong numbers later */
+    (void)mp_binary_op(MP_BINARY_OP_LSHIFT, MP_OBJ_NEW_SMALL_INT(1), MP_OBJ_NEW_SMALL_INT(40));
+    mp_store_global(MP_QSTR_IMPLEMENTATION, mp_obj_new_str("native-mpy", 10));
+    mp_store_global(MP_QSTR_budget, MP_OBJ_FROM_PTR(&memcore_budget_obj));
+    mp_store_global(MP_QSTR_max_batch, MP_OBJ_FROM_PTR(&memcore_max_batch_obj));
+    mp_store_global(MP_QSTR_mlp_training, MP_OBJ_FROM_PTR(&memcore_mlp_training_obj));
+    mp_store_global(MP_QSTR_mlp_max_batch, MP_OBJ_FROM_PTR(&memcore_mlp_max_batch_obj));
+    mp_store_global(MP_QSTR_latency, MP_OBJ_FROM_PTR(&memcore_latency_obj));
+    mp_store_global(MP_QSTR_roofline, MP_OBJ_FROM_PTR(&memcore_roofline_obj));
+    mp_store_global(MP_QSTR_plan, MP_OBJ_FROM_PTR(&memcore_plan_obj));
+    mp_store_global(MP_QSTR_check, MP_OBJ_FROM_PTR(&memcore_check_obj));
+    mp_store_global(MP_QSTR_version, MP_OBJ_FROM_PTR(&memcore_version_obj));
+    MP_DYNRUNTIME_INIT_EXIT
+}
+#else
+/* what the board's report names (memcore.mpy says "native-mpy", the fallback "fallback") */
+static const MP_DEFINE_STR_OBJ(memcore_implementation_obj, "c-module");
+
 static const mp_rom_map_elem_t memcore_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR_memcore) },
+    { MP_ROM_QSTR(MP_QSTR_IMPLEMENTATION), MP_ROM_PTR(&memcore_implementation_obj) },
     { MP_ROM_QSTR(MP_QSTR_budget), MP_ROM_PTR(&memcore_budget_obj) },
     { MP_ROM_QSTR(MP_QSTR_max_batch), MP_ROM_PTR(&memcore_max_batch_obj) },
     { MP_ROM_QSTR(MP_QSTR_mlp_training), MP_ROM_PTR(&memcore_mlp_training_obj) },
@@ -822,3 +882,4 @@ const mp_obj_module_t memcore_user_cmodule = {
 };
 
 MP_REGISTER_MODULE(MP_QSTR_memcore, memcore_user_cmodule);
+#endif

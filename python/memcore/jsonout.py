@@ -25,6 +25,7 @@ SCHEMAS = {
     "sim": "memcore.sim/1",
     "report": "memcore.html/1",
     "shrink": "memcore.shrink/1",
+    "firmware-module": "memcore.firmware-module/1",
     "error": "memcore.error/1",
 }
 

@@ -38,6 +38,9 @@ host's: integers exactly, floats within the board's precision.""",
     p.add_argument("--vectors", metavar="NAME", nargs="*", help="vector files to run (default: all)")
     p.add_argument("--report", metavar="OUT.json", help="also write the report as JSON")
     p.add_argument("--no-deploy", action="store_true", help="the files are on the board already")
+    p.add_argument("--module", metavar="MEMCORE.MPY",
+                   help="also deploy this native module (memcore firmware-module builds it) as memcore.mpy: "
+                        "for firmware without the C module (default: $MEMCORE_BOARD_MODULE)")
     cli_options.add_json(p, "the parity report (schema memcore.parity/1)")
     p.set_defaults(run=run)
 
@@ -50,7 +53,8 @@ def run(args):
             board.open("hil")
         except HilError as exc:
             raise board_error(exc, args.port) from None
-        result = compare(run_on_board(board, names, timeout_s=args.timeout, deploy_files=not args.no_deploy), names)
+        result = compare(run_on_board(board, names, timeout_s=args.timeout, deploy_files=not args.no_deploy,
+                                      module=args.module), names)
     finally:
         board.close()
     if args.json:

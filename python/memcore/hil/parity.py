@@ -13,6 +13,7 @@ Whatever goes wrong on the way (a timeout, a reboot, a lost line), the cases tha
 arrive are still compared, and the failure is part of the report.
 """
 import json
+import os
 import pathlib
 import time
 from dataclasses import dataclass, field
@@ -47,12 +48,22 @@ def default_device_dir():
     return _board_dir(("micropython",), "micropython")
 
 
-def board_files(vector_dir=None, device_dir=None):
-    """{name on the board: local path}: the device scripts and the vector files."""
+#: the environment variable naming a native module (memcore.mpy, `memcore firmware-module`)
+#: that board_files adds: how the firmware suite's tests deploy it to stock firmware
+MODULE_ENV = "MEMCORE_BOARD_MODULE"
+
+
+def board_files(vector_dir=None, device_dir=None, module=None):
+    """{name on the board: local path}: the device scripts and the vector files, and the
+    native module `module` (default: $MEMCORE_BOARD_MODULE) as memcore.mpy when one is
+    named, which `import memcore` then loads on firmware without the C module."""
     vector_dir = pathlib.Path(vector_dir or default_vector_dir())
     device_dir = pathlib.Path(device_dir or default_device_dir())
     # memcore_*.py only: boot.py and main.py would change how a real board boots
     files = {p.name: p for p in sorted(device_dir.glob("memcore_*.py"))}
+    module = module or os.environ.get(MODULE_ENV)
+    if module:
+        files["memcore.mpy"] = pathlib.Path(module)
     files.update({"%s/%s" % (VECTOR_DIR_ON_BOARD, p.name): p for p in sorted(vector_dir.glob("*.json"))})
     return files
 
@@ -128,7 +139,7 @@ def measured_float_bits(output):
 
 
 def run_on_board(board, vector_names, vector_dir=None, device_dir=None, timeout_s=120.0, code=None,
-                 deploy_files=True):
+                 deploy_files=True, module=None):
     """Deploy and run the vector runner on an opened board; never raises a HilError."""
     run = BoardRun()
     start = time.monotonic()
@@ -136,7 +147,11 @@ def run_on_board(board, vector_names, vector_dir=None, device_dir=None, timeout_
     try:
         repl = board.repl
         if deploy_files:
-            deploy(repl, board_files(vector_dir, device_dir))
+            deploy(repl, board_files(vector_dir, device_dir, module))
+            # as at boot, on a heap the deploying has not fragmented: memcore.mpy's code is
+            # one heap block on a Cortex-M (50 KB), which a fragmented 110 KiB heap refuses
+            board.reset()
+            repl = board.repl
         out, err = repl.exec_raw(code or runner_code(vector_names), timeout_s)
         run.take(out, repl.output_first_line)
         taken = True
