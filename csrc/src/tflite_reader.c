@@ -628,14 +628,14 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
  * named exactly "OfflineMemoryAllocation" counts): where its offsets start, in
  * r->root.plan_at, once its header is checked: version 1, subgraph 0, one offset per
  * tensor of every subgraph (TFLM checks only the count), and the offsets inside the
- * buffer (TFLM reads past its end). */
-static void find_plan(reader_t *r)
+ * buffer (TFLM reads past its end).  `total` is every subgraph's tensors, as size_of
+ * added them up: it is read only when no problem was found, so after all of them. */
+static void find_plan(reader_t *r, int64_t total)
 {
     root_t *root = &r->root;
     vector_t list, v;
     table_t entry;
     uint32_t i, c, index = 0, word, expect;
-    int64_t total = 0;
     bool found = false;
     root->plan_at = -1;
     vector_field(r, &root->model, MODEL_METADATA, 4, &list);
@@ -654,12 +654,6 @@ static void find_plan(reader_t *r)
     }
     if (!found || r->rc != MC_OK) {
         return;
-    }
-    vector_field(r, &root->model, MODEL_SUBGRAPHS, 4, &list);
-    for (i = 0; i < list.length; i++) {
-        table_element(r, &list, i, &entry);
-        vector_field(r, &entry, SUBGRAPH_TENSORS, 4, &v);
-        total += v.length;
     }
     v.length = 0;
     if (index < root->vectors[BUFFERS].length) {
@@ -746,7 +740,7 @@ OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out)
         }
         out->n_op_tensors = count_op_tensors(r, out->n_op_tensors);
     }
-    find_plan(r);
+    find_plan(r, out->n_tensors);
     out->scratch_bytes = layout_bytes(out, root->plan_at >= 0);
     return r->rc;
 }
