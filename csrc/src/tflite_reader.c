@@ -517,23 +517,24 @@ static void read_options(reader_t *r, const table_t *op, mc_op_t *out)
     int32_t count, f;
     int64_t at;
     table_t options;
-    out->options_type = scalar_field(r, op, OP_OPTIONS_TYPE, MC_FIELD_U8, 0);
-    if (out->options_type <= 0 || out->options_type >= MC_TFLITE_OPTIONS_TYPES) {
-        return; /* none, or newer than this reader's schema: defaults stay 0 */
-    }
-    count = mc_tflite_option_fields(out->options_type, &fields);
-    at = ref_field(r, op, OP_OPTIONS);
     options.vtable_bytes = 0; /* no options table: every field reads as its default */
-    if (at >= 0) {
-        table_at(r, at, &options);
-    }
-    for (f = 0; f < count; f++) {
-        int32_t kind = fields[f] & 7;
-        if (kind != MC_FIELD_NOT_SCALAR) {
-            out->options[f] = scalar_field(r, &options, f, kind, fields[f] >> 3);
+    out->options_type = scalar_field(r, op, OP_OPTIONS_TYPE, MC_FIELD_U8, 0);
+    /* none, or newer than this reader's schema: defaults stay 0 */
+    if (out->options_type > 0 && out->options_type < MC_TFLITE_OPTIONS_TYPES) {
+        count = mc_tflite_option_fields(out->options_type, &fields);
+        at = ref_field(r, op, OP_OPTIONS);
+        if (at >= 0) {
+            table_at(r, at, &options);
+        }
+        for (f = 0; f < count; f++) {
+            int32_t kind = fields[f] & 7;
+            if (kind != MC_FIELD_NOT_SCALAR) {
+                out->options[f] = scalar_field(r, &options, f, kind, fields[f] >> 3);
+            }
         }
     }
-    if (out->kind == BUILTIN_VAR_HANDLE) { /* where its shared name is (memcore.h) */
+    /* where a VAR_HANDLE's shared name is (memcore.h); without options, none: -1 */
+    if (out->kind == BUILTIN_VAR_HANDLE) {
         vector_t name;
         vector_field(r, &options, VAR_HANDLE_SHARED_NAME, 1, &name);
         out->options[1] = name.data < 0 ? -1 : (int32_t)name.data; /* a flatbuffer is < 2 GB */
@@ -603,7 +604,6 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     out->version = scalar_field(r, &code, CODE_VERSION, MC_FIELD_I32, 1);
     out->kind = builtin > deprecated ? builtin : deprecated;
     out->custom_name_offset = -1;
-    out->options[1] = out->kind == BUILTIN_VAR_HANDLE ? -1 : 0; /* no name until read_options finds one */
     if (out->kind == BUILTIN_CUSTOM) {
         vector_field(r, &code, CODE_CUSTOM, 1, &custom);
         out->custom_name_offset = custom.data;
