@@ -1134,21 +1134,6 @@ mc_status_t mc_check_graph(const mc_graph_t *graph, const mc_board_t *board, con
                            mc_problem_t *problem);
 
 /*
- * Reads, validates and checks a .tflite file in one call — what a board runs on the
- * model file in its filesystem.  The scratch holds the graph, then the check's work.
- * Sizing it takes the graph itself (how many scratch buffers the kernels ask for), so
- * mc_check_tflite_scratch_bytes reads the graph into `scratch` (at least
- * mc_tflite_size()'s scratch_bytes) and says how much the whole check needs:
- *   mc_tflite_size -> scratch for the graph -> mc_check_tflite_scratch_bytes -> scratch
- *   of *needed bytes -> mc_check_tflite.
- */
-mc_status_t mc_check_tflite_scratch_bytes(const mc_source_t *source, const mc_board_t *board,
-                                          const mc_check_config_t *config, void *scratch, int64_t scratch_bytes,
-                                          int64_t *needed, mc_problem_t *problem);
-mc_status_t mc_check_tflite(const mc_source_t *source, const mc_board_t *board, const mc_check_config_t *config,
-                            void *scratch, int64_t scratch_bytes, mc_check_t *out, mc_problem_t *problem);
-
-/*
  * Another board of the same family, when the check on this one does not pass: the
  * board that answers the resource that runs out (now->limiting) best.  Two steps, so
  * the caller checks only the boards that can help:

@@ -678,7 +678,9 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     r->tensors = g->n_tensors;
     r->ops = g->n_ops;
     r->buffers = l.n_buffers;
-    /* the graph's arrays (validated counts: small) rounded up as read_graph rounds them */
+    /* the graph's arrays (validated counts: small) rounded up to 8 bytes, as the
+     * MicroPython module cuts its graph block back to them (mc_tflite_arrays_end) */
+    /*  */
     /* (with an offline plan, its offsets: one per tensor among the int32 arrays) */
     r->check_scratch_bytes = (g->n_tensors * (int64_t)sizeof(mc_tensor_t) + g->n_ops * (int64_t)sizeof(mc_op_t) +
                               (g->n_op_tensors + g->n_inputs + g->n_outputs + io_of_subgraphs(g) +
@@ -727,45 +729,4 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     verdict(r);
     *out = *r;
     return MC_OK;
-}
-
-/* Reads the graph into the front of the scratch; *graph_bytes is what its arrays took
- * (the reader's own state after them is free again once it returns). */
-static mc_status_t read_graph(const mc_source_t *source, void *scratch, int64_t scratch_bytes, mc_graph_t *graph,
-                              int64_t *graph_bytes, mc_problem_t *problem)
-{
-    size_t used; /* (memory the reader filled: a size_t holds it) */
-    MC_TRY(mc_tflite_read(source, scratch, scratch_bytes, graph, problem));
-    used = (size_t)((const uint8_t *)mc_tflite_arrays_end(graph) - (const uint8_t *)scratch);
-    *graph_bytes = (int64_t)((used + 7) & ~(size_t)7);
-    return MC_OK;
-}
-
-mc_status_t mc_check_tflite_scratch_bytes(const mc_source_t *source, const mc_board_t *board,
-                                          const mc_check_config_t *config, void *scratch, int64_t scratch_bytes,
-                                          int64_t *needed, mc_problem_t *problem)
-{
-    mc_graph_t graph;
-    int64_t graph_bytes = 0;
-    layout_t l;
-    if (any_null(source, board, config, needed)) {
-        return MC_E_NULL;
-    }
-    MC_TRY(check_inputs(board, config));
-    MC_TRY(read_graph(source, scratch, scratch_bytes, &graph, &graph_bytes, problem));
-    MC_TRY(layout(&graph, config, board, &l, problem));
-    return mc_checked_add(graph_bytes, l.total_bytes, needed);
-}
-
-mc_status_t mc_check_tflite(const mc_source_t *source, const mc_board_t *board, const mc_check_config_t *config,
-                            void *scratch, int64_t scratch_bytes, mc_check_t *out, mc_problem_t *problem)
-{
-    mc_graph_t graph;
-    int64_t graph_bytes = 0;
-    if (any_null(source, board, config, out)) {
-        return MC_E_NULL;
-    }
-    MC_TRY(read_graph(source, scratch, scratch_bytes, &graph, &graph_bytes, problem));
-    return mc_check_graph(&graph, board, config, (uint8_t *)scratch + graph_bytes, scratch_bytes - graph_bytes,
-                          out, NULL, problem);
 }

@@ -517,23 +517,24 @@ static void read_options(reader_t *r, const table_t *op, mc_op_t *out)
     int32_t count, f;
     int64_t at;
     table_t options;
-    out->options_type = scalar_field(r, op, OP_OPTIONS_TYPE, MC_FIELD_U8, 0);
-    if (out->options_type <= 0 || out->options_type >= MC_TFLITE_OPTIONS_TYPES) {
-        return; /* none, or newer than this reader's schema: defaults stay 0 */
-    }
-    count = mc_tflite_option_fields(out->options_type, &fields);
-    at = ref_field(r, op, OP_OPTIONS);
     options.vtable_bytes = 0; /* no options table: every field reads as its default */
-    if (at >= 0) {
-        table_at(r, at, &options);
-    }
-    for (f = 0; f < count; f++) {
-        int32_t kind = fields[f] & 7;
-        if (kind != MC_FIELD_NOT_SCALAR) {
-            out->options[f] = scalar_field(r, &options, f, kind, fields[f] >> 3);
+    out->options_type = scalar_field(r, op, OP_OPTIONS_TYPE, MC_FIELD_U8, 0);
+    /* none, or newer than this reader's schema: defaults stay 0 */
+    if (out->options_type > 0 && out->options_type < MC_TFLITE_OPTIONS_TYPES) {
+        count = mc_tflite_option_fields(out->options_type, &fields);
+        at = ref_field(r, op, OP_OPTIONS);
+        if (at >= 0) {
+            table_at(r, at, &options);
+        }
+        for (f = 0; f < count; f++) {
+            int32_t kind = fields[f] & 7;
+            if (kind != MC_FIELD_NOT_SCALAR) {
+                out->options[f] = scalar_field(r, &options, f, kind, fields[f] >> 3);
+            }
         }
     }
-    if (out->kind == BUILTIN_VAR_HANDLE) { /* where its shared name is (memcore.h) */
+    /* where a VAR_HANDLE's shared name is (memcore.h); without options, none: -1 */
+    if (out->kind == BUILTIN_VAR_HANDLE) {
         vector_t name;
         vector_field(r, &options, VAR_HANDLE_SHARED_NAME, 1, &name);
         out->options[1] = name.data < 0 ? -1 : (int32_t)name.data; /* a flatbuffer is < 2 GB */
@@ -603,7 +604,6 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     out->version = scalar_field(r, &code, CODE_VERSION, MC_FIELD_I32, 1);
     out->kind = builtin > deprecated ? builtin : deprecated;
     out->custom_name_offset = -1;
-    out->options[1] = out->kind == BUILTIN_VAR_HANDLE ? -1 : 0; /* no name until read_options finds one */
     if (out->kind == BUILTIN_CUSTOM) {
         vector_field(r, &code, CODE_CUSTOM, 1, &custom);
         out->custom_name_offset = custom.data;
@@ -628,14 +628,14 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
  * named exactly "OfflineMemoryAllocation" counts): where its offsets start, in
  * r->root.plan_at, once its header is checked: version 1, subgraph 0, one offset per
  * tensor of every subgraph (TFLM checks only the count), and the offsets inside the
- * buffer (TFLM reads past its end). */
-static void find_plan(reader_t *r)
+ * buffer (TFLM reads past its end).  `total` is every subgraph's tensors, as size_of
+ * added them up: it is read only when no problem was found, so after all of them. */
+static void find_plan(reader_t *r, int64_t total)
 {
     root_t *root = &r->root;
     vector_t list, v;
     table_t entry;
     uint32_t i, c, index = 0, word, expect;
-    int64_t total = 0;
     bool found = false;
     root->plan_at = -1;
     vector_field(r, &root->model, MODEL_METADATA, 4, &list);
@@ -654,12 +654,6 @@ static void find_plan(reader_t *r)
     }
     if (!found || r->rc != MC_OK) {
         return;
-    }
-    vector_field(r, &root->model, MODEL_SUBGRAPHS, 4, &list);
-    for (i = 0; i < list.length; i++) {
-        table_element(r, &list, i, &entry);
-        vector_field(r, &entry, SUBGRAPH_TENSORS, 4, &v);
-        total += v.length;
     }
     v.length = 0;
     if (index < root->vectors[BUFFERS].length) {
@@ -746,7 +740,7 @@ OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out)
         }
         out->n_op_tensors = count_op_tensors(r, out->n_op_tensors);
     }
-    find_plan(r);
+    find_plan(r, out->n_tensors);
     out->scratch_bytes = layout_bytes(out, root->plan_at >= 0);
     return r->rc;
 }

@@ -30,13 +30,15 @@
 
 /* The variable (its first VAR_HANDLE's index) whose handle tensor i is, when a VAR_HANDLE
  * before operator `before` writes it; else -1.  Only resource tensors are looked for,
- * so the scan is rare. */
+ * so the scan is rare.  Every caller runs after mc__tflm_start, whose
+ * mc_graph_structure gives every VAR_HANDLE an output (only CALL_ONCE and
+ * ASSIGN_VARIABLE may have none). */
 static int32_t variable_of(const mc_graph_t *g, int32_t i, int32_t before)
 {
     int32_t k;
     for (k = 0; i >= 0 && g->tensors[i].dtype == MC_DTYPE_RESOURCE && k < before; k++) {
         const mc_op_t *op = &g->ops[k];
-        if (op->kind == BUILTIN_VAR_HANDLE && op->n_outputs > 0 && g->op_tensors[op->first_output] == i) {
+        if (op->kind == BUILTIN_VAR_HANDLE && g->op_tensors[op->first_output] == i) {
             return op->options[0];
         }
     }
