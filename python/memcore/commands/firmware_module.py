@@ -10,6 +10,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 import tarfile
 
 from memcore import cli_options, jsonout, usermod
@@ -118,7 +119,10 @@ def build(arch, out, src=None, jobs=2):
     natmod = usermod.path() / "memcore" / "natmod.mk"
     work = out / ".build" / arch
     work.mkdir(parents=True, exist_ok=True)
-    command = ["make", "-j%d" % jobs, "-C", str(work), "-f", str(natmod), "MPY_DIR=%s" % mpy, "ARCH=%s" % arch]
+    # PYTHON: MicroPython's tools (mpy_ld needs pyelftools) run in this interpreter, whose
+    # environment has memcore's [firmware] extra, not whichever python3 is first on PATH.
+    command = ["make", "-j%d" % jobs, "-C", str(work), "-f", str(natmod), "MPY_DIR=%s" % mpy, "ARCH=%s" % arch,
+               "PYTHON=%s" % sys.executable]
     try:
         done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     except FileNotFoundError:
