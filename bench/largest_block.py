@@ -109,9 +109,10 @@ def parse(output):
             report = json.loads(line[len("@memcore "):])
         elif line.startswith("@bench "):
             after = json.loads(line[len("@bench "):])["after_check_bytes"]
-    if report is None or ("available_bytes" not in report and "error" not in report) or after is None:
+    if report is None or ("available_bytes" not in report and "error" not in report) or \
+            (after is None and "error" not in report):
         raise SystemExit("no boot report in the board's output:\n" + output)
-    return report, after
+    return report, after  # after: None when even main.py could not run (no memory left)
 
 
 def main():
@@ -139,8 +140,9 @@ def main():
             board_files(folder, route, descriptor, args.module)
             report, after = parse(boot(board_args, folder))
             if "error" in report:
-                # the check itself failed on the board (memcore.report-error/1: no memory left
-                # for it, on the mpy routes of a 110 KiB Cortex-M3): what is left still counts
+                # the boot check failed on the board (memcore.report-error/1: no memory left
+                # for it, on the mpy routes of a 110 KiB Cortex-M3): what is left still counts,
+                # where main.py could still run to measure it
                 results[route] = {"implementation": None, "available_bytes": None, "gc_free_bytes": None,
                                   "after_check_bytes": after, "verdict": None, "required_bytes": None,
                                   "error": report["error"]}
