@@ -19,11 +19,12 @@
  *   7. the verdict: memory or flash short is "does not fit"; otherwise a missed
  *      latency or battery budget is "misses budget"; the resource that runs out first
  *      is the one with the largest need / limit among those that decide the verdict.
+ * Steps 4 to 7 are check_resources.c's.
  */
-#include <float.h>
 #include <stddef.h>
 #include <string.h>
 
+#include "check_internal.h"
 #include "checked.h"
 #include "floats.h"
 #include "graph.h"
@@ -32,7 +33,6 @@
 #include "tflm_internal.h"
 
 #define ARENA_ALIGNMENT 16
-#define SECONDS_PER_HOUR 3600
 
 /* Operator codes the rate classes name. */
 enum { CONV_2D = 3, DEPTHWISE_CONV_2D = 4, FULLY_CONNECTED = 9, TRANSPOSE_CONV = 67, BATCH_MATMUL = 126 };
@@ -97,7 +97,7 @@ static bool has_region(const mc_board_t *b, int32_t region)
 /* x > 0, for any double, read from its bits (floats.h: on a board each comparison is a
  * call into the soft-float library, with the zero as a literal): above +0 and at most
  * +infinity, so neither -0, a negative number nor a NaN. */
-OUT_OF_LINE static bool positive(double x)
+OUT_OF_LINE bool mc__positive(double x)
 {
     return mc_double_bits(x) - 1 < (uint64_t)0x7FF << 52;
 }
@@ -161,7 +161,7 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
     if (b->ram_bytes_at_boot < 0 || b->ram_bytes_at_boot > b->regions[MC_REGION_RAM].bytes ||
         b->model_partition_bytes < 0 || b->model_partition_bytes > b->regions[MC_REGION_FLASH].bytes ||
         !figures_finite_nonnegative(b, board_figures, sizeof board_figures) ||
-        (positive(b->radio_tx_watts) != positive(b->radio_bytes_per_second))) {
+        (mc__positive(b->radio_tx_watts) != mc__positive(b->radio_bytes_per_second))) {
         return MC_E_RANGE;
     }
     /* The arena must be writable RAM; weights are read in place from flash or loaded. */
@@ -178,7 +178,7 @@ static mc_status_t check_inputs(const mc_board_t *b, const mc_check_config_t *c)
         return MC_E_RANGE;
     }
     /* A required battery life is a budget only with a battery and the board's power. */
-    if (positive(c->battery_life_seconds) && (!positive(c->battery_joules) || !positive(b->active_watts))) {
+    if (mc__positive(c->battery_life_seconds) && (!mc__positive(c->battery_joules) || !mc__positive(b->active_watts))) {
         return MC_E_RANGE;
     }
     return MC_OK;
@@ -264,7 +264,7 @@ static mc_status_t arena_too_large(mc_problem_t *p, const int64_t *sizes, const 
 /* *sum += bytes (or a count), by mc_add_or_flag: the sums here keep their overflow
  * sticky.  Out of line: passed the sum's address, each step costs less than loading
  * and storing it around mc_add_or_flag. */
-OUT_OF_LINE static void accumulate(int64_t *sum, int64_t bytes, bool *overflow)
+OUT_OF_LINE void mc__accumulate(int64_t *sum, int64_t bytes, bool *overflow)
 {
     *sum = mc_add_or_flag(*sum, bytes, overflow);
 }
@@ -280,15 +280,15 @@ static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
     for (k = 0; k < (int32_t)g->n_tensors; k++) { /* validated: within MC_MAX_TENSORS */
         const mc_tensor_t *t = &g->tensors[k];
         if (t->flags & MC_TENSOR_CONSTANT) {
-            accumulate(&r->parameters, mc_dims_product(1, t->dims, 0, t->rank, &overflow), &overflow);
-            accumulate(&r->weights_bytes, t->bytes, &overflow);
+            mc__accumulate(&r->parameters, mc_dims_product(1, t->dims, 0, t->rank, &overflow), &overflow);
+            mc__accumulate(&r->weights_bytes, t->bytes, &overflow);
             float_weights = float_weights || t->dtype == MC_DTYPE_FLOAT32;
         } else if ((t->flags & MC_TENSOR_VARIABLE) == 0) {
-            accumulate(&r->activation_bytes, t->bytes, &overflow);
+            mc__accumulate(&r->activation_bytes, t->bytes, &overflow);
         }
     }
     for (in = g->inputs, end = in + g->n_inputs; in < end; in++) {
-        accumulate(&r->input_bytes, g->tensors[*in].bytes, &overflow);
+        mc__accumulate(&r->input_bytes, g->tensors[*in].bytes, &overflow);
     }
     /* ESP-NN and CMSIS-NN optimise int8 kernels: a model with float weights runs
      * TFLM's reference kernels whatever the configuration asks for. */
@@ -299,7 +299,7 @@ static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
 static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t kernels)
 {
     double rate = b->ops_per_second[cls][numeric][kernels];
-    return positive(rate) ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
+    return mc__positive(rate) ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
 }
 
 /* Adds to *seconds the time `amount` (>= 0) operations or bytes take at `per_second`; when
@@ -308,7 +308,7 @@ static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t
 static void add_seconds(double *seconds, int64_t amount, double per_second, bool *timed)
 {
     if (amount != 0) {
-        if (positive(per_second)) {
+        if (mc__positive(per_second)) {
             *seconds += (double)amount / per_second;
         } else {
             *timed = false;
@@ -347,9 +347,9 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
         ops = mc_add_or_flag(mc_mul_or_flag(macs, 2, &overflow), other, &overflow);
         macs = mc_mul_or_flag(macs, c->batch, &overflow);
         ops = mc_mul_or_flag(ops, c->batch, &overflow);
-        accumulate(&r->macs, macs, &overflow);
-        accumulate(&r->operations, ops, &overflow);
-        accumulate(&r->operations_by_class[cls], ops, &overflow);
+        mc__accumulate(&r->macs, macs, &overflow);
+        mc__accumulate(&r->operations, ops, &overflow);
+        mc__accumulate(&r->operations_by_class[cls], ops, &overflow);
         for (t = g->op_tensors + op->first_input, end = t + op->n_inputs; t < end; t++) {
             const mc_tensor_t *in;
             int64_t *fetched = NULL;
@@ -359,7 +359,7 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
             in = &g->tensors[*t];
             /* its row counts every constant it reads, the fetch only the first reading */
             if (rows != NULL && (in->flags & MC_TENSOR_CONSTANT)) {
-                accumulate(&weights, in->bytes, &overflow);
+                mc__accumulate(&weights, in->bytes, &overflow);
             }
             if ((in->flags & MC_TENSOR_CONSTANT) && read[*t] == 0) {
                 fetched = &constants;
@@ -367,12 +367,12 @@ static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_
                 fetched = &activations;
             }
             if (fetched != NULL) {
-                accumulate(fetched, in->bytes, &overflow);
+                mc__accumulate(fetched, in->bytes, &overflow);
                 read[*t] = 1;
             }
         }
         for (t = g->op_tensors + op->first_output, end = t + op->n_outputs; t < end; t++) {
-            accumulate(&activations, g->tensors[*t].bytes, &overflow);
+            mc__accumulate(&activations, g->tensors[*t].bytes, &overflow);
         }
         activations = mc_mul_or_flag(activations, c->batch, &overflow);
         if (overflow) {
@@ -448,189 +448,6 @@ static mc_status_t live_rows(const mc_graph_t *g, const int64_t *sizes, const in
     return MC_OK;
 }
 
-/* A budget's need against its limit, in seconds or joules. */
-OUT_OF_LINE static void budget_resource(mc_resource_check_t *res, double need, double limit)
-{
-    res->checked = true;
-    res->need = need;
-    res->limit = limit;
-    res->margin = limit - need;
-    res->fits = need <= limit;
-    res->usage = positive(limit) ? need / limit : DBL_MAX;
-}
-
-/* Memory, in bytes: as a budget of its bytes as doubles, except that it fits by the
- * exact bytes, and needing nothing of nothing uses none of it. */
-static void resource(mc_resource_check_t *res, int64_t need, int64_t limit)
-{
-    budget_resource(res, (double)need, (double)limit);
-    res->need_bytes = need;
-    res->limit_bytes = limit;
-    res->margin_bytes = limit - need;
-    res->fits = need <= limit;
-    if (limit == 0 && need <= 0) { /* (limits are >= 0: check_inputs) */
-        res->usage = 0;
-    }
-}
-
-/* Memory per region, and the arena region's headline numbers.  With memcore's plan
- * the head is memcore's placement of the same buffers; what TFLM needs beyond its
- * head stays the same. */
-static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
-{
-    int64_t need[MC_REGION_COUNT] = {0, 0, 0};
-    const mc_resource_check_t *arena;
-    int64_t head = (c->flags & MC_CHECK_MEMCORE_PLAN) ? r->arena_best_bytes : r->arena_tflm_bytes;
-    int32_t reg;
-    bool overflow = false;
-    r->runtime_overhead_bytes = r->tflm.tail_bytes;
-    r->runtime_bytes = r->tflm.recommended_arena_bytes - r->arena_tflm_bytes;
-    r->recommended_arena_bytes = mc_add_or_flag(mc_mul_or_flag(head, c->batch, &overflow), r->runtime_bytes,
-                                                &overflow);
-    need[c->arena_region] = r->recommended_arena_bytes;
-    if (c->weights_region != MC_REGION_FLASH) {
-        accumulate(&need[c->weights_region], r->weights_bytes, &overflow);
-    }
-    if (overflow) {
-        return MC_E_OVERFLOW;
-    }
-    /* The model file lives in flash either way; read in place, its weights must be. */
-    need[MC_REGION_FLASH] = c->model_file_bytes;
-    if (c->weights_region == MC_REGION_FLASH && need[MC_REGION_FLASH] < r->weights_bytes) {
-        need[MC_REGION_FLASH] = r->weights_bytes;
-    }
-    /* (The board's sizes, the partition and a pinned figure are >= 0: check_inputs.) */
-    for (reg = 0; reg < MC_REGION_COUNT; reg++) {
-        int64_t limit = b->regions[reg].bytes;
-        if (reg == c->arena_region && c->available_bytes >= 0) {
-            limit = c->available_bytes;
-        }
-        /* The model file has the partition it lives in, not the whole chip: the
-         * bootloader, the partition table and the firmware take the rest. */
-        if (reg == MC_REGION_FLASH && b->model_partition_bytes != 0) {
-            limit = b->model_partition_bytes;
-        }
-        /* A region the board gives no size for is not known, not empty: unchecked. */
-        if ((need[reg] > 0 && limit != 0) || reg == c->arena_region) {
-            resource(&r->resources[reg], need[reg], limit);
-        }
-    }
-    /* the arena region's, as its resource has them (it is always checked) */
-    arena = &r->resources[c->arena_region];
-    r->required_bytes = arena->need_bytes;
-    r->available_bytes = arena->limit_bytes;
-    r->headroom_bytes = arena->margin_bytes;
-    r->needs_heap_growth = c->arena_region == MC_REGION_RAM && arena->fits && b->ram_bytes_at_boot != 0 &&
-                           arena->need_bytes > b->ram_bytes_at_boot;
-    return MC_OK;
-}
-
-static mc_status_t timing(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
-{
-    double fetch = r->latency.fetch_seconds, compute = 0, rate, bandwidth;
-    bool budget = positive(c->latency_budget_seconds), duty_cycle = positive(c->inferences_per_hour);
-    int k;
-    for (k = 0; k < MC_OPCLASS_COUNT; k++) {
-        compute += r->compute_seconds_by_class[k];
-    }
-    MC_TRY(mc_latency_of_parts(fetch, compute, b->overhead_seconds, &r->latency));
-    /* The roofline with the model's own mix of rates: operations over compute time
-     * against the arena region's bandwidth. */
-    bandwidth = b->regions[c->arena_region].read_bytes_per_second;
-    rate = positive(compute) ? (double)r->operations / compute
-                             : b->ops_per_second[MC_OPCLASS_OTHER][r->numeric][r->kernels];
-    r->ops_per_second = rate;
-    r->arena_bytes_per_second = bandwidth;
-    if (r->timed && positive(rate) && positive(bandwidth)) {
-        MC_TRY(mc_roofline(r->weights_bytes, r->activation_bytes, r->operations / c->batch, rate / bandwidth,
-                           c->batch, &r->roofline));
-    }
-    if (budget || duty_cycle) {
-        if (!r->timed) {
-            return MC_E_RANGE; /* a time budget, but the board's speeds are not given */
-        }
-        double limit = budget ? c->latency_budget_seconds : DBL_MAX;
-        /* (The period is compared as it is computed: on a host that evaluates doubles
-         * wider, x87, before it is rounded.) */
-        if (duty_cycle && SECONDS_PER_HOUR / c->inferences_per_hour < limit) {
-            limit = SECONDS_PER_HOUR / c->inferences_per_hour; /* the duty cycle's period */
-            r->latency_limit_is_period = true;
-        }
-        budget_resource(&r->resources[MC_RESOURCE_LATENCY], r->latency.total_seconds, limit);
-    }
-    return MC_OK;
-}
-
-/* Energy per request, the radio's alternative, power over the duty cycle, battery life
- * and the most inferences per hour the budgets allow (docs/formulas.md, "Energy"). */
-static void energy(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r)
-{
-    double t = r->latency.total_seconds, busy, allowed, most;
-    bool some_time = positive(t);
-    if (positive(b->radio_bytes_per_second)) {
-        r->radio_seconds = (double)r->input_bytes / b->radio_bytes_per_second;
-        r->radio_joules = b->radio_tx_watts * r->radio_seconds;
-    }
-    /* back to back: one request after the other, the most the latency allows */
-    most = some_time ? SECONDS_PER_HOUR / t : 0;
-    r->max_inferences_per_hour = r->timed ? most : 0;
-    if (!positive(b->active_watts) || !r->timed) {
-        return;
-    }
-    r->energy_joules = b->active_watts * t;
-    r->cheaper_to_send = positive(r->radio_joules) && r->radio_joules < r->energy_joules;
-    busy = positive(c->inferences_per_hour) ? c->inferences_per_hour * t / SECONDS_PER_HOUR : 1;
-    busy = busy > 1 ? 1 : busy;
-    r->duty_cycle = busy;
-    r->average_watts = b->active_watts * busy + b->sleep_watts * (1 - busy);
-    if (!positive(c->battery_joules) || !positive(r->average_watts)) {
-        return;
-    }
-    r->battery_life_seconds = c->battery_joules / r->average_watts;
-    if (!positive(c->battery_life_seconds)) {
-        return;
-    }
-    budget_resource(&r->resources[MC_RESOURCE_BATTERY], r->average_watts * c->battery_life_seconds,
-                    c->battery_joules);
-    /* The duty cycle whose average power spends the battery in exactly its life:
-     * allowed = sleep + busy x (active - sleep), busy = n x t / 3600. */
-    allowed = c->battery_joules / c->battery_life_seconds;
-    if (allowed <= b->sleep_watts) {
-        r->max_inferences_per_hour = 0; /* sleeping alone empties it too soon */
-    } else if (b->active_watts > b->sleep_watts && some_time) {
-        double n = SECONDS_PER_HOUR * (allowed - b->sleep_watts) / (t * (b->active_watts - b->sleep_watts));
-        r->max_inferences_per_hour = n < most ? n : most;
-    }
-}
-
-/* (A resource that does not fit was checked: the rest start as fitting.) */
-static void verdict(mc_check_t *r)
-{
-    int k, decides = -1;
-    bool short_memory = false, missed = false;
-    for (k = 0; k < MC_RESOURCE_COUNT; k++) {
-        if (!r->resources[k].fits) {
-            if (k <= MC_RESOURCE_FLASH) {
-                short_memory = true;
-            } else {
-                missed = true;
-            }
-        }
-    }
-    r->verdict = short_memory ? MC_CHECK_DOES_NOT_FIT : missed ? MC_CHECK_MISSES_BUDGET : MC_CHECK_FITS;
-    /* The resource that runs out first: the most over its limit among those that decide
-     * the verdict; when everything fits, the closest to its limit. */
-    for (k = 0; k < MC_RESOURCE_COUNT; k++) {
-        const mc_resource_check_t *res = &r->resources[k];
-        bool counts = res->checked && (r->verdict == MC_CHECK_FITS ||
-                                       (!res->fits && (k <= MC_RESOURCE_FLASH) == short_memory));
-        if (counts && (decides < 0 || res->usage > r->resources[decides].usage)) {
-            decides = k;
-        }
-    }
-    r->limiting = decides < 0 ? MC_RESOURCE_RAM : decides;
-}
-
 mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, void *scratch,
                            int64_t scratch_bytes, mc_check_t *out, mc_check_op_t *rows, mc_problem_t *problem)
 {
@@ -700,7 +517,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     r->best_is_optimal = plan->proven_optimal;
     for (i = 0; i < l.n_buffers; i++) {
         if (owner[i] < 0) {
-            accumulate(&r->scratch_buffer_bytes, sizes[i], &overflow);
+            mc__accumulate(&r->scratch_buffer_bytes, sizes[i], &overflow);
         }
     }
     if (overflow) {
@@ -723,10 +540,7 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
         }
         MC_TRY(operators(g, b, c, r, (uint8_t *)(count + l.n_scopes), rows, problem));
     }
-    MC_TRY(memory(b, c, r));
-    MC_TRY(timing(b, c, r));
-    energy(b, c, r);
-    verdict(r);
+    MC_TRY(mc__check_resources(b, c, r));
     *out = *r;
     return MC_OK;
 }

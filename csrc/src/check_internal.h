@@ -1,0 +1,26 @@
+/*
+ * What check.c and check_resources.c share: the check's steps after the arena (memory
+ * per region, time, energy, the verdict) and two helpers both use.
+ */
+#ifndef MEMCORE_CHECK_INTERNAL_H
+#define MEMCORE_CHECK_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "memcore.h"
+
+#define SECONDS_PER_HOUR 3600
+
+/* x > 0, for any double: above +0 and at most +infinity (neither -0, a negative
+ * number nor a NaN). */
+bool mc__positive(double x);
+
+/* *sum += bytes, the overflow sticky in *overflow. */
+void mc__accumulate(int64_t *sum, int64_t bytes, bool *overflow);
+
+/* Steps 4 to 7 of the check (check.c): memory per region, time, energy and the
+ * verdict, from the arena and the model's totals already in r. */
+mc_status_t mc__check_resources(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r);
+
+#endif
