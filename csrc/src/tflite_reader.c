@@ -24,9 +24,9 @@
 #include "checked.h"
 #include "graph.h"
 #include "memcore.h"
+#include "tflite_fields.h"
 #include "tflite_schema.h"
 
-#define WINDOW_BYTES 64
 #define SCHEMA_VERSION 3
 #define BUILTIN_CUSTOM 32
 #define BUILTIN_VAR_HANDLE 142
@@ -49,8 +49,6 @@ enum { METADATA_NAME = 0, METADATA_BUFFER = 1 };
  * GetOfflinePlannedOffsets: version 1, subgraph 0, then the offset count). */
 enum { PLAN_VERSION = 0, PLAN_SUBGRAPH = 1, PLAN_COUNT = 2, PLAN_HEADER = 3 };
 
-/* The vectors every pass needs (root_t.vectors), in the order the file is checked. */
-enum { CODES = 0, BUFFERS = 1, TENSORS = 2, OPERATORS = 3, INPUTS = 4, OUTPUTS = 5, ROOT_VECTORS = 6 };
 
 static const char OFFLINE_PLAN[] = "OfflineMemoryAllocation";
 
@@ -59,53 +57,6 @@ static const char OFFLINE_PLAN[] = "OfflineMemoryAllocation";
  * boards, 160 B on i386, 176 B on a 64-bit host. */
 #define READER_BYTES ((int64_t)((sizeof(reader_t) + 7) / 8 * 8))
 #define RESERVED_BYTES (READER_BYTES + WINDOW_BYTES)
-
-/* window_at of an empty window: no position a read can ask for lies in
- * [EMPTY_WINDOW, EMPTY_WINDOW + WINDOW_BYTES), so one range test covers both cases. */
-#define EMPTY_WINDOW (-(int64_t)WINDOW_BYTES)
-
-typedef struct {
-    int64_t at;        /* the table's position */
-    int64_t vtable;    /* its vtable's position */
-    int32_t vtable_bytes;
-    int32_t object_bytes;
-} table_t;
-
-typedef struct {
-    int64_t data;      /* position of element 0; -1 when the vector is absent */
-    uint32_t length;   /* a flatbuffer length is 32-bit */
-    uint32_t unused;   /* 16 bytes on every ABI (i386 would pack 12): the reader's state is
-                          part of the scratch mc_tflite_size reports, so its size stays */
-} vector_t;
-
-/* The root table and the pieces every pass needs. */
-typedef struct {
-    table_t model;
-    vector_t vectors[ROOT_VECTORS]; /* TENSORS .. OUTPUTS: the subgraph open_subgraph opened */
-    vector_t subgraphs;
-    int64_t plan_at;   /* where the offline plan's offsets start; -1 when the file has none */
-    int64_t n_subgraphs;
-    int32_t first_tensor; /* the open subgraph's first tensor and operator in the graph */
-    int32_t first_op;
-} root_t;
-
-/* All the reader's state, in one frame of the public function: the stack stays small
- * on a board however deep the helpers call.
- *
- * Errors are sticky: the first problem found sets rc and *problem, and from then on
- * every read gives 0 without touching the file, so the helpers return values instead
- * of statuses and the walk tests rc only where a loop or a write depends on it.  Every
- * read before the first problem is the one the file's walk makes anyway, so the
- * problem reported is the first in walk order, as if the walk had stopped there. */
-typedef struct {
-    const mc_source_t *source;
-    mc_problem_t *problem; /* never NULL: the public functions give a sink of their own */
-    uint8_t *window;   /* WINDOW_BYTES: on the stack while sizing, in the scratch while reading */
-    int64_t window_at; /* file offset of window[0]; EMPTY_WINDOW when empty.  The window holds
-                          WINDOW_BYTES or up to the end of the file, whichever comes first */
-    mc_status_t rc;    /* MC_OK until the first problem */
-    root_t root;
-} reader_t;
 
 /* Where the graph's arrays go. */
 typedef struct {
@@ -128,227 +79,6 @@ typedef char counts_in_order[COUNT_AT(n_tensors) && COUNT_AT(n_ops) && COUNT_AT(
                                  ? 1
                                  : -1];
 
-/* Width in bytes of each MC_FIELD_* kind. */
-static const uint8_t widths[8] = {0, 1, 1, 2, 2, 4, 4, 8};
-
-/* Records the first problem: its status, kind and offset; its other fields stay as
- * start() left them (-1) unless the helpers below set them first.  Later problems are
- * consequences of reading zeros and are dropped. */
-static void fail(reader_t *r, mc_status_t rc, int32_t kind, int64_t at)
-{
-    if (r->rc == MC_OK) {
-        r->rc = rc;
-        r->problem->kind = kind;
-        r->problem->at = at;
-    }
-}
-
-static void past_end(reader_t *r, int64_t at)
-{
-    fail(r, MC_E_MODEL, MC_PROBLEM_PAST_END, at);
-}
-
-/* A problem with one offending value: a count, an index or a version. */
-OUT_OF_LINE static void fail_value(reader_t *r, mc_status_t rc, int32_t kind, int64_t value)
-{
-    if (r->rc == MC_OK) {
-        r->problem->value = value;
-    }
-    fail(r, rc, kind, -1);
-}
-
-/* A problem of tensor i, with the offending value. */
-OUT_OF_LINE static void tensor_problem(reader_t *r, mc_status_t rc, int32_t kind, int32_t tensor, int64_t value)
-{
-    if (r->rc == MC_OK) {
-        r->problem->tensor = tensor;
-    }
-    fail_value(r, rc, kind, value);
-}
-
-/* The int32 whose two's complement bits v holds, without relying on the
- * implementation-defined conversion. */
-static int32_t to_int32(uint32_t v)
-{
-    return v > (uint32_t)INT32_MAX ? -(int32_t)~v - 1 : (int32_t)v;
-}
-
-/* Where the n (<= 8) bytes at `at` can be read: in the file in memory or in the window,
- * checked against the file's size first; 8 zeros once a problem is recorded. */
-OUT_OF_LINE static const uint8_t *get(reader_t *r, int64_t at, int32_t n)
-{
-    static const uint8_t zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    const mc_source_t *s = r->source;
-    if (r->rc == MC_OK && (at < 0 || at > s->file_bytes - n)) {
-        past_end(r, at);
-    }
-    if (r->rc != MC_OK) {
-        return zeros;
-    }
-    if (s->read == NULL) {
-        return s->data + at;
-    }
-    /* Refill unless [at, at + n) lies in the window (at + n never passes the end of the
-     * file, so only the window's WINDOW_BYTES bound matters); unsigned, so a position
-     * before the window wraps to a large distance. */
-    if ((uint64_t)at - (uint64_t)r->window_at > (uint64_t)(WINDOW_BYTES - n)) {
-        int64_t left = s->file_bytes - at;
-        r->window_at = EMPTY_WINDOW;
-        if (s->read(s->context, at, r->window, left < WINDOW_BYTES ? (int32_t)left : WINDOW_BYTES) != MC_OK) {
-            fail(r, MC_E_READ, MC_PROBLEM_NONE, at);
-            return zeros;
-        }
-        r->window_at = at;
-    }
-    return r->window + (at - r->window_at);
-}
-
-/* Little-endian unsigned integer of the n (<= 4) bytes at b. */
-OUT_OF_LINE static uint32_t le(const uint8_t *b, int32_t n)
-{
-    uint32_t v = 0;
-    while (n-- > 0) {
-        v = v << 8 | b[n];
-    }
-    return v;
-}
-
-/* Little-endian unsigned integer of the n bytes at `at` (n <= 8: its low 4 bytes). */
-OUT_OF_LINE static uint32_t get_u32(reader_t *r, int64_t at, int32_t n)
-{
-    return le(get(r, at, n), n < 4 ? n : 4);
-}
-
-/* The scalar of `kind` (MC_FIELD_*) at `at`, sign-extended, as int32 (int64 fields keep
- * their low 32 bits, floats their bits). */
-static int32_t get_scalar(reader_t *r, int64_t at, int32_t kind)
-{
-    uint32_t v = get_u32(r, at, widths[kind]);
-    return kind == MC_FIELD_I8 ? (int32_t)(int8_t)(uint8_t)v
-           : kind == MC_FIELD_I16 ? (int32_t)(int16_t)(uint16_t)v : to_int32(v);
-}
-
-/* The table at `at`.  After a problem its sizes are 0 or whatever was read; either way
- * every field then reads as absent or 0. */
-static void table_at(reader_t *r, int64_t at, table_t *t)
-{
-    uint32_t vbytes, obytes;
-    t->at = at;
-    /* vtable = table - soffset, soffset signed 32-bit */
-    t->vtable = at - to_int32(get_u32(r, at, 4));
-    vbytes = get_u32(r, t->vtable, 2);
-    obytes = get_u32(r, t->vtable + 2, 2);
-    if (vbytes < 4 || (vbytes & 1u) != 0 || obytes < 4) {
-        fail(r, MC_E_MODEL, MC_PROBLEM_BAD_TABLE, at);
-    } else if (t->vtable > r->source->file_bytes - vbytes || at > r->source->file_bytes - obytes) {
-        past_end(r, at);
-    }
-    t->vtable_bytes = (int32_t)vbytes;
-    t->object_bytes = (int32_t)obytes;
-}
-
-/* Position of field `field` (width bytes) of table t, or -1 when the file omits it. */
-static int64_t field_at(reader_t *r, const table_t *t, int32_t field, int32_t width)
-{
-    uint32_t offset;
-    int32_t entry = 4 + 2 * field;
-    if (entry + 2 > t->vtable_bytes) {
-        return -1;
-    }
-    offset = get_u32(r, t->vtable + entry, 2);
-    if (offset == 0) {
-        return -1;
-    }
-    if ((int32_t)offset + width > t->object_bytes) {
-        fail(r, MC_E_MODEL, MC_PROBLEM_BAD_TABLE, t->at);
-        return -1;
-    }
-    return t->at + offset;
-}
-
-OUT_OF_LINE static int32_t scalar_field(reader_t *r, const table_t *t, int32_t field, int32_t kind, int32_t fallback)
-{
-    int64_t at = field_at(r, t, field, widths[kind]);
-    return at < 0 ? fallback : get_scalar(r, at, kind);
-}
-
-/* Unsigned 64-bit field (buffer offsets and sizes); 0 when absent. */
-static uint64_t u64_field(reader_t *r, const table_t *t, int32_t field)
-{
-    int64_t at = field_at(r, t, field, 8);
-    const uint8_t *b;
-    if (at < 0) {
-        return 0;
-    }
-    b = get(r, at, 8);
-    return (uint64_t)le(b + 4, 4) << 32 | le(b, 4);
-}
-
-/* The position the offset at `at` points to, checked to lie inside the file; -1 after
- * a problem.  Unsigned: after a problem `at` may be -1 (an absent vector's element). */
-static int64_t follow(reader_t *r, int64_t at)
-{
-    uint32_t offset = get_u32(r, at, 4);
-    if (offset > (uint64_t)r->source->file_bytes - (uint64_t)at) {
-        past_end(r, at);
-        return -1;
-    }
-    return at + offset;
-}
-
-/* Follows an offset field: the position it points to, or -1 when absent. */
-static int64_t ref_field(reader_t *r, const table_t *t, int32_t field)
-{
-    int64_t at = field_at(r, t, field, 4);
-    return at < 0 ? -1 : follow(r, at);
-}
-
-/* The vector field `field` of t, of elements of element_bytes (1, 4 or 8): its length
- * times that must fit between its start and the end of the file.  Absent (length 0)
- * when the file omits it or after a problem. */
-OUT_OF_LINE static void vector_field(reader_t *r, const table_t *t, int32_t field, int32_t element_bytes,
-                                     vector_t *v)
-{
-    int64_t at = ref_field(r, t, field);
-    uint32_t length;
-    v->length = 0;
-    v->data = -1;
-    if (at < 0) {
-        return;
-    }
-    length = get_u32(r, at, 4);
-    /* at + 4 <= file_bytes once the length is read; the product is below 2^35 */
-    if ((int64_t)length * element_bytes > r->source->file_bytes - at - 4) {
-        past_end(r, at);
-    } else {
-        v->length = length; /* 0 after a problem */
-        v->data = at + 4;
-    }
-}
-
-/* Element i of a vector of tables. */
-OUT_OF_LINE static void table_element(reader_t *r, const vector_t *v, uint32_t i, table_t *t)
-{
-    table_at(r, follow(r, v->data + 4 * (int64_t)i), t);
-}
-
-/* Copies the int32 vector v (a shape, a tensor list) to `to`; returns the end of the
- * copy.  Out of line: one loop for its four callers. */
-OUT_OF_LINE static int32_t *copy_ints(reader_t *r, const vector_t *v, int32_t *to)
-{
-    uint32_t i;
-    for (i = 0; i < v->length; i++) {
-        *to++ = get_scalar(r, v->data + 4 * (int64_t)i, MC_FIELD_I32);
-    }
-    return to;
-}
-
-/* Out of line: its three call sites each inline the compare and select. */
-OUT_OF_LINE static int32_t clamp_length(uint32_t length)
-{
-    return length > (uint32_t)INT32_MAX ? INT32_MAX : (int32_t)length;
-}
-
 /* Subgraph s's vectors into root_t's TENSORS .. OUTPUTS. */
 static void open_subgraph(reader_t *r, uint32_t s)
 {
@@ -356,9 +86,9 @@ static void open_subgraph(reader_t *r, uint32_t s)
                                                  SUBGRAPH_OUTPUTS};
     table_t subgraph;
     int32_t i;
-    table_element(r, &r->root.subgraphs, s, &subgraph);
+    mc__table_element(r, &r->root.subgraphs, s, &subgraph);
     for (i = TENSORS; i < ROOT_VECTORS; i++) {
-        vector_field(r, &subgraph, fields[i], 4, &r->root.vectors[i]);
+        mc__vector_field(r, &subgraph, fields[i], 4, &r->root.vectors[i]);
     }
 }
 
@@ -369,21 +99,21 @@ static void open_root(reader_t *r)
     bool short_file;
     /* too short for the identifier (at 0), or not it (at 4) */
     short_file = r->source->file_bytes < 8;
-    if (short_file || get_u32(r, 4, 4) != 0x334c4654u) { /* "TFL3" */
-        fail(r, MC_E_MODEL, MC_PROBLEM_NOT_TFLITE, short_file ? 0 : 4);
+    if (short_file || mc__get_u32(r, 4, 4) != 0x334c4654u) { /* "TFL3" */
+        mc__fail(r, MC_E_MODEL, MC_PROBLEM_NOT_TFLITE, short_file ? 0 : 4);
     }
-    table_at(r, get_u32(r, 0, 4), &root->model);
-    version = scalar_field(r, &root->model, MODEL_VERSION, MC_FIELD_I32, 0);
+    mc__table_at(r, mc__get_u32(r, 0, 4), &root->model);
+    version = mc__scalar_field(r, &root->model, MODEL_VERSION, MC_FIELD_I32, 0);
     if (version != SCHEMA_VERSION) {
-        fail_value(r, MC_E_MODEL, MC_PROBLEM_SCHEMA_VERSION, (uint32_t)version);
+        mc__fail_value(r, MC_E_MODEL, MC_PROBLEM_SCHEMA_VERSION, (uint32_t)version);
     }
-    vector_field(r, &root->model, MODEL_OPERATOR_CODES, 4, &root->vectors[CODES]);
-    vector_field(r, &root->model, MODEL_BUFFERS, 4, &root->vectors[BUFFERS]);
-    vector_field(r, &root->model, MODEL_SUBGRAPHS, 4, &root->subgraphs);
+    mc__vector_field(r, &root->model, MODEL_OPERATOR_CODES, 4, &root->vectors[CODES]);
+    mc__vector_field(r, &root->model, MODEL_BUFFERS, 4, &root->vectors[BUFFERS]);
+    mc__vector_field(r, &root->model, MODEL_SUBGRAPHS, 4, &root->subgraphs);
     if (root->subgraphs.length == 0) {
-        fail(r, MC_E_MODEL, MC_PROBLEM_NO_SUBGRAPH, -1);
+        mc__fail(r, MC_E_MODEL, MC_PROBLEM_NO_SUBGRAPH, -1);
     } else if (root->subgraphs.length > MC_MAX_SUBGRAPHS) {
-        fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, root->subgraphs.length);
+        mc__fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, root->subgraphs.length);
     }
     root->n_subgraphs = root->subgraphs.length;
 }
@@ -394,7 +124,7 @@ static void op_lists(reader_t *r, const table_t *op, vector_t lists[3])
     static const uint8_t fields[3] = {OP_INPUTS, OP_OUTPUTS, OP_INTERMEDIATES};
     int32_t i;
     for (i = 0; i < 3; i++) {
-        vector_field(r, op, fields[i], 4, &lists[i]);
+        mc__vector_field(r, op, fields[i], 4, &lists[i]);
     }
 }
 
@@ -406,11 +136,11 @@ static int64_t count_op_tensors(reader_t *r, int64_t total)
     for (k = 0; k < operators->length && r->rc == MC_OK; k++) {
         table_t op;
         vector_t lists[3];
-        table_element(r, operators, k, &op);
+        mc__table_element(r, operators, k, &op);
         op_lists(r, &op, lists);
         total += (int64_t)lists[0].length + lists[1].length + lists[2].length;
         if (total > MC_MAX_OP_TENSORS) {
-            fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, total);
+            mc__fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, total);
         }
     }
     return total;
@@ -420,7 +150,7 @@ static int64_t count_op_tensors(reader_t *r, int64_t total)
 static bool tensor_buffer(reader_t *r, const table_t *t, int32_t i)
 {
     const vector_t *buffers = &r->root.vectors[BUFFERS];
-    uint32_t index = (uint32_t)scalar_field(r, t, TENSOR_BUFFER, MC_FIELD_I32, 0);
+    uint32_t index = (uint32_t)mc__scalar_field(r, t, TENSOR_BUFFER, MC_FIELD_I32, 0);
     uint64_t offset, size, file_bytes = (uint64_t)r->source->file_bytes;
     bool ok, past;
     table_t buffer;
@@ -429,25 +159,25 @@ static bool tensor_buffer(reader_t *r, const table_t *t, int32_t i)
     if (index >= buffers->length) {
         /* Buffer 0 is the schema's "no data" sentinel, even when the vector is absent. */
         if (index != 0) {
-            tensor_problem(r, MC_E_MODEL, MC_PROBLEM_BAD_BUFFER, i, index);
+            mc__tensor_problem(r, MC_E_MODEL, MC_PROBLEM_BAD_BUFFER, i, index);
         }
         return false;
     }
-    table_element(r, buffers, index, &buffer);
+    mc__table_element(r, buffers, index, &buffer);
     ok = r->rc == MC_OK;
-    vector_field(r, &buffer, BUFFER_DATA, 1, &data);
+    mc__vector_field(r, &buffer, BUFFER_DATA, 1, &data);
     if (ok && r->rc == MC_E_MODEL && r->problem->kind == MC_PROBLEM_PAST_END) {
         /* The data vector runs past the end: said of the tensor instead. */
         r->rc = MC_OK;
-        tensor_problem(r, MC_E_MODEL, MC_PROBLEM_BUFFER_PAST_END, i, index);
+        mc__tensor_problem(r, MC_E_MODEL, MC_PROBLEM_BUFFER_PAST_END, i, index);
     }
-    offset = u64_field(r, &buffer, BUFFER_OFFSET);
-    size = u64_field(r, &buffer, BUFFER_SIZE);
+    offset = mc__u64_field(r, &buffer, BUFFER_OFFSET);
+    size = mc__u64_field(r, &buffer, BUFFER_SIZE);
     if (offset > 1) {
         /* Data appended after the flatbuffer (files over 2 GB): TFLite reads it, TFLM
          * does not, so the tensor would be planned as an activation. */
         past = offset > file_bytes || size > file_bytes - offset;
-        tensor_problem(r, past ? MC_E_MODEL : MC_E_UNSUPPORTED,
+        mc__tensor_problem(r, past ? MC_E_MODEL : MC_E_UNSUPPORTED,
                        past ? MC_PROBLEM_BUFFER_PAST_END : MC_PROBLEM_EXTERNAL_DATA, i, index);
     }
     return data.length > 0;
@@ -457,11 +187,11 @@ static void read_quantization(reader_t *r, int64_t at, mc_tensor_t *out)
 {
     table_t q;
     vector_t scale, zero_point;
-    table_at(r, at, &q);
-    vector_field(r, &q, QUANT_SCALE, 4, &scale);
-    vector_field(r, &q, QUANT_ZERO_POINT, 8, &zero_point);
-    out->quant_dimension = scalar_field(r, &q, QUANT_DIMENSION, MC_FIELD_I32, 0);
-    out->quant_channels = clamp_length(scale.length);
+    mc__table_at(r, at, &q);
+    mc__vector_field(r, &q, QUANT_SCALE, 4, &scale);
+    mc__vector_field(r, &q, QUANT_ZERO_POINT, 8, &zero_point);
+    out->quant_dimension = mc__scalar_field(r, &q, QUANT_DIMENSION, MC_FIELD_I32, 0);
+    out->quant_channels = mc__clamp_length(scale.length);
     if (zero_point.length > 0) {
         out->flags |= MC_TENSOR_ZERO_POINT;
     }
@@ -475,33 +205,33 @@ OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out)
     int32_t external;
     bool constant;
 
-    table_element(r, &r->root.vectors[TENSORS], (uint32_t)(i - r->root.first_tensor), &t);
-    vector_field(r, &t, TENSOR_SHAPE, 4, &shape);
+    mc__table_element(r, &r->root.vectors[TENSORS], (uint32_t)(i - r->root.first_tensor), &t);
+    mc__vector_field(r, &t, TENSOR_SHAPE, 4, &shape);
     if (shape.length > MC_MAX_DIMS) {
-        tensor_problem(r, MC_E_GRAPH, MC_PROBLEM_BAD_RANK, i, shape.length);
+        mc__tensor_problem(r, MC_E_GRAPH, MC_PROBLEM_BAD_RANK, i, shape.length);
         return;
     }
     memset(out, 0, sizeof *out);
     out->rank = (int32_t)shape.length;
-    copy_ints(r, &shape, out->dims);
-    out->dtype = scalar_field(r, &t, TENSOR_TYPE, MC_FIELD_I8, 0);
+    mc__copy_ints(r, &shape, out->dims);
+    out->dtype = mc__scalar_field(r, &t, TENSOR_TYPE, MC_FIELD_I8, 0);
     constant = tensor_buffer(r, &t, i);
-    vector_field(r, &t, TENSOR_NAME, 1, &name);
+    mc__vector_field(r, &t, TENSOR_NAME, 1, &name);
     out->name_offset = name.data;
-    out->name_bytes = clamp_length(name.length);
-    quant = ref_field(r, &t, TENSOR_QUANTIZATION);
+    out->name_bytes = mc__clamp_length(name.length);
+    quant = mc__ref_field(r, &t, TENSOR_QUANTIZATION);
     if (quant >= 0) {
         read_quantization(r, quant, out);
     }
-    if (scalar_field(r, &t, TENSOR_IS_VARIABLE, MC_FIELD_U8, 0) != 0) {
+    if (mc__scalar_field(r, &t, TENSOR_IS_VARIABLE, MC_FIELD_U8, 0) != 0) {
         out->flags |= MC_TENSOR_VARIABLE;
     }
-    if (ref_field(r, &t, TENSOR_SPARSITY) >= 0) {
-        tensor_problem(r, MC_E_UNSUPPORTED, MC_PROBLEM_SPARSE, i, -1);
+    if (mc__ref_field(r, &t, TENSOR_SPARSITY) >= 0) {
+        mc__tensor_problem(r, MC_E_UNSUPPORTED, MC_PROBLEM_SPARSE, i, -1);
     }
-    external = scalar_field(r, &t, TENSOR_EXTERNAL_BUFFER, MC_FIELD_I32, 0);
+    external = mc__scalar_field(r, &t, TENSOR_EXTERNAL_BUFFER, MC_FIELD_I32, 0);
     if (external != 0) {
-        tensor_problem(r, MC_E_UNSUPPORTED, MC_PROBLEM_EXTERNAL_DATA, i, (uint32_t)external);
+        mc__tensor_problem(r, MC_E_UNSUPPORTED, MC_PROBLEM_EXTERNAL_DATA, i, (uint32_t)external);
     }
     if (constant) {
         out->flags |= MC_TENSOR_CONSTANT;
@@ -518,27 +248,27 @@ static void read_options(reader_t *r, const table_t *op, mc_op_t *out)
     int64_t at;
     table_t options;
     options.vtable_bytes = 0; /* no options table: every field reads as its default */
-    out->options_type = scalar_field(r, op, OP_OPTIONS_TYPE, MC_FIELD_U8, 0);
+    out->options_type = mc__scalar_field(r, op, OP_OPTIONS_TYPE, MC_FIELD_U8, 0);
     /* none, or newer than this reader's schema: defaults stay 0 */
     if (out->options_type > 0 && out->options_type < MC_TFLITE_OPTIONS_TYPES) {
         count = mc_tflite_option_fields(out->options_type, &fields);
-        at = ref_field(r, op, OP_OPTIONS);
+        at = mc__ref_field(r, op, OP_OPTIONS);
         if (at >= 0) {
-            table_at(r, at, &options);
+            mc__table_at(r, at, &options);
         }
         for (f = 0; f < count; f++) {
             int32_t kind = fields[f] & 7;
             if (kind != MC_FIELD_NOT_SCALAR) {
-                out->options[f] = scalar_field(r, &options, f, kind, fields[f] >> 3);
+                out->options[f] = mc__scalar_field(r, &options, f, kind, fields[f] >> 3);
             }
         }
     }
     /* where a VAR_HANDLE's shared name is (memcore.h); without options, none: -1 */
     if (out->kind == BUILTIN_VAR_HANDLE) {
         vector_t name;
-        vector_field(r, &options, VAR_HANDLE_SHARED_NAME, 1, &name);
+        mc__vector_field(r, &options, VAR_HANDLE_SHARED_NAME, 1, &name);
         out->options[1] = name.data < 0 ? -1 : (int32_t)name.data; /* a flatbuffer is < 2 GB */
-        out->options[2] = clamp_length(name.length);
+        out->options[2] = mc__clamp_length(name.length);
     }
 }
 
@@ -554,7 +284,7 @@ static void name_variables(reader_t *r, mc_op_t *ops, int32_t n_ops)
             if (ops[j].kind != BUILTIN_VAR_HANDLE || other[2] != name[2] || (j < k && other[0] != j)) {
                 continue;
             }
-            for (c = 0; c < name[2] && get_u32(r, (int64_t)other[1] + c, 1) == get_u32(r, (int64_t)name[1] + c, 1);
+            for (c = 0; c < name[2] && mc__get_u32(r, (int64_t)other[1] + c, 1) == mc__get_u32(r, (int64_t)name[1] + c, 1);
                  c++) {
             }
             if (c == name[2]) { /* itself, at j = k, when no earlier one matches */
@@ -588,26 +318,26 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     int32_t index, deprecated, builtin, l;
     int64_t *firsts[3];
 
-    table_element(r, &r->root.vectors[OPERATORS], (uint32_t)(k - r->root.first_op), &op);
+    mc__table_element(r, &r->root.vectors[OPERATORS], (uint32_t)(k - r->root.first_op), &op);
     memset(out, 0, sizeof *out);
-    index = scalar_field(r, &op, OP_OPCODE_INDEX, MC_FIELD_I32, 0);
+    index = mc__scalar_field(r, &op, OP_OPCODE_INDEX, MC_FIELD_I32, 0);
     if ((uint32_t)index >= codes->length) {
         if (r->rc == MC_OK) {
             r->problem->op = k;
             r->problem->value = (uint32_t)index;
         }
-        fail(r, MC_E_MODEL, MC_PROBLEM_BAD_OPCODE, op.at);
+        mc__fail(r, MC_E_MODEL, MC_PROBLEM_BAD_OPCODE, op.at);
     }
-    table_element(r, codes, (uint32_t)index, &code);
-    deprecated = scalar_field(r, &code, CODE_DEPRECATED_BUILTIN, MC_FIELD_I8, 0);
-    builtin = scalar_field(r, &code, CODE_BUILTIN, MC_FIELD_I32, 0);
-    out->version = scalar_field(r, &code, CODE_VERSION, MC_FIELD_I32, 1);
+    mc__table_element(r, codes, (uint32_t)index, &code);
+    deprecated = mc__scalar_field(r, &code, CODE_DEPRECATED_BUILTIN, MC_FIELD_I8, 0);
+    builtin = mc__scalar_field(r, &code, CODE_BUILTIN, MC_FIELD_I32, 0);
+    out->version = mc__scalar_field(r, &code, CODE_VERSION, MC_FIELD_I32, 1);
     out->kind = builtin > deprecated ? builtin : deprecated;
     out->custom_name_offset = -1;
     if (out->kind == BUILTIN_CUSTOM) {
-        vector_field(r, &code, CODE_CUSTOM, 1, &custom);
+        mc__vector_field(r, &code, CODE_CUSTOM, 1, &custom);
         out->custom_name_offset = custom.data;
-        out->custom_name_bytes = clamp_length(custom.length);
+        out->custom_name_bytes = mc__clamp_length(custom.length);
     }
     read_options(r, &op, out);
     op_lists(r, &op, lists);
@@ -619,7 +349,7 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     firsts[2] = &out->first_intermediate;
     for (l = 0; l < 3; l++) {
         *firsts[l] = next - op_tensors;
-        next = rebase(r, next, copy_ints(r, &lists[l], next));
+        next = rebase(r, next, mc__copy_ints(r, &lists[l], next));
     }
     return next;
 }
@@ -638,18 +368,18 @@ static void find_plan(reader_t *r, int64_t total)
     uint32_t i, c, index = 0, word, expect;
     bool found = false;
     root->plan_at = -1;
-    vector_field(r, &root->model, MODEL_METADATA, 4, &list);
+    mc__vector_field(r, &root->model, MODEL_METADATA, 4, &list);
     for (i = 0; i < list.length; i++) {
         bool same;
-        table_element(r, &list, i, &entry);
-        vector_field(r, &entry, METADATA_NAME, 1, &v);
+        mc__table_element(r, &list, i, &entry);
+        mc__vector_field(r, &entry, METADATA_NAME, 1, &v);
         same = v.length == sizeof OFFLINE_PLAN - 1;
         for (c = 0; c < v.length && same; c++) {
-            same = get_u32(r, v.data + c, 1) == (uint8_t)OFFLINE_PLAN[c];
+            same = mc__get_u32(r, v.data + c, 1) == (uint8_t)OFFLINE_PLAN[c];
         }
         if (same) {
             found = true;
-            index = (uint32_t)scalar_field(r, &entry, METADATA_BUFFER, MC_FIELD_I32, 0);
+            index = (uint32_t)mc__scalar_field(r, &entry, METADATA_BUFFER, MC_FIELD_I32, 0);
         }
     }
     if (!found || r->rc != MC_OK) {
@@ -657,21 +387,21 @@ static void find_plan(reader_t *r, int64_t total)
     }
     v.length = 0;
     if (index < root->vectors[BUFFERS].length) {
-        table_element(r, &root->vectors[BUFFERS], index, &entry);
-        vector_field(r, &entry, BUFFER_DATA, 1, &v);
+        mc__table_element(r, &root->vectors[BUFFERS], index, &entry);
+        mc__vector_field(r, &entry, BUFFER_DATA, 1, &v);
     }
     /* the header's three words, then the offsets (the count is 32-bit: no overflow) */
     for (word = 0; word < PLAN_HEADER && v.length >= 4 * PLAN_HEADER && r->rc == MC_OK; word++) {
-        uint32_t value = get_u32(r, v.data + 4 * word, 4);
+        uint32_t value = mc__get_u32(r, v.data + 4 * word, 4);
         expect = word == PLAN_VERSION ? 1u : word == PLAN_SUBGRAPH ? 0u : (uint32_t)total;
         if (value != expect) {
             r->problem->other = total;
-            fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, to_int32(value));
+            mc__fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, mc__to_int32(value));
             r->problem->at = word;
         }
     }
     if (r->rc == MC_OK && (v.length < 4 * PLAN_HEADER || (v.length - 4 * PLAN_HEADER) / 4 < total)) {
-        fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, index);
+        mc__fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, index);
     }
     root->plan_at = v.data + 4 * PLAN_HEADER;
 }
@@ -736,7 +466,7 @@ OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out)
         }
         too_many = out->n_tensors > MC_MAX_TENSORS ? out->n_tensors : out->n_ops > MC_MAX_OPS ? out->n_ops : 0;
         if (too_many != 0) {
-            fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, too_many);
+            mc__fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, too_many);
         }
         out->n_op_tensors = count_op_tensors(r, out->n_op_tensors);
     }
@@ -831,8 +561,8 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
             sg->n_outputs = (int32_t)root->vectors[OUTPUTS].length;
             sg->reserved = 0;
         }
-        io = rebase(r, io, copy_ints(r, &root->vectors[INPUTS], io));
-        io = rebase(r, io, copy_ints(r, &root->vectors[OUTPUTS], io)); /* the outputs follow the inputs */
+        io = rebase(r, io, mc__copy_ints(r, &root->vectors[INPUTS], io));
+        io = rebase(r, io, mc__copy_ints(r, &root->vectors[OUTPUTS], io)); /* the outputs follow the inputs */
         root->first_tensor += n_tensors;
         root->first_op += n_ops;
     }
@@ -841,7 +571,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
         vector_t offsets;
         offsets.data = r->root.plan_at;
         offsets.length = (uint32_t)n.n_tensors;
-        copy_ints(r, &offsets, a.offsets);
+        mc__copy_ints(r, &offsets, a.offsets);
     }
     MC_TRY(r->rc);
 
