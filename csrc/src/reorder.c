@@ -21,6 +21,7 @@
 
 #include "checked.h"
 #include "memcore.h"
+#include "out_of_line.h"
 
 #define ALIGNMENT 16
 #define CHILDREN_PER_WIDTH 4
@@ -64,12 +65,20 @@ typedef struct {
 
 /* Everything planning one order needs. */
 typedef struct {
+    mc_graph_t run;      /* the graph with its operators in the order planned */
     mc_op_t *ops;
     int64_t *sizes, *offsets;
     int32_t *first, *last, *owner;
     void *tflm_work, *plan_work;
     int64_t n_buffers, tflm_bytes, plan_bytes;
 } eval_t;
+
+/* The search's and the planning's state: at the start of the scratch, so that
+ * mc_reorder's frame stays small (the stack under it is TFLM's model's, ~700 B). */
+typedef struct {
+    search_t s;
+    eval_t e;
+} work_t;
 
 static uint64_t mix(uint64_t x) /* splitmix64: a fixed key per operator for the hash */
 {
@@ -90,12 +99,16 @@ static void *carve(uint8_t *base, int64_t *at, int64_t n, int64_t size, bool *ov
     return p;
 }
 
-/* Lays out the scratch; with base NULL only sizes it.  n_buffers, tflm_bytes and
- * plan_bytes as mc_tflm_buffer_count and mc_plan_scratch_bytes give them. */
-static int64_t layout(const mc_graph_t *g, int64_t width, int64_t n_buffers, int64_t tflm_bytes, int64_t plan_bytes,
-                      uint8_t *base, search_t *s, eval_t *e, bool *overflow)
+/* Lays out the scratch, work_t first; with base NULL only sizes it.  n_buffers,
+ * tflm_bytes and plan_bytes as mc_tflm_buffer_count and mc_plan_scratch_bytes give them. */
+OUT_OF_LINE static int64_t layout(const mc_graph_t *g, int64_t width, int64_t n_buffers, int64_t tflm_bytes,
+                                  int64_t plan_bytes, uint8_t *base, bool *overflow)
 {
+    work_t sizing, *w = base != NULL ? (work_t *)(void *)base : &sizing;
+    search_t *s = &w->s;
+    eval_t *e = &w->e;
     int64_t at = 0, i, words = (g->n_ops + 63) / 64, children = CHILDREN_PER_WIDTH * width, slots = 1;
+    (void)carve(base, &at, 1, (int64_t)sizeof(work_t), overflow);
     while (slots < 2 * children) {
         slots *= 2;
     }
@@ -138,20 +151,20 @@ static int64_t layout(const mc_graph_t *g, int64_t width, int64_t n_buffers, int
 
 /* The head of `g` run in `order` (NULL: the file's): TFLM's buffers for that order,
  * planned by MC_PLAN_BEST; *peak the bytes live at its peak. */
-static mc_status_t plan_order(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
-                              const int32_t *order, int64_t budget_steps, eval_t *e, int64_t *head, int64_t *peak,
-                              mc_problem_t *problem)
+OUT_OF_LINE static mc_status_t plan_order(const mc_graph_t *g, mc_target_t target, mc_kernels_t kernels,
+                                          uint32_t flags, const int32_t *order, int64_t budget_steps, eval_t *e,
+                                          int64_t *head, int64_t *peak, mc_problem_t *problem)
 {
-    mc_graph_t run = *g;
     mc_plan_t plan;
     int64_t k;
+    e->run = *g;
     if (order != NULL) {
         for (k = 0; k < g->n_ops; k++) {
             e->ops[k] = g->ops[order[k]];
         }
-        run.ops = e->ops;
+        e->run.ops = e->ops;
     }
-    MC_TRY(mc_tflm_buffers(&run, target, kernels, flags, e->tflm_work, e->tflm_bytes, e->sizes, e->first, e->last,
+    MC_TRY(mc_tflm_buffers(&e->run, target, kernels, flags, e->tflm_work, e->tflm_bytes, e->sizes, e->first, e->last,
                            e->owner, e->n_buffers, problem));
     MC_TRY(mc_plan(MC_PLAN_BEST, e->sizes, e->first, e->last, e->n_buffers, ALIGNMENT, budget_steps, e->plan_work,
                    e->plan_bytes, e->offsets, &plan));
@@ -503,14 +516,12 @@ mc_status_t mc_reorder_scratch_bytes(const mc_graph_t *graph, mc_target_t target
                                      uint32_t flags, int64_t width, int64_t *scratch_bytes, mc_problem_t *problem)
 {
     int64_t n_buffers, tflm_bytes, plan_bytes, bytes;
-    search_t s;
-    eval_t e;
     bool overflow = false;
     if (scratch_bytes == NULL) {
         return MC_E_NULL;
     }
     MC_TRY(sizes_for(graph, target, kernels, flags, width, &n_buffers, &tflm_bytes, &plan_bytes, problem));
-    bytes = layout(graph, width, n_buffers, tflm_bytes, plan_bytes, NULL, &s, &e, &overflow);
+    bytes = layout(graph, width, n_buffers, tflm_bytes, plan_bytes, NULL, &overflow);
     if (overflow) {
         return MC_E_OVERFLOW;
     }
@@ -523,24 +534,23 @@ mc_status_t mc_reorder(const mc_graph_t *graph, mc_target_t target, mc_kernels_t
                        int32_t *order, mc_reorder_t *out, mc_problem_t *problem)
 {
     int64_t n_buffers, tflm_bytes, plan_bytes, k;
-    search_t s;
-    eval_t e;
+    work_t *w = (work_t *)scratch;
     bool overflow = false;
     if (scratch == NULL || order == NULL || out == NULL) {
         return MC_E_NULL;
     }
     MC_TRY(sizes_for(graph, target, kernels, flags, width, &n_buffers, &tflm_bytes, &plan_bytes, problem));
     if ((uintptr_t)scratch % 8 != 0 ||
-        layout(graph, width, n_buffers, tflm_bytes, plan_bytes, NULL, &s, &e, &overflow) > scratch_bytes || overflow) {
+        layout(graph, width, n_buffers, tflm_bytes, plan_bytes, NULL, &overflow) > scratch_bytes || overflow) {
         return overflow ? MC_E_OVERFLOW : MC_E_SCRATCH;
     }
-    (void)layout(graph, width, n_buffers, tflm_bytes, plan_bytes, (uint8_t *)scratch, &s, &e, &overflow);
+    (void)layout(graph, width, n_buffers, tflm_bytes, plan_bytes, (uint8_t *)scratch, &overflow);
     memset(out, 0, sizeof *out);
-    MC_TRY(plan_order(graph, target, kernels, flags, NULL, budget_steps, &e, &out->file_head_bytes,
+    MC_TRY(plan_order(graph, target, kernels, flags, NULL, budget_steps, &w->e, &out->file_head_bytes,
                       &out->file_peak_bytes, problem));
-    MC_TRY(build_dag(graph, &e, &s.d));
-    MC_TRY(search(graph, &s, order, out));
-    MC_TRY(plan_order(graph, target, kernels, flags, order, budget_steps, &e, &out->head_bytes, &out->peak_bytes,
+    MC_TRY(build_dag(graph, &w->e, &w->s.d));
+    MC_TRY(search(graph, &w->s, order, out));
+    MC_TRY(plan_order(graph, target, kernels, flags, order, budget_steps, &w->e, &out->head_bytes, &out->peak_bytes,
                       problem));
     for (k = 0; k < graph->n_ops; k++) {
         out->changed |= order[k] != k;
