@@ -10,5 +10,7 @@ MEMCORE_CSRC := $(abspath $(MEMCORE_MOD_DIR)/../../csrc)
 
 # The binding is QSTR-scanned; the core is plain C and only compiled and linked.
 SRC_USERMOD_C += $(MEMCORE_MOD_DIR)/modmemcore.c
-SRC_USERMOD_LIB_C += $(sort $(wildcard $(MEMCORE_CSRC)/src/*.c))
+# (but reorder.c, the host's: `memcore shrink` reorders the model file on the host, the
+# board runs the order written, and no binding calls it)
+SRC_USERMOD_LIB_C += $(filter-out %/reorder.c,$(sort $(wildcard $(MEMCORE_CSRC)/src/*.c)))
 CFLAGS_USERMOD += -I$(MEMCORE_CSRC)/include -I$(MEMCORE_CSRC)/src -Werror
