@@ -941,8 +941,8 @@ mc_status_t mc_op_counts(const mc_graph_t *graph, int64_t *macs, int64_t *other_
  *      downset keeping the least peak of live bytes over the orders that reach it
  *      (SERENITY, Ahn et al., MLSys 2020).  Each level keeps at most `width` downsets,
  *      the lowest peaks first (ties: fewer bytes live, then the order found, which
- *      prefers the file's order), and expands at most 4 * width of them;
- *      when no level was cut, its peak is the least any order reaches (exact);
+ *      prefers the file's order), from at most 4 * width distinct children; when no
+ *      level was cut, its peak is the least any order reaches (exact);
  *   2. the order it found and the file's order, each planned with MC_PLAN_BEST over
  *      TFLM's buffers for that order: the smaller head wins, the file's on a tie, so a
  *      model already at its best keeps its order.
@@ -952,7 +952,8 @@ mc_status_t mc_op_counts(const mc_graph_t *graph, int64_t *macs, int64_t *other_
  * several subgraphs (control flow) are refused with MC_E_UNSUPPORTED.
  */
 #define MC_REORDER_DEFAULT_WIDTH 1024 /* exact on graphs whose levels hold at most 1,024
-                                         downsets, e.g. two branches of 30 operators */
+                                         downsets, e.g. three branches of 30 operators
+                                         side by side (at most 721) */
 #define MC_REORDER_MAX_WIDTH 65536
 
 typedef struct {

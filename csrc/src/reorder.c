@@ -407,9 +407,7 @@ static int64_t expand(const mc_graph_t *g, search_t *s, const level_t *cur, bool
     return n;
 }
 
-/* Level `next` from the best `width` children of `cur`; their steps into `history`.
- * A tensor no operator writes is live from the start, like a graph input (TFLM's scope
- * before the first operator), and freed after its last reader. */
+/* Level `next` from the best `width` children of `cur`; their steps into `history`. */
 static void keep(const mc_graph_t *g, search_t *s, const level_t *cur, level_t *next, int64_t n, int64_t level,
                  bool *cut)
 {
@@ -462,7 +460,10 @@ static mc_status_t search(const mc_graph_t *g, search_t *s, int32_t *order, mc_r
     cur->peak[0] = 0;
     cur->live[0] = 0;
     cur->count = 1;
-    for (t = 0; t < d->n_t; t++) { /* before the first operator: every tensor no operator writes */
+    /* Before the first operator every tensor no operator writes is live (TFLM's scope
+     * before the first operator); from then on those that some operator reads, or that
+     * are graph outputs, until their last reader. */
+    for (t = 0; t < d->n_t; t++) {
         if (d->producer[t] == -1) {
             cur->peak[0] += d->bytes[t];
             cur->live[0] += d->pinned[t] || d->cons_start[t + 1] > d->cons_start[t] ? d->bytes[t] : 0;
