@@ -2,7 +2,7 @@
 #   make -C ports/unix USER_C_MODULES=<repo>/micropython
 # MicroPython v1.28 and earlier look for */micropython.mk one level below USER_C_MODULES,
 # which is why this file sits in micropython/memcore/.  The core's sources are taken from
-# csrc/ by glob, so the firmware always builds exactly the C the host package wraps.
+# csrc/ by glob, so the firmware always builds the C the host package wraps (but reorder.c).
 MEMCORE_MOD_DIR := $(USERMOD_DIR)
 # abspath: a relative ../../csrc would put the core's objects outside $(BUILD), shared
 # (and clashing) between builds for different targets.
