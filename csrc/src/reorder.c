@@ -279,8 +279,9 @@ static int64_t freed(const mc_graph_t *g, const dag_t *d, const uint64_t *mask, 
         }
         for (j = last ? d->cons_start[t] : 0; last && j < d->cons_start[t + 1]; j++) {
             last = d->consumers[j] == op || has(mask, d->consumers[j]);
+            *steps += 1;
         }
-        *steps += 1 + (t >= 0 ? d->cons_start[t + 1] - d->cons_start[t] : 0);
+        *steps += 1;
         bytes += last ? d->bytes[t] : 0;
     }
     for (i = 0; i < o->n_outputs; i++) {
