@@ -5,13 +5,17 @@
     python bench/shrink.py --armhf /work/oracles/armhf --truth tests/corpus/shrunk/armhf.json
 
 For each model memcore shrinks (host64, reference kernels, as the interpreter runs them):
-TFLM's measured head before and after, the % saved, and whether TFLM agrees with memcore
+TFLM's measured head before, after with memcore's plan in the file's operator order
+(what --no-reorder writes), and after reordering (what shrink writes); the order
+search's least peak (`*`: proven, the least of any order: no order's head is below
+it); the % of the head saved; the time shrink took; and whether TFLM agrees with memcore
 on the shrunk file (head and total measured; allocates at memcore's recommended arena,
 fails 16 B below memcore's minimum, each probe in its own process; outputs bit-identical
 to the original's on random inputs).  With --armhf, the same file shrunk for the armhf
 target is measured by tools/tflm_oracle's armhf program (head and total against memcore's);
 --truth writes those measurements, which tests/test_shrink.py checks memcore against.
 Models already at their best are counted, not measured (they are written unchanged).
+The models of tests/reorder_models.py (orders written poorly on purpose) are included.
 """
 import argparse
 import hashlib
@@ -26,13 +30,15 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tools" / "tflm_oracle"))
 
 import memcore  # noqa: E402
+import tflm_oracle  # noqa: E402
 from memcore.shrink import shrink  # noqa: E402
 
 ROOMY_ARENA_BYTES = 4 * 1024 * 1024
 
 
-def models():
-    found = {}
+def models(folder):
+    import reorder_models
+    found = dict(reorder_models.write_all(folder))
     for folder in (ROOT.parent / "shared" / "models", ROOT / "tests" / "models", ROOT / "tests" / "corpus" / "models"):
         for path in sorted(folder.glob("*.tflite")):
             found.setdefault(path.name, path)
@@ -41,7 +47,6 @@ def models():
 
 def prove_host64(source, result, folder):
     """TFLM's PyPI interpreter on the shrunk file: (measured before head, after head, all agree?)."""
-    import tflm_oracle
     out = folder / ("host64_" + source.name)
     out.write_bytes(result.data)
     before, after = tflm_oracle.measure(source), tflm_oracle.measure(out)
@@ -85,7 +90,7 @@ def main(argv=None):
     rows, unchanged, refused, truth = [], 0, {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = pathlib.Path(tmp)
-        for name, path in models():
+        for name, path in models(folder):
             start = time.time()
             try:
                 result = shrink(path, "host64", "reference")
@@ -102,15 +107,28 @@ def main(argv=None):
                 unchanged += 1
                 continue
             before, after, agrees, same = prove_host64(path, result, folder)
-            rows.append((name, before, after, agrees, same, seconds))
-    print("%-44s %9s %9s %7s %6s %7s %8s" % ("model", "head", "shrunk", "saved", "TFLM", "outputs", "shrink"))
-    for name, before, after, agrees, same, seconds in sorted(rows, key=lambda r: (r[2] or 0) / (r[1] or 1)):
-        print("%-44s %9s %9s %6.1f%% %6s %7s %6.0fms" % (
-            name, "{:,}".format(before), "{:,}".format(after), 100.0 * (before - after) / before,
-            "agrees" if agrees else "DIFFERS", "same" if same else "DIFFER", 1000 * seconds))
-    print("%d models: %d shrunk (TFLM agrees on %d, same outputs on %d), %d already at their best, %d refused"
-          % (len(rows) + unchanged + sum(refused.values()), len(rows), sum(r[3] for r in rows),
-             sum(r[4] for r in rows), unchanged, sum(refused.values())))
+            file_order = after
+            if result.reordered:   # TFLM on what --no-reorder writes
+                plain = shrink(path, "host64", "reference", reorder=False)
+                file_order = before
+                if plain.changed:
+                    (folder / "plain.tflite").write_bytes(plain.data)
+                    file_order = tflm_oracle.measure(folder / "plain.tflite").get("head")
+            bound = "-" if result.reorder is None else "{:,}{}".format(result.reorder.searched_peak_bytes,
+                                                                      "*" if result.reorder.exact else "")
+            rows.append((name, before, file_order, after, bound, agrees, same, seconds))
+    print("%-40s %9s %9s %9s %9s %7s %6s %7s %7s" % ("model", "head", "plan", "reorder", "least", "saved", "TFLM",
+                                                     "outputs", "shrink"))
+    for name, before, file_order, after, bound, agrees, same, seconds in sorted(
+            rows, key=lambda r: (r[3] or 0) / (r[1] or 1)):
+        print("%-40s %9s %9s %9s %9s %6.1f%% %6s %7s %5.0fms" % (
+            name[:40], "{:,}".format(before), "{:,}".format(file_order), "{:,}".format(after), bound,
+            100.0 * (before - after) / before, "agrees" if agrees else "DIFFERS", "same" if same else "DIFFER",
+            1000 * seconds))
+    reordered = [r for r in rows if r[2] != r[3]]
+    print("%d models: %d shrunk (%d of them reordered; TFLM agrees on %d, same outputs on %d), %d already at their "
+          "best, %d refused" % (len(rows) + unchanged + sum(refused.values()), len(rows), len(reordered),
+                                sum(r[5] for r in rows), sum(r[6] for r in rows), unchanged, sum(refused.values())))
     for why, count in sorted(refused.items(), key=lambda x: -x[1]):
         print("  refused %3d: %s" % (count, why))
     if runner is not None:

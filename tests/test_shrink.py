@@ -144,7 +144,7 @@ def test_the_command_prints_before_after_and_the_saving(tmp_path):
     assert "head (activations, scratch)   6,912  5,760" in text
     assert "recommended arena             8,144  6,992" in text
     assert "memcore's plan written as the offline plan: 1.12 KiB smaller (14.1 % of the recommended arena)" in text
-    assert "operators kept in the file's order" in text
+    assert "operators kept in the file's order (--no-reorder)" in text
     code, data, err = cli_json("shrink", path_of("dwconv_m1_k3_i8fio.tflite"), "-o", out, "--target", "host64",
                                "--kernels", "reference")
     assert code == 0 and data["saved_bytes"] == 8144 - 6992 and data["plan"] == "best" and not data["reordered"]
@@ -188,15 +188,18 @@ def test_an_onnx_or_garbage_file_is_refused(tmp_path):
     assert not (tmp_path / "out.tflite").exists()
 
 
-def test_the_armhf_oracle_measured_what_memcore_says_of_every_shrunk_file():
+def test_the_armhf_oracle_measured_what_memcore_says_of_every_shrunk_file(tmp_path):
     """tests/corpus/shrunk/armhf.json: TFLM built for 32-bit Arm Linux, run under
     qemu-arm on each file `shrink --target armhf --kernels reference` writes (bench/shrink.py
-    --truth); the file's hash ties the measurement to the bytes shrink writes today."""
+    --truth), reordered ones included; the file's hash ties the measurement to the bytes
+    shrink writes today."""
     import hashlib
+    import reorder_models
+    generated = reorder_models.write_all(tmp_path)
     truth = json.loads((CORPUS.parent / "shrunk" / "armhf.json").read_text())["models"]
-    assert len(truth) >= 10
+    assert len(truth) >= 10 and set(generated) <= set(truth)
     for name, measured in truth.items():
-        result = shrink(path_of(measured["source"]), "armhf", "reference")
+        result = shrink(generated.get(measured["source"]) or path_of(measured["source"]), "armhf", "reference")
         assert hashlib.sha256(result.data).hexdigest() == measured["sha256"], name
         assert (result.after.head_bytes, result.after.total_bytes) == (measured["head"], measured["total"]), name
         assert result.before.head_bytes == measured["before_head"] > measured["head"], name
@@ -236,14 +239,17 @@ def test_the_docs_example_prints_what_the_docs_show(tmp_path, monkeypatch):
     root = pathlib.Path(__file__).resolve().parent.parent
     text = (root / "docs" / "planner.md").read_text()
     section = text[text.index("## Giving memcore's plan to TFLM"):]
-    command, shown = re.findall(r"```sh\n(.*?)\n```\n\n```text\n(.*?)\n```", section, re.S)[0]
+    examples = re.findall(r"```sh\n(.*?)\n```\n\n```text\n(.*?)\n```", section, re.S)
+    assert len(examples) == 2     # the plan alone, and operators reordered
     monkeypatch.chdir(root)
-    words = command.split()
-    out = tmp_path / words[words.index("-o") + 1]
-    words[words.index("-o") + 1] = str(out)
-    code, printed, err = memcore_cli(*words[1:])
-    assert code == 0, err
-    assert printed.replace(str(out), "dwconv_shrunk.tflite").strip() == shown.strip()
+    for command, shown in examples:
+        words = command.split()
+        name = words[words.index("-o") + 1]
+        out = tmp_path / name
+        words[words.index("-o") + 1] = str(out)
+        code, printed, err = memcore_cli(*words[1:])
+        assert code == 0, err
+        assert printed.replace(str(out), name).strip() == shown.strip()
 
 
 def test_the_writer_never_crashes_on_a_mutated_file():

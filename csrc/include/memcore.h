@@ -930,6 +930,66 @@ mc_status_t mc_tflm_unknown_ops(const mc_graph_t *graph, mc_target_t target, mc_
  * [out] failed_op  the operator whose count failed (MC_E_OVERFLOW), else -1 */
 mc_status_t mc_op_counts(const mc_graph_t *graph, int64_t *macs, int64_t *other_ops, int64_t *failed_op);
 
+/* ---- 11b. Operator order: the topological order with the smallest head -------- */
+
+/*
+ * TFLM runs operators in the order the file lists them, and that order decides which
+ * activations are live together.  mc_reorder looks for the order of a single-subgraph
+ * graph whose head (TFLM's buffers of mc_tflm_buffers, placed by memcore's MC_PLAN_BEST
+ * as an offline plan makes TFLM place them) is smallest:
+ *   1. a search over downsets (the sets of operators already run), level by level, each
+ *      downset keeping the least peak of live bytes over the orders that reach it
+ *      (SERENITY, Ahn et al., MLSys 2020).  Each level keeps at most `width` downsets,
+ *      the lowest peaks first (ties: fewer bytes live, then the order found, which
+ *      prefers the file's order), from at most 4 * width distinct children; when no
+ *      level was cut, its peak is the least any order reaches (exact);
+ *   2. the order it found and the file's order, each planned with MC_PLAN_BEST over
+ *      TFLM's buffers for that order: the smaller head wins, the file's on a tie, so a
+ *      model already at its best keeps its order.
+ * The work depends on the graph and `width` only, so host and board give the same
+ * order for the same width.  Lifetimes are TFLM's (graph inputs live from the start,
+ * outputs to the end, a kernel's scratch buffer while its operator runs).  Graphs with
+ * several subgraphs (control flow) are refused with MC_E_UNSUPPORTED.
+ */
+#define MC_REORDER_DEFAULT_WIDTH 1024 /* exact on graphs whose levels hold at most 1,024
+                                         downsets, e.g. three branches of 30 operators
+                                         side by side (at most 721) */
+#define MC_REORDER_MAX_WIDTH 65536
+
+typedef struct {
+    int64_t file_head_bytes;   /* MC_PLAN_BEST's arena of TFLM's buffers in the file's order */
+    int64_t head_bytes;        /* the same in the chosen order: <= file_head_bytes */
+    int64_t file_peak_bytes;   /* bytes live at the file order's peak (its lower bound) */
+    int64_t peak_bytes;        /* the same for the chosen order */
+    int64_t searched_peak_bytes; /* the least peak the search found (exact: of any order) */
+    int64_t states;            /* downsets kept over all levels */
+    int64_t steps;             /* work: downsets expanded plus operator inputs examined */
+    bool exact;                /* no level was cut: searched_peak_bytes is the least peak */
+    bool changed;              /* the chosen order is not the file's */
+} mc_reorder_t;
+
+/* Scratch mc_reorder needs for `graph` and `width`, in bytes (8-byte aligned).
+ * [in] graph, target, kernels, flags  as mc_tflm_buffer_count's
+ * [in] width  downsets kept per level (1 .. MC_REORDER_MAX_WIDTH)
+ * [out] scratch_bytes  [out] problem may be NULL */
+mc_status_t mc_reorder_scratch_bytes(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels,
+                                     uint32_t flags, int64_t width, int64_t *scratch_bytes,
+                                     mc_problem_t *problem);
+
+/*
+ * The order to run graph's operators in: order[k] is the file index of the operator to
+ * run k-th (the file's order when no order found has a smaller head).
+ * [in] graph, target, kernels, flags  as mc_tflm_buffer_count's
+ * [in] width         downsets kept per level (1 .. MC_REORDER_MAX_WIDTH)
+ * [in] budget_steps  MC_PLAN_BEST's budget for each order planned (mc_plan's)
+ * [in] scratch       8-byte aligned, mc_reorder_scratch_bytes
+ * [out] order        graph->n_ops entries
+ * [out] out  [out] problem may be NULL
+ */
+mc_status_t mc_reorder(const mc_graph_t *graph, mc_target_t target, mc_kernels_t kernels, uint32_t flags,
+                       int64_t width, int64_t budget_steps, void *scratch, int64_t scratch_bytes,
+                       int32_t *order, mc_reorder_t *out, mc_problem_t *problem);
+
 /* ---- 12. The check: will this model fit this board, and be quick enough? ------- */
 
 /*

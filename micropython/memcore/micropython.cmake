@@ -7,6 +7,9 @@ add_library(usermod_memcore INTERFACE)
 
 get_filename_component(MEMCORE_CSRC ${CMAKE_CURRENT_LIST_DIR}/../../csrc ABSOLUTE)
 file(GLOB MEMCORE_CORE_SOURCES ${MEMCORE_CSRC}/src/*.c)
+# reorder.c is the host's: `memcore shrink` reorders the model file on the host, the board
+# runs the order written, and no binding calls it
+list(FILTER MEMCORE_CORE_SOURCES EXCLUDE REGEX "/reorder\\.c$")
 list(SORT MEMCORE_CORE_SOURCES)
 
 target_sources(usermod_memcore INTERFACE

@@ -11,7 +11,10 @@ MEMCORE_CSRC := $(abspath $(MEMCORE_MOD_DIR)/../../csrc)
 
 MOD = memcore
 ARCH ?= x64
-SRC = $(MEMCORE_MOD_DIR)/modmemcore.c $(sort $(wildcard $(MEMCORE_CSRC)/src/*.c))
+# reorder.c (operator reordering) is the host's: `memcore shrink` writes the order into the
+# model file on the host and the board runs it as written, and no binding calls it; in the
+# module it would cost ~5.9 KB of the largest block (bench/footprint.py)
+SRC = $(MEMCORE_MOD_DIR)/modmemcore.c $(filter-out %/reorder.c,$(sort $(wildcard $(MEMCORE_CSRC)/src/*.c)))
 # The few C library functions called (natmod_libc.c), except where dynruntime.mk links a
 # whole C library already (picolibc's libc.a on RISC-V): mpy_ld would take its copies too
 # and stop on the duplicates.

@@ -243,6 +243,23 @@ def tflm_buffers(graph, target, kernels, flags, source):
     return list(sizes[0:count_]), list(first[0:count_]), list(last[0:count_]), list(owner[0:count_])
 
 
+def reorder(graph, target, kernels, flags, width, budget_steps, source):
+    """mc_reorder of a CGraph: (order, the mc_reorder_t)."""
+    g = graph.graph
+    problem = ffi.new("mc_problem_t *")
+    need = ffi.new("int64_t *")
+    rc = lib.mc_reorder_scratch_bytes(g, target, kernels, flags, width, need, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    scratch = ffi.new("int64_t[]", max(1, (need[0] + 7) // 8))
+    order = ffi.new("int32_t[]", max(1, g.n_ops))
+    out = ffi.new("mc_reorder_t *")
+    rc = lib.mc_reorder(g, target, kernels, flags, width, budget_steps, scratch, need[0], order, out, problem)
+    if rc != lib.MC_OK:
+        raise problem_error(rc, problem, graph, source)
+    return list(order[0:g.n_ops]), out
+
+
 def tflm_model(graph, target, kernels, flags, head_bytes, n_buffers, source):
     out = ffi.new("mc_tflm_t *")
     problem = ffi.new("mc_problem_t *")

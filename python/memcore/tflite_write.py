@@ -8,6 +8,8 @@ metadata entry and its buffer added or replaced) and the new entry's tables.  Th
 starts at a multiple of 16 bytes, so every buffer keeps the alignment the converter gave
 it (the schema asks for 16).  The original's old root table stays in the block, unread:
 the written file is the original plus a prefix of a few hundred bytes and the new data.
+Operators are reordered the same way: a new root and SubGraph table, and a new
+operators vector listing the original operator tables in the new order.
 
 Pure Python, no schema library: only the Model, Buffer, Metadata, SubGraph and Tensor
 fields named below are read.  The model has been read by the C core's reader before it
@@ -27,7 +29,9 @@ _MODEL_VERSION, _MODEL_OPCODES, _MODEL_SUBGRAPHS, _MODEL_DESCRIPTION, _MODEL_BUF
 _MODEL_FIELDS = 8
 _BUFFER_DATA, _BUFFER_OFFSET = 0, 1
 _METADATA_NAME, _METADATA_BUFFER = 0, 1
-_SUBGRAPH_TENSORS = 0
+_SUBGRAPH_TENSORS, _SUBGRAPH_INPUTS, _SUBGRAPH_OUTPUTS, _SUBGRAPH_OPERATORS, _SUBGRAPH_NAME, \
+    _SUBGRAPH_DEBUG_METADATA = range(6)
+_SUBGRAPH_FIELDS = 6
 _TENSOR_BUFFER = 2
 _ALIGNMENT = 16
 
@@ -271,10 +275,66 @@ def with_metadata(data, name, blob, source="model"):
     return p.finish(data, root)
 
 
+def with_operator_order(data, order, source="model"):
+    """`data` (a single-subgraph .tflite file's bytes) with its operators listed in
+    `order` (order[k]: the index in `data` of the operator to run k-th).  A new root, a
+    new subgraphs vector and a new SubGraph table point to the original's tables, the
+    operators vector is new and lists the original operator tables in the new order;
+    every byte of `data` is kept, as one block at the end."""
+    r, model = _root(data, source)
+    present = r.present(model)
+    unknown = [i for i in present if i >= _MODEL_FIELDS]
+    if unknown:
+        raise r.fail("the model has fields this writer does not know (Model field %s): rewriting its root "
+                     "could lose them" % ", ".join(map(str, unknown)))
+    subgraphs = r.vector(r.ref(model, _MODEL_SUBGRAPHS))
+    if len(subgraphs) != 1:
+        raise r.fail("the model has %d subgraphs; operators are reordered in single-subgraph models only"
+                     % len(subgraphs))
+    subgraph = subgraphs[0]
+    sg_present = r.present(subgraph)
+    unknown = [i for i in sg_present if i >= _SUBGRAPH_FIELDS]
+    if unknown:
+        raise r.fail("the subgraph has fields this writer does not know (SubGraph field %s): rewriting it "
+                     "could lose them" % ", ".join(map(str, unknown)))
+    operators = r.vector(r.ref(subgraph, _SUBGRAPH_OPERATORS))
+    if sorted(order) != list(range(len(operators))):
+        raise r.fail("an operator order must list each of the %d operators once" % len(operators))
+    if list(order) == list(range(len(operators))):
+        return data
+
+    p = _Prefix()
+    root = p.table_start(_MODEL_FIELDS, present)
+    subgraphs_slot = None
+    for f in present:
+        if f == _MODEL_VERSION:
+            p.u32(r.scalar(model, f, "<I"))
+        elif f == _MODEL_SUBGRAPHS:
+            subgraphs_slot = p.slot()
+        else:
+            p.slot("old", r.ref(model, f))
+    at, [subgraph_slot] = p.vector_of_refs([("old", None)])
+    p.point(subgraphs_slot, at)
+    table = p.table_start(_SUBGRAPH_FIELDS, sg_present)
+    p.point(subgraph_slot, table)
+    operators_slot = None
+    for f in sg_present:
+        if f == _SUBGRAPH_DEBUG_METADATA:
+            p.out += struct.pack("<i", r.scalar(subgraph, f, "<i"))
+        elif f == _SUBGRAPH_OPERATORS:
+            operators_slot = p.slot()
+        else:
+            p.slot("old", r.ref(subgraph, f))
+    at, _ = p.vector_of_refs([("old", operators[i]) for i in order])
+    p.point(operators_slot, at)
+    return p.finish(data, root)
+
+
 def with_offline_plan(data, offsets, source="model"):
     """`data` with TFLM's offline memory plan `offsets` (one per tensor, -1: TFLM plans
     it), any plan it had replaced."""
     return with_metadata(data, OFFLINE_PLAN, offline_plan_blob(offsets), source)
 
 
-__all__ = ["OFFLINE_PLAN", "metadata", "offline_plan_blob", "with_metadata", "with_offline_plan"]
+__all__ = ["OFFLINE_PLAN", "metadata", "offline_plan_blob", "with_metadata", "with_offline_plan",
+           "with_operator_order"]
