@@ -235,8 +235,8 @@ def build(name, cc, size_tool, specs_pkg, workdir):
 
 def scratch(workdir):
     """(fixed, per buffer) scratch bytes of the planner, from the host build: the fixed
-    part (the exact search's, which stops growing at MC_PLAN_EXACT_BUFFERS) is what is
-    left of 1000 buffers' scratch after 1000 times the per-buffer part."""
+    part (the planner's state) is what is left of 1000 buffers' scratch after 1000 times
+    the per-buffer part."""
     prog = os.path.join(workdir, "scratch.c")
     exe = os.path.join(workdir, "scratch")
     with open(prog, "w") as f:
