@@ -1,243 +1,226 @@
-"""The exact search of memcore's "best" plan (csrc/src/plan_exact.c, driven by
-exact_search in csrc/src/plan.c), for the pure-Python fallback (memcore_fallback.plan),
-node for node and step for step as the C core, so the fallback's plans and step counts
-are the core's.
+# The exact search of memcore's "best" plan (csrc/src/plan_exact.c, driven by exact_search
+# in csrc/src/plan.c), for the pure-Python fallback (memcore_fallback.plan), node for node
+# and step for step as the C core, so the fallback's plans and step counts are the core's.
+#
+# A module of its own, compiled only when a plan may need it, and written for a board's
+# heap: MicroPython compiles this source in the heap that already holds memcore_boot and
+# memcore_fallback, and the parse tree of the whole module lives until its bytecode is
+# made.  So: one search function with the C functions inlined (no class, no methods, no
+# docstrings: a docstring is parsed into the heap too), comments rather than strings, and
+# the state in int32 arrays (half a list's bytes on a 64-bit port).  On the PyPI unix port
+# (64-bit) importing it alone needs a 31 KB heap and leaves 3.5 KB of code; the class of
+# methods it replaces needed 42 KB and left 5.5 KB.
 
-A module of its own so that a board running the fallback compiles it only when a plan
-needs it, after memcore_fallback is in memory.
-"""
+from array import array
 
-FIRST_RUN_STEPS = 4096  # FIRST_RUN_STEPS in plan.c
-FRAME_INTS = 3  # MC_EXACT_FRAME_INTS
-MAX_UNITS = 1 << 30  # EXACT_MAX_UNITS
-NONE = 2147483647
+_NONE = 2147483647  # INT32_MAX, no floor yet
 
 
-class _Exact:
-    """mc_exact_t and mc__exact_run: canonical plans on a skyline of section floors,
-    groups of sections searched one after the other (plan_exact.c says why)."""
-
-    def __init__(self, size, lo, hi, sections, frames):
-        self.size, self.lo, self.hi = size, lo, hi
-        self.k = len(size)
-        self.sections = sections
-        self.frames = frames
-        self.off = [-1] * self.k
-        self.floor = [0] * sections
-        self.rem = [0] * sections
-        self.link = [0] * sections
-        self.frame = []  # grown as the search goes deeper: a board's heap is small
-        self.steps = 0
-        self.clo = 0
-
-    def set_floor(self, a, b, v):
-        floor = self.floor
-        for s in range(a, b + 1):
-            floor[s] = v
-        if b >= a:
-            self.steps += b - a + 1
-
-    def fits(self, a, b, v):
-        rem, target = self.rem, self.target
-        for s in range(a, b + 1):
-            if v + rem[s] > target:
-                self.steps += s - a + 1
-                return False
-        if b >= a:
-            self.steps += b - a + 1
-        return True
-
-    def place(self, c, a, f, left, d):
-        lo, hi, size, rem, link = self.lo[c], self.hi[c], self.size[c], self.rem, self.link
-        self.off[c] = f
-        self.set_floor(a, lo - 1, left)
-        self.set_floor(lo, hi, f + size)
-        for s in range(lo, hi + 1):
-            rem[s] -= size
-            if s < hi:
-                link[s] -= 1
-                if link[s] == 0:
-                    link[s] = -1 - d
-
-    def undo(self, d):
-        fr = self.frame
-        c, a = fr[FRAME_INTS * d], fr[FRAME_INTS * d + 1]
-        if c < -1:
-            self.set_floor(a, fr[FRAME_INTS * d + 2], -2 - c)
-            return
-        lo, hi, size, rem, link = self.lo[c], self.hi[c], self.size[c], self.rem, self.link
-        self.set_floor(a, hi, self.off[c])
-        for s in range(lo, hi + 1):
-            rem[s] += size
-            if s < hi:
-                link[s] = 1 if link[s] < 0 else link[s] + 1
-        self.off[c] = -1
-        if lo < self.clo:
-            self.clo = lo
-
-    def advance(self):
-        while self.clo < self.sections and self.rem[self.clo] == 0:
-            self.clo += 1
-            self.steps += 1
-
-    def enter(self, d):
-        floor, link, clo = self.floor, self.link, self.clo
-        end = clo
-        while end < self.sections - 1 and link[end] > 0:
-            end += 1
-        f, a = NONE, 0
-        for s in range(clo, end + 1):
-            if floor[s] < f:
-                f, a = floor[s], s
-        z = a
-        while z < end and floor[z + 1] == f:
-            z += 1
-        self.steps += 2 * (end - clo + 1)
-        lo, hi = 0, self.k
-        while lo < hi:
-            mid = lo + (hi - lo) // 2
-            if self.lo[mid] < a:
-                lo = mid + 1
-            else:
-                hi = mid
-            self.steps += 1
-        fr = self.frame
-        if len(fr) <= FRAME_INTS * d:
-            fr.extend((0, 0, 0))
-        fr[FRAME_INTS * d], fr[FRAME_INTS * d + 1], fr[FRAME_INTS * d + 2] = lo - 1, a, z
-
-    def next_move(self, d):
-        fr, floor, off, size, lo, hi = self.frame, self.floor, self.off, self.size, self.lo, self.hi
-        move, a, z = fr[FRAME_INTS * d], fr[FRAME_INTS * d + 1], fr[FRAME_INTS * d + 2]
+def _run(size, lo, hi, off, floor, rem, link, fr, frames, target, steps, limit):
+    # mc__exact_run: (0 found, off holds it | 1 none exists | 2 out of steps or stack,
+    # steps).  fr: 3 ints a depth (move, a, z), grown as the search goes deeper.
+    k, n_sec = len(size), len(floor)
+    for s in range(n_sec):
+        floor[s] = rem[s] = link[s] = 0
+    for c in range(k):
+        off[c] = -1
+        h = hi[c]
+        for s in range(lo[c], h + 1):
+            rem[s] += size[c]
+            if s < h:
+                link[s] += 1
+        steps += h - lo[c] + 1
+    for s in range(n_sec):
+        if rem[s] > target:
+            return 1, steps
+        if link[s] == 0:
+            link[s] = -1
+    clo = d = 0
+    steps += n_sec
+    entering = True
+    while True:
+        if entering:  # enter(d): the lowest floor of the group, its leftmost run [a, z]
+            end = clo
+            while end < n_sec - 1 and link[end] > 0:
+                end += 1
+            f, a = _NONE, 0
+            for s in range(clo, end + 1):
+                if floor[s] < f:
+                    f, a = floor[s], s
+            z = a
+            while z < end and floor[z + 1] == f:
+                z += 1
+            steps += 2 * (end - clo + 1)
+            c, h = 0, k
+            while c < h:
+                m = c + (h - c) // 2
+                if lo[m] < a:
+                    c = m + 1
+                else:
+                    h = m
+                steps += 1
+            i = 3 * d
+            if len(fr) <= i:
+                fr.extend((0, 0, 0))
+            fr[i], fr[i + 1], fr[i + 2] = c - 1, a, z
+        entering = False
+        if steps > limit:
+            return 2, steps
+        # next_move(d): the next buffer of the run placed at its floor, else the waste
+        i = 3 * d
+        c, a, z = fr[i], fr[i + 1], fr[i + 2]
         f = floor[a]
-        if move < -1:
-            return False
-        c = move + 1
-        while c < self.k and lo[c] <= z:
-            left = f + size[c]
-            self.steps += 1
-            if off[c] >= 0 or hi[c] > z or (c > 0 and off[c - 1] < 0 and lo[c - 1] == lo[c] and
-                                            hi[c - 1] == hi[c] and size[c - 1] == size[c]):
-                c += 1
-                continue
-            if a > self.clo and floor[a - 1] < left:
-                left = floor[a - 1]
-            if lo[c] > a and not self.fits(a, lo[c] - 1, left):
-                c += 1
-                continue
-            fr[FRAME_INTS * d] = c
-            self.place(c, a, f, left, d + 1)
-            return True
-        fr[FRAME_INTS * d] = -2 - f
-        g = NONE
-        if a > self.clo:
-            g = floor[a - 1]
-        if z < self.sections - 1 and self.link[z] > 0 and floor[z + 1] < g:
-            g = floor[z + 1]
-        if g == NONE or not self.fits(a, z, g):
-            return False
-        self.set_floor(a, z, g)
-        return True
-
-    def left_behind(self, d):
-        c = self.frame[FRAME_INTS * d]
-        return (self.frame[FRAME_INTS * d + 2] if c < -1 else self.hi[c]) < self.clo
-
-    def run(self):
-        """0: found (off holds it), 1: none exists, 2: out of steps or stack."""
-        n_sec = self.sections
-        for s in range(n_sec):
-            self.floor[s] = self.rem[s] = self.link[s] = 0
-        for c in range(self.k):
-            self.off[c] = -1
-            for s in range(self.lo[c], self.hi[c] + 1):
-                self.rem[s] += self.size[c]
-                if s < self.hi[c]:
-                    self.link[s] += 1
-            self.steps += self.hi[c] - self.lo[c] + 1
-        for s in range(n_sec):
-            if self.rem[s] > self.target:
-                return 1
-            if self.link[s] == 0:
-                self.link[s] = -1
-        self.clo = 0
-        self.steps += n_sec
-        self.enter(0)
-        d = 0
+        moved = False
+        if c >= -1:
+            c += 1
+            while c < k and lo[c] <= z:
+                steps += 1
+                if off[c] >= 0 or hi[c] > z or (c > 0 and off[c - 1] < 0 and lo[c - 1] == lo[c] and
+                                                hi[c - 1] == hi[c] and size[c - 1] == size[c]):
+                    c += 1
+                    continue
+                v = f + size[c]
+                if a > clo and floor[a - 1] < v:
+                    v = floor[a - 1]
+                m = lo[c]
+                s = a
+                while s < m and v + rem[s] <= target:  # fits(a, lo - 1, v)
+                    s += 1
+                if s < m:
+                    steps += s - a + 1
+                    c += 1
+                    continue
+                steps += 2 * (m - a)  # fits, then set_floor
+                fr[i] = c
+                off[c] = f
+                for s in range(a, m):
+                    floor[s] = v
+                h, v = hi[c], f + size[c]
+                for s in range(m, h + 1):  # place(c, a, f, v, d + 1)
+                    floor[s] = v
+                    rem[s] -= size[c]
+                    if s < h:
+                        link[s] -= 1
+                        if link[s] == 0:
+                            link[s] = -2 - d
+                steps += h - m + 1
+                moved = True
+                break
+            if not moved:
+                fr[i] = -2 - f
+                v = _NONE
+                if a > clo:
+                    v = floor[a - 1]
+                if z < n_sec - 1 and link[z] > 0 and floor[z + 1] < v:
+                    v = floor[z + 1]
+                if v != _NONE:
+                    s = a
+                    while s <= z and v + rem[s] <= target:  # fits(a, z, v)
+                        s += 1
+                    if s <= z:
+                        steps += s - a + 1
+                    else:
+                        steps += 2 * (z - a + 1)
+                        for s in range(a, z + 1):
+                            floor[s] = v
+                        moved = True
+        if moved:
+            d += 1
+            while clo < n_sec and rem[clo] == 0:  # advance()
+                clo += 1
+                steps += 1
+            if clo == n_sec:
+                return 0, steps
+            if d == frames:
+                return 2, steps
+            entering = True
+            continue
+        # no move left at d: back to its parent, or, when it was the first node of a group
+        # that became independent at depth e < d, fail the node at e (plan_exact.c)
         while True:
-            if self.steps > self.limit:
-                return 2
-            if self.next_move(d):
-                d += 1
-                self.advance()
-                if self.clo == n_sec:
-                    return 0
-                if d == self.frames:
-                    return 2
-                self.enter(d)
-                continue
-            while True:
-                e = d
-                if d == 0:
-                    return 1
-                self.advance()
-                if self.left_behind(d - 1) and self.link[self.clo - 1] < 0:
-                    e = -1 - self.link[self.clo - 1]
-                if e == d:
-                    d -= 1
-                    self.undo(d)
-                    break
-                while d > e:
-                    d -= 1
-                    self.undo(d)
+            if d == 0:
+                return 1, steps
+            e = d
+            while clo < n_sec and rem[clo] == 0:
+                clo += 1
+                steps += 1
+            i = 3 * d - 3
+            c = fr[i]
+            if (fr[i + 2] if c < -1 else hi[c]) < clo and link[clo - 1] < 0:
+                e = -1 - link[clo - 1]
+            back = e == d
+            if back:
+                e = d - 1
+            while d > e:  # undo(d - 1)
+                d -= 1
+                i = 3 * d
+                c, a = fr[i], fr[i + 1]
+                if c < -1:
+                    h, v = fr[i + 2], -2 - c
+                else:
+                    h, v = hi[c], off[c]
+                for s in range(a, h + 1):
+                    floor[s] = v
+                steps += h - a + 1
+                if c >= 0:
+                    for s in range(lo[c], h + 1):
+                        rem[s] += size[c]
+                        if s < h:
+                            link[s] = 1 if link[s] < 0 else link[s] + 1
+                    off[c] = -1
+                    if lo[c] < clo:
+                        clo = lo[c]
+            if back:
+                break
 
 
 def exact_search(ids, n, first, last, aligned, alignment, lower, budget, arena, offsets):
-    """exact_search in plan.c: returns (steps, arena, proven); writes an improved plan
-    into offsets.  ids: the buffers with a size; n: all buffers (the stack's size)."""
+    # exact_search in plan.c: (steps, arena, proven); writes an improved plan into
+    # offsets.  ids: the buffers with a size; n: all buffers (the C stack's size).
     order = sorted(ids, key=lambda b: (first[b], -aligned[b], -last[b], b))
     m = len(order)
-    size, lo, hi, times = [], [], [], []
-    total = 0
+    size, lo, hi, times = array("i"), array("i"), array("i"), array("i")
+    total = spans = 0
     for b in order:
         total += aligned[b] // alignment
+        if total > 1 << 30:  # EXACT_MAX_UNITS: the core's sums stay in 32 bits
+            return 0, arena, False
         size.append(aligned[b] // alignment)
         if not times or times[-1] != first[b]:
             times.append(first[b])
         lo.append(len(times) - 1)
-    spans = 0
-    for i in range(m):
-        lo_i, h = lo[i], len(times) - 1
-        while lo_i < h:
-            mid = h - (h - lo_i) // 2
-            if times[mid] <= last[order[i]]:
-                lo_i = mid
+    for i in range(m):  # the last section at or before the last use
+        c, h = lo[i], len(times) - 1
+        while c < h:
+            k = h - (h - c) // 2
+            if times[k] <= last[order[i]]:
+                c = k
             else:
-                h = mid - 1
-        hi.append(lo_i)
-        spans += lo_i - lo[i] + 1
-    if total > MAX_UNITS or spans > budget:
+                h = k - 1
+        hi.append(c)
+        spans += c - lo[i] + 1
+    if spans > budget:
         return 0, arena, False
-    x = _Exact(size, lo, hi, len(times), 7 * n // FRAME_INTS)
-    top = arena // alignment
-    least = lower // alignment
-    run_steps = FIRST_RUN_STEPS
-    low = True
+    # _run clears them; their sizes only matter here
+    off, floor, fr = array("i", size), array("i", times), array("i")
+    rem, link, times = array("i", times), array("i", times), None
+    top, least = arena // alignment, lower // alignment
+    run_steps, steps, low = 4096, 0, True  # FIRST_RUN_STEPS in plan.c
     while least < top:
-        x.target = least if low else top - 1
-        x.limit = x.steps + run_steps if budget - x.steps > run_steps else budget
-        outcome = x.run()
+        target = least if low else top - 1
+        limit = steps + run_steps if budget - steps > run_steps else budget
+        outcome, steps = _run(size, lo, hi, off, floor, rem, link, fr, 7 * n // 3, target, steps, limit)
         if outcome == 0:
             top = 0
             for i in range(m):
-                if x.off[i] + size[i] > top:
-                    top = x.off[i] + size[i]
-                offsets[order[i]] = x.off[i] * alignment
+                if off[i] + size[i] > top:
+                    top = off[i] + size[i]
+                offsets[order[i]] = off[i] * alignment
         elif outcome == 1:
-            least = x.target + 1
-        elif x.limit == budget:
+            least = target + 1
+        elif limit == budget:
             break
         if not low:
             run_steps = 2 * run_steps if run_steps < budget // 2 else budget
         low = not low
-    return min(x.steps, budget), top * alignment, least >= top
+    return min(steps, budget), top * alignment, least >= top
