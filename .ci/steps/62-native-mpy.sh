@@ -145,7 +145,7 @@ for route, r in sorted(routes.items()):
           % (route, r["implementation"], r["available_bytes"], r["after_check_bytes"], r.get("error") or r["verdict"]))
 # The C module's and the fallback's boot checks must run at 110 KiB.  memcore.mpy's is
 # measured, not held to a floor: on this port its code lives in the GC heap, and since
-# the core grew (every subgraph and resource variables) the armv7m module
+# the core grew (every subgraph, resource variables, the exact planner) the armv7m module
 # leaves too little of a 110 KiB heap for the boot scripts (micropython/README.md).
 for route in ("c+tflite", "c+descriptor", "fallback"):
     assert "error" not in routes[route], (route, routes[route])
