@@ -4,7 +4,8 @@
  * every buffer where the O(n^2) walk of tests/c/plan_reference.h does and cost n + P
  * steps; BEST must never need more than TFLM nor spend more than its budget, and on up to
  * 8 buffers that stack to at most 2^30 units of the alignment (where its exact search
- * runs) must find the optimum of every buffer order.  Errors must be exactly the ones the
+ * runs) never claim a proven optimum above the optimum of every buffer order, and with
+ * the default budget find it.  Errors must be exactly the ones the
  * inputs call for, with the outputs untouched. */
 #include "fuzz.h"
 #include "../tests/c/plan_reference.h"
@@ -129,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* budget: what is left of the input, or the default */
     budget = (mode & 2) ? (int64_t)fuzz_raw(&in, 3) : MC_PLAN_DEFAULT_STEPS;
 
-    FUZZ_ASSERT(mc_plan_scratch_bytes(n, &need) == MC_OK && need >= 64 * n && need <= 64 * n + 2208);
+    FUZZ_ASSERT(mc_plan_scratch_bytes(n, &need) == MC_OK && need >= 64 * n && need <= 64 * n + 384);
     FUZZ_ASSERT((size_t)need <= sizeof scratch);
     want = expected(n, alignment);
     for (s = 0; s < 2; s++) {
@@ -161,18 +162,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else {
             FUZZ_ASSERT(p.arena_bytes <= arena_tflm);
             FUZZ_ASSERT(p.steps >= steps_tflm && p.steps - steps_tflm <= budget);
-            if (n <= 8 && budget >= MC_PLAN_DEFAULT_STEPS && alignment > 0 && alignment <= 64) {
+            if (n <= 8 && alignment > 0 && alignment <= 64) {
                 i128 units = 0;
+                int64_t optimum;
                 for (i = 0; i < n; i++) {
                     aligned[i] = (int64_t)align_up(sizes[i], alignment);
                     units += aligned[i] / alignment;
                 }
                 /* The exact search runs when the buffers stacked are at most 2^30 units of
                  * the alignment (its sums are then 32-bit); past that, BEST is its greedy
-                 * passes' best and says so unless it reaches the lower bound. */
+                 * passes' best and says so unless it reaches the lower bound.  Whatever
+                 * the budget, a plan said optimal is; with the default budget it is
+                 * found.  (The reference tries every order: 8 buffers keep it fast
+                 * under the sanitizers; on more, the search itself runs, on up to 512,
+                 * with every check above.) */
                 if (units <= (i128)1 << 30) {
-                    FUZZ_ASSERT(p.arena_bytes == reference_optimum(aligned, first_use, last_use, (int32_t)n));
-                    FUZZ_ASSERT(p.proven_optimal);
+                    optimum = reference_optimum(aligned, first_use, last_use, (int32_t)n);
+                    FUZZ_ASSERT(p.arena_bytes >= optimum);
+                    FUZZ_ASSERT(!p.proven_optimal || p.arena_bytes == optimum);
+                    if (budget >= MC_PLAN_DEFAULT_STEPS) {
+                        FUZZ_ASSERT(p.arena_bytes == optimum);
+                        FUZZ_ASSERT(p.proven_optimal);
+                    }
                 } else if (p.proven_optimal) {
                     FUZZ_ASSERT(p.arena_bytes == p.lower_bound_bytes);
                 }

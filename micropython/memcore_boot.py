@@ -426,8 +426,21 @@ def check_descriptor(descriptor, available=None, device=None, report=True, modul
     d = None
     _same_model(v, model_path or v["model"] or "")
     tflm = mc.plan(v["sizes"], v["first_use"], v["last_use"], v["alignment"], "tflm")
+    arena_tflm, lower = tflm.arena_bytes, tflm.lower_bound_bytes
+    tflm = None
+    if arena_tflm > lower and getattr(mc, "IMPLEMENTATION", None) == "fallback":
+        # best may need the fallback's exact search: compiled now, before best's plan
+        # builds its lists (compiling takes ~24 KB for a moment on the 64-bit unix port;
+        # inside plan, among those lists, a 110 KiB heap could not give it, and compiled
+        # for every model it would cost the application memory after release():
+        # micropython/README.md).  release() unloads it.
+        gc.collect()
+        try:
+            import memcore_exact  # noqa: F401
+        except ImportError:  # not on the board: plan says so if it needs it
+            pass
     best = mc.plan(v["sizes"], v["first_use"], v["last_use"], v["alignment"], "best")
-    arena_tflm, arena_best, lower = tflm.arena_bytes, best.arena_bytes, tflm.lower_bound_bytes
+    arena_best = best.arena_bytes
     if v["offline_head"] is not None:  # TFLM places the buffers around the model's offline plan
         arena_tflm = v["offline_head"]
     tflm = best = None

@@ -1,204 +1,226 @@
-"""The exact search of memcore's "best" plan (exact_search in csrc/src/plan.c), for the
-pure-Python fallback (memcore_fallback.plan), node for node and step for step as the C
-core, so the fallback's plans and step counts are the core's.
+# The exact search of memcore's "best" plan (csrc/src/plan_exact.c, driven by exact_search
+# in csrc/src/plan.c), for the pure-Python fallback (memcore_fallback.plan), node for node
+# and step for step as the C core, so the fallback's plans and step counts are the core's.
+#
+# A module of its own, compiled only when a plan may need it, and written for a board's
+# heap: MicroPython compiles this source in the heap that already holds memcore_boot and
+# memcore_fallback, and the parse tree of the whole module lives until its bytecode is
+# made.  So: one search function with the C functions inlined (no class, no methods, no
+# docstrings: a docstring is parsed into the heap too), comments rather than strings, and
+# the state in int32 arrays (half a list's bytes on a 64-bit port).  On the PyPI unix port
+# (64-bit) importing it alone needs a 31 KB heap and leaves 3.5 KB of code; the class of
+# methods it replaces needed 42 KB and left 5.5 KB.
 
-A module of its own so that a board running the fallback compiles it only when a model
-with at most EXACT_BUFFERS buffers is planned, after memcore_fallback is in memory.
-"""
+from array import array
 
-FIRST_RUN_STEPS = 4096  # FIRST_RUN_STEPS in plan.c
+_NONE = 2147483647  # INT32_MAX, no floor yet
 
 
-class _Exact:
-    """exact_search in plan.c: depth-first over buffers placed at their lowest free
-    offset with offsets that never decrease, iterative deepening on the target."""
-
-    def __init__(self, ids, by_first, first, last, aligned):
-        k = len(ids)
-        self.k = k
-        self.size = [aligned[b] for b in ids]
-        self.first = [first[b] for b in ids]
-        self.last = [last[b] for b in ids]
-        self.live = []
-        prev = None
-        for b in by_first:
-            t = first[b]
-            if t == prev:
-                continue
-            prev = t
-            mask = 0
-            for c in range(k):
-                if self.first[c] <= t <= self.last[c]:
-                    mask |= 1 << c
-            self.live.append(mask)
-        self.overlap = []
-        for a in range(k):
-            mask = 0
-            for c in range(k):
-                if c != a and self.first[a] <= self.last[c] and self.first[c] <= self.last[a]:
-                    mask |= 1 << c
-            self.overlap.append(mask)
-        self.off = [0] * k
-        self.rel = [0] * k
-        self.steps = 0
-
-    def priority(self, which):
-        k, size, first, last = self.k, self.size, self.first, self.last
-        if which == 0:
-            key = lambda c: (first[c], -size[c], c)
-        elif which == 1:
-            key = lambda c: (size[c], c)
-        else:
-            key = lambda c: (first[c] - last[c], -size[c], c)
-        rank = [0] * k
-        for r, c in enumerate(sorted(range(k), key=key)):
-            rank[c] = r
-        twin = [-1] * k
-        for a in range(k):
-            for c in range(k):
-                if c != a and size[c] == size[a] and first[c] == first[a] and last[c] == last[a] \
-                        and rank[c] < rank[a] and (twin[a] < 0 or rank[c] > rank[twin[a]]):
-                    twin[a] = c
-        self.rank, self.twin = rank, twin
-
-    def lowest(self, c, path, depth, start):
-        at, size, overlap = start, self.size[c], self.overlap[c]
-        for t in range(depth):
-            j = path[t]
-            if not (overlap >> j) & 1:
-                continue
-            s = self.off[j]
-            e = s + self.size[j]
-            if e <= at:
-                continue
-            if s - at >= size:
-                break
-            at = e
-        return at
-
-    def expand(self, path, depth, placed):
-        """The node's children (by lowest offset, then priority), or None when cut."""
-        k, size, off, rel, rank = self.k, self.size, self.off, self.rel, self.rank
-        level = off[path[depth - 1]] if depth else 0
-        level_rank = rank[path[depth - 1]] if depth else -1
-        bound = 0
-        for t in range(depth):
-            j = path[t]
-            if off[j] + size[j] > bound:
-                bound = off[j] + size[j]
-        children = []
-        for c in range(k):
-            if (placed >> c) & 1:
-                continue
-            low = self.lowest(c, path, depth, 0)
-            if low < level:
-                if low + size[c] <= level:
-                    return None
-                r = self.lowest(c, path, depth, level)
-            else:
-                r = low
-            rel[c] = r
-            if r + size[c] > bound:
-                bound = r + size[c]
-            twin = self.twin[c]
-            if low >= level and (low > level or rank[c] > level_rank) and (twin < 0 or (placed >> twin) & 1):
-                children.append(c)
-        for live in self.live:
-            if bound > self.target:
-                break
-            need = 0
-            for c in range(k):
-                if (live >> c) & 1 and not (placed >> c) & 1:
-                    need += size[c]
-            if need == 0:
-                continue
-            y = level
-            for t in range(depth):
-                j = path[t]
-                s = off[j]
-                e = s + size[j]
-                if not (live >> j) & 1 or e <= y:
+def _run(size, lo, hi, off, floor, rem, link, fr, frames, target, steps, limit):
+    # mc__exact_run: (0 found, off holds it | 1 none exists | 2 out of steps or stack,
+    # steps).  fr: 3 ints a depth (move, a, z), grown as the search goes deeper.
+    k, n_sec = len(size), len(floor)
+    for s in range(n_sec):
+        floor[s] = rem[s] = link[s] = 0
+    for c in range(k):
+        off[c] = -1
+        h = hi[c]
+        for s in range(lo[c], h + 1):
+            rem[s] += size[c]
+            if s < h:
+                link[s] += 1
+        steps += h - lo[c] + 1
+    for s in range(n_sec):
+        if rem[s] > target:
+            return 1, steps
+        if link[s] == 0:
+            link[s] = -1
+    clo = d = 0
+    steps += n_sec
+    entering = True
+    while True:
+        if entering:  # enter(d): the lowest floor of the group, its leftmost run [a, z]
+            end = clo
+            while end < n_sec - 1 and link[end] > 0:
+                end += 1
+            f, a = _NONE, 0
+            for s in range(clo, end + 1):
+                if floor[s] < f:
+                    f, a = floor[s], s
+            z = a
+            while z < end and floor[z + 1] == f:
+                z += 1
+            steps += 2 * (end - clo + 1)
+            c, h = 0, k
+            while c < h:
+                m = c + (h - c) // 2
+                if lo[m] < a:
+                    c = m + 1
+                else:
+                    h = m
+                steps += 1
+            i = 3 * d
+            if len(fr) <= i:
+                fr.extend((0, 0, 0))
+            fr[i], fr[i + 1], fr[i + 2] = c - 1, a, z
+        entering = False
+        if steps > limit:
+            return 2, steps
+        # next_move(d): the next buffer of the run placed at its floor, else the waste
+        i = 3 * d
+        c, a, z = fr[i], fr[i + 1], fr[i + 2]
+        f = floor[a]
+        moved = False
+        if c >= -1:
+            c += 1
+            while c < k and lo[c] <= z:
+                steps += 1
+                if off[c] >= 0 or hi[c] > z or (c > 0 and off[c - 1] < 0 and lo[c - 1] == lo[c] and
+                                                hi[c - 1] == hi[c] and size[c - 1] == size[c]):
+                    c += 1
                     continue
-                if s > y:
-                    if s - y >= need:
-                        break
-                    need -= s - y
-                y = e
-            if y + need > bound:
-                bound = y + need
-        if bound > self.target:
-            if bound < self.next_target:
-                self.next_target = bound
-            return None
-        children.sort(key=lambda c: (rel[c], rank[c]))
-        return children
-
-    def run(self):
-        k = self.k
-        if self.steps + k > self.limit:
-            return 2
-        self.steps += k
-        path = [0] * k
-        kids = [None] * k
-        nxt = [0] * k
-        kids[0] = self.expand(path, 0, 0)
-        if kids[0] is None:
-            return 1
-        depth = 0
-        placed = 0
-        while True:
-            if nxt[depth] == len(kids[depth]):
-                if depth == 0:
-                    return 1
-                depth -= 1
-                placed &= ~(1 << path[depth])
-                continue
-            c = kids[depth][nxt[depth]]
-            nxt[depth] += 1
-            self.off[c] = self.lowest(c, path, depth, 0)
-            path[depth] = c
-            depth += 1
-            placed |= 1 << c
-            if depth == k:
-                return 0
-            cost = k * (depth + 1)
-            if self.steps + cost > self.limit:
-                return 2
-            self.steps += cost
-            children = self.expand(path, depth, placed)
-            if children is None:
-                depth -= 1
-                placed &= ~(1 << c)
-            else:
-                kids[depth] = children
-                nxt[depth] = 0
-
-
-def exact_search(ids, by_first, first, last, aligned, lower, budget, arena, offsets):
-    """Returns (steps, arena, proven); writes an improved plan into offsets."""
-    x = _Exact(ids, by_first, first, last, aligned)
-    x.target = lower
-    run_steps = FIRST_RUN_STEPS
-    which = 0
-    while x.target < arena:
-        x.next_target = arena
-        x.priority(which)
-        x.limit = min(x.steps + run_steps, budget)
-        outcome = x.run()
-        if outcome == 0:
-            for a in range(x.k):
-                offsets[ids[a]] = x.off[a]
-            arena = x.target
-            break
-        if outcome == 1:
-            x.target = x.next_target
-            run_steps = FIRST_RUN_STEPS
-            which = 0
+                v = f + size[c]
+                if a > clo and floor[a - 1] < v:
+                    v = floor[a - 1]
+                m = lo[c]
+                s = a
+                while s < m and v + rem[s] <= target:  # fits(a, lo - 1, v)
+                    s += 1
+                if s < m:
+                    steps += s - a + 1
+                    c += 1
+                    continue
+                steps += 2 * (m - a)  # fits, then set_floor
+                fr[i] = c
+                off[c] = f
+                for s in range(a, m):
+                    floor[s] = v
+                h, v = hi[c], f + size[c]
+                for s in range(m, h + 1):  # place(c, a, f, v, d + 1)
+                    floor[s] = v
+                    rem[s] -= size[c]
+                    if s < h:
+                        link[s] -= 1
+                        if link[s] == 0:
+                            link[s] = -2 - d
+                steps += h - m + 1
+                moved = True
+                break
+            if not moved:
+                fr[i] = -2 - f
+                v = _NONE
+                if a > clo:
+                    v = floor[a - 1]
+                if z < n_sec - 1 and link[z] > 0 and floor[z + 1] < v:
+                    v = floor[z + 1]
+                if v != _NONE:
+                    s = a
+                    while s <= z and v + rem[s] <= target:  # fits(a, z, v)
+                        s += 1
+                    if s <= z:
+                        steps += s - a + 1
+                    else:
+                        steps += 2 * (z - a + 1)
+                        for s in range(a, z + 1):
+                            floor[s] = v
+                        moved = True
+        if moved:
+            d += 1
+            while clo < n_sec and rem[clo] == 0:  # advance()
+                clo += 1
+                steps += 1
+            if clo == n_sec:
+                return 0, steps
+            if d == frames:
+                return 2, steps
+            entering = True
             continue
-        if x.limit >= budget:
-            return x.steps, arena, False
-        which += 1
-        if which == 3:
-            which = 0
-            run_steps *= 2
-    return x.steps, arena, True
+        # no move left at d: back to its parent, or, when it was the first node of a group
+        # that became independent at depth e < d, fail the node at e (plan_exact.c)
+        while True:
+            if d == 0:
+                return 1, steps
+            e = d
+            while clo < n_sec and rem[clo] == 0:
+                clo += 1
+                steps += 1
+            i = 3 * d - 3
+            c = fr[i]
+            if (fr[i + 2] if c < -1 else hi[c]) < clo and link[clo - 1] < 0:
+                e = -1 - link[clo - 1]
+            back = e == d
+            if back:
+                e = d - 1
+            while d > e:  # undo(d - 1)
+                d -= 1
+                i = 3 * d
+                c, a = fr[i], fr[i + 1]
+                if c < -1:
+                    h, v = fr[i + 2], -2 - c
+                else:
+                    h, v = hi[c], off[c]
+                for s in range(a, h + 1):
+                    floor[s] = v
+                steps += h - a + 1
+                if c >= 0:
+                    for s in range(lo[c], h + 1):
+                        rem[s] += size[c]
+                        if s < h:
+                            link[s] = 1 if link[s] < 0 else link[s] + 1
+                    off[c] = -1
+                    if lo[c] < clo:
+                        clo = lo[c]
+            if back:
+                break
+
+
+def exact_search(ids, n, first, last, aligned, alignment, lower, budget, arena, offsets):
+    # exact_search in plan.c: (steps, arena, proven); writes an improved plan into
+    # offsets.  ids: the buffers with a size; n: all buffers (the C stack's size).
+    order = sorted(ids, key=lambda b: (first[b], -aligned[b], -last[b], b))
+    m = len(order)
+    size, lo, hi, times = array("i"), array("i"), array("i"), array("i")
+    total = spans = 0
+    for b in order:
+        total += aligned[b] // alignment
+        if total > 1 << 30:  # EXACT_MAX_UNITS: the core's sums stay in 32 bits
+            return 0, arena, False
+        size.append(aligned[b] // alignment)
+        if not times or times[-1] != first[b]:
+            times.append(first[b])
+        lo.append(len(times) - 1)
+    for i in range(m):  # the last section at or before the last use
+        c, h = lo[i], len(times) - 1
+        while c < h:
+            k = h - (h - c) // 2
+            if times[k] <= last[order[i]]:
+                c = k
+            else:
+                h = k - 1
+        hi.append(c)
+        spans += c - lo[i] + 1
+    if spans > budget:
+        return 0, arena, False
+    # _run clears them; their sizes only matter here
+    off, floor, fr = array("i", size), array("i", times), array("i")
+    rem, link, times = array("i", times), array("i", times), None
+    top, least = arena // alignment, lower // alignment
+    run_steps, steps, low = 4096, 0, True  # FIRST_RUN_STEPS in plan.c
+    while least < top:
+        target = least if low else top - 1
+        limit = steps + run_steps if budget - steps > run_steps else budget
+        outcome, steps = _run(size, lo, hi, off, floor, rem, link, fr, 7 * n // 3, target, steps, limit)
+        if outcome == 0:
+            top = 0
+            for i in range(m):
+                if off[i] + size[i] > top:
+                    top = off[i] + size[i]
+                offsets[order[i]] = off[i] * alignment
+        elif outcome == 1:
+            least = target + 1
+        elif limit == budget:
+            break
+        if not low:
+            run_steps = 2 * run_steps if run_steps < budget // 2 else budget
+        low = not low
+    return min(steps, budget), top * alignment, least >= top

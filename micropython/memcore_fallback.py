@@ -288,7 +288,6 @@ MAX_BUFFERS = 1000000  # MC_PLAN_MAX_BUFFERS, MC_PLAN_MAX_PAIRS, MC_PLAN_MAX_STE
 MAX_PAIRS = 200000000
 MAX_STEPS = 1000000000
 DEFAULT_STEPS = 1000000  # MC_PLAN_DEFAULT_STEPS
-EXACT_BUFFERS = 32  # MC_PLAN_EXACT_BUFFERS
 _LIMIT = "past the documented limits of the work (buffers, pairs live together or steps)"
 
 
@@ -444,12 +443,11 @@ def plan(sizes, first_use, last_use, alignment=16, strategy="tflm", budget_steps
                 arena = found
                 for b in ids:
                     offsets[b] = place[b]
-        # the core's search counts in 32 bits, in units of the alignment (EXACT_MAX_UNITS)
-        if arena > lower and len(ids) <= EXACT_BUFFERS and total // alignment <= 1 << 30:
+        if arena > lower:
             # Its own module: compiling it with the rest needs ~30 KB more heap at import
             # than a 110 KiB MicroPython heap has; it is read only when a plan needs it.
             from memcore_exact import exact_search
-            spent, arena, proven = exact_search(ids, by_first, first, last, aligned, lower, budget - used,
+            spent, arena, proven = exact_search(ids, n, first, last, aligned, alignment, lower, budget - used,
                                                  arena, offsets)
             used += spent
         steps += used

@@ -304,6 +304,28 @@ def test_boot_check_on_micropython_in_110k(tmp_path, model, placement, verdict):
     assert r["host_agrees"] is True and r["check_seconds"] >= 0
 
 
+@pytest.mark.parametrize("model,searches", [
+    ("corpus/models/lstm_unrolled_f32.tflite", True),
+    ("corpus/models/gru_unrolled_f32.tflite", True),
+    ("models/mnist_cnn_int8.tflite", False),
+])
+def test_boot_check_compiles_the_exact_search_only_when_best_may_need_it(tmp_path, model, searches):
+    """The two models whose boot check needs most heap on this port (72 buffers, TFLM's
+    plan above the lower bound: best searches) are checked in 110 KB, with the host's
+    arenas; memcore_exact is compiled between the two plans (compiled inside plan it ran
+    out of memory here), and not at all for a model whose TFLM plan is at the lower bound,
+    whose application then keeps the memory."""
+    folder = board_dir(tmp_path)
+    from memcore.cli import main
+    assert main(["export", str(ROOT / "tests" / model), "-o", str(folder / "model.json"), "--device", "esp32"]) == 0
+    out = run_micropython(folder, "import sys, memcore_boot\nmemcore_boot.main('model.json')\n"
+                                  "print('memcore_exact' in sys.modules)\n")
+    (r,) = parse_lines(out)
+    assert r["schema"] == "memcore.report/1" and r["implementation"] == "fallback", r
+    assert r["host_agrees"] is True and (r["arena_best_bytes"] < r["arena_tflm_bytes"]) == searches
+    assert out.split()[-1] == str(searches)
+
+
 def test_boot_check_refuses_a_descriptor_of_another_model_file(tmp_path):
     folder = board_dir(tmp_path)
     export("mnist_cnn_int8.tflite", folder / "model.json", "--device", "esp32")

@@ -63,3 +63,65 @@ def test_longer_lifetimes_never_lower_the_bound(case, extra):
     before = memcore.plan(sizes, first, last).lower_bound_bytes
     after = memcore.plan(sizes, first, [l + extra for l in last]).lower_bound_bytes
     assert after >= before
+
+
+# ---- the exact search past 32 buffers ------------------------------------------------
+
+def _tiling(seed, pieces, width=48, height=64):
+    """Buffers that tile a width x height rectangle (operators x 16-byte units) exactly,
+    cut at random, the larger side of a piece first, until there are `pieces`: every
+    operator has height units live, so the optimum is height units, the lower bound."""
+    import random
+    rng = random.Random(seed)
+    rects = [(0, width, 0, height)]
+    while len(rects) < pieces:
+        rects.sort(key=lambda r: -((r[1] - r[0]) * (r[3] - r[2])))
+        for i, (t0, t1, y0, y1) in enumerate(rects):
+            if t1 - t0 > 1 or y1 - y0 > 1:
+                break
+        else:
+            break
+        t0, t1, y0, y1 = rects.pop(i)
+        if (t1 - t0 > 1 and rng.random() < 0.5) or y1 - y0 == 1:
+            cut = rng.randrange(t0 + 1, t1)
+            rects += [(t0, cut, y0, y1), (cut, t1, y0, y1)]
+        else:
+            cut = rng.randrange(y0 + 1, y1)
+            rects += [(t0, t1, y0, cut), (t0, t1, cut, y1)]
+    rng.shuffle(rects)
+    return ([16 * (y1 - y0) for _, _, y0, y1 in rects], [t0 for t0, _, _, _ in rects],
+            [t1 - 1 for _, t1, _, _ in rects])
+
+
+def test_best_reaches_the_optimum_of_exact_tilings_past_32_buffers():
+    """40 to 120 buffers that pack with no gap (a truth by construction): TFLM's greedy
+    misses on most; best is never below the optimum, proves it only where it reaches it,
+    and reaches it on every tiling of up to 64 buffers and on most of the others."""
+    greedy_misses = reached = 0
+    for seed in range(24):
+        sizes, first, last = _tiling(seed, 40 + 80 * seed // 23)
+        optimum = 16 * 64
+        tflm = memcore.plan(sizes, first, last, 16, strategy="tflm")
+        best = memcore.plan(sizes, first, last, 16, strategy="best")
+        assert tflm.lower_bound_bytes == optimum
+        greedy_misses += tflm.arena_bytes > optimum
+        _no_live_overlap(sizes, first, last, best)
+        assert optimum <= best.arena_bytes <= tflm.arena_bytes
+        assert best.proven_optimal == (best.arena_bytes == optimum)
+        assert best.arena_bytes == optimum or len(sizes) > 64, seed
+        reached += best.arena_bytes == optimum
+    assert greedy_misses >= 12
+    assert reached >= 18
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=33, max_value=150),
+       st.integers(min_value=0, max_value=200000))
+def test_best_on_tilings_is_valid_within_any_budget(seed, pieces, budget):
+    sizes, first, last = _tiling(seed, pieces)
+    tflm = memcore.plan(sizes, first, last, 16, strategy="tflm")
+    best = memcore.plan(sizes, first, last, 16, strategy="best", budget_steps=budget)
+    _no_live_overlap(sizes, first, last, best)
+    assert 16 * 64 <= best.arena_bytes <= tflm.arena_bytes
+    assert best.steps - tflm.steps <= budget
+    assert not best.proven_optimal or best.arena_bytes == 16 * 64

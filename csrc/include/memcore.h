@@ -300,7 +300,8 @@ mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_examp
  * one buffer placed, or one placed buffer it is checked against: a greedy pass over n
  * buffers costs n + P steps, P the number of pairs of buffers with a size that are live
  * at the same time (about n for a chain of operators, n * w for a graph w tensors wide).
- * The exact search charges k * (d + 1) steps per node at depth d, k its buffers.
+ * The exact search (csrc/src/plan_exact.c) charges one step per section (distinct first
+ * use) or buffer it looks at.
  * (Buffers next to each other in first-use order that end together and that every
  * other buffer meets all or none of, e.g. tensors no operator touches or graph outputs,
  * cost the planner about one step each whatever their number: the limit below does not
@@ -311,26 +312,24 @@ mc_status_t mc_roofline(int64_t weight_bytes, int64_t activation_bytes_per_examp
  *   MC_PLAN_MAX_PAIRS    P, less those pairs: what the TFLM plan costs;
  *   MC_PLAN_MAX_STEPS    the largest budget_steps.
  * Measured on a 2020s x86-64 server core (docs/planner.md): a step of the exact search
- * about 5 ns, a step of a greedy pass 100-200 ns (it sorts the live neighbours), so
+ * about 1 ns, a step of a greedy pass 100-200 ns (it sorts the live neighbours), so
  * the TFLM plan at the limits is under a minute there; a 240 MHz ESP32 is estimated
  * 30-60x slower per step.
  */
 #define MC_PLAN_MAX_BUFFERS 1000000
 #define MC_PLAN_MAX_PAIRS 200000000
 #define MC_PLAN_MAX_STEPS 1000000000
-/* budget_steps that bindings use when the caller gives none: the exact search on a
- * model of at most 32 buffers (about 5 ms here, an estimated 0.15-0.3 s on an ESP32),
- * or three greedy passes while each costs at most a third of it (docs/planner.md). */
+/* budget_steps that bindings use when the caller gives none: three greedy passes while
+ * each costs at most a third of it, then the exact search (about 1-5 ms here, an
+ * estimated 0.05-0.3 s on an ESP32; docs/planner.md).  The exact search runs on any
+ * number of buffers whose sizes, stacked, are at most 2^30 units of the alignment (16 GiB
+ * at TFLM's 16 bytes: it counts in 32 bits on a board). */
 #define MC_PLAN_DEFAULT_STEPS 1000000
-/* BEST searches exhaustively when at most this many buffers have a size and, stacked,
- * they are at most 2^30 units of the alignment (16 GiB at TFLM's 16 bytes: the search
- * counts in 32 bits on a board). */
-#define MC_PLAN_EXACT_BUFFERS 32
 
 typedef enum {
     MC_PLAN_TFLM = 0, /* TensorFlow Lite Micro's GreedyMemoryPlanner, reproduced */
     MC_PLAN_BEST = 1  /* memcore's own: greedy by size and by breadth, then an exact
-                         search on small models, within a budget; never worse than TFLM */
+                         search, within a budget; never worse than TFLM */
 } mc_strategy_t;
 
 typedef struct {
@@ -341,9 +340,8 @@ typedef struct {
                                   bound, or the exact search finished */
 } mc_plan_t;
 
-/* Scratch the planner needs for n_buffers, in bytes: 64 per buffer plus at most 2,208
- * (its state, and the exact search's tables for MC_PLAN_EXACT_BUFFERS); give it 8-byte
- * aligned.
+/* Scratch the planner needs for n_buffers, in bytes: 64 per buffer plus 384 (its state;
+ * the exact search reuses the greedy passes' arrays); give it 8-byte aligned.
  * [in] n_buffers (0 .. MC_PLAN_MAX_BUFFERS)  [out] scratch_bytes */
 mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes);
 
