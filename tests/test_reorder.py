@@ -30,7 +30,7 @@ FOLDERS = (ROOT.parent.parent / "shared" / "models", ROOT / "models", ROOT / "co
 # plan, and reordered: measured by the interpreter (the test checks it again)
 GENERATED = {"branches_4x2048_f32.tflite": (40960, 40960, 16464),
              "layer_norm_mlp_f32.tflite": (16432, 16432, 12336),
-             "gru_unrolled_6_f32.tflite": (6400, 6144, 3840)}
+             "gru_unrolled_6_f32.tflite": (6400, 6144, 3584)}
 CORPUS_REORDERED = {"concat_axes_i8fio.tflite": (1536, 1488, 1440),
                     "pad_slice_strided_i8fio.tflite": (976, 976, 848),
                     "resize_bilinear_i8fio.tflite": (2592, 2592, 2272)}
