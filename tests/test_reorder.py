@@ -145,19 +145,7 @@ def prove(tmp_path, source, result):
     arena and not 16 B below the minimum, the original's outputs."""
     out = tmp_path / ("shrunk_" + source.name)
     out.write_bytes(result.data)
-    after = result.after
-    measured = tflm_oracle.measure(out)
-    assert measured["ok"], measured["error"]
-    assert (measured["head"], measured["total"]) == (after.head_bytes, after.total_bytes)
-    assert tflm_oracle.probe(out, after.recommended_arena_bytes) == tflm_oracle.ALLOCATED
-    assert tflm_oracle.probe(out, after.minimum_arena_bytes - 16) != tflm_oracle.ALLOCATED
-    for seed in (1, 2):
-        want = tflm_oracle.outputs(source, seed, tmp_path / "want.npz")
-        got = tflm_oracle.outputs(out, seed, tmp_path / "got.npz", arena_bytes=after.recommended_arena_bytes)
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            assert g.dtype == w.dtype and g.tobytes() == w.tobytes()
-    return measured
+    return tflm_oracle.assert_runs_as_memcore_says(source, out, result.after, tmp_path)
 
 
 @pytest.mark.parametrize("name", sorted(GENERATED) + sorted(CORPUS_REORDERED))

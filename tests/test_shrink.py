@@ -112,18 +112,8 @@ def test_a_shrunk_model_runs_in_tflm_at_its_recommended_arena_with_the_same_outp
     # before: TFLM's measured numbers for the original (the corpus truth, or measured now)
     truth = TRUTH.get(name) or tflm_oracle.measure(source)
     assert result.before.head_bytes == truth["head"]
-    measured = tflm_oracle.measure(out)
-    assert measured["ok"], measured["error"]
-    assert (measured["head"], measured["total"]) == (after.head_bytes, after.total_bytes)
+    measured = tflm_oracle.assert_runs_as_memcore_says(source, out, after, tmp_path)
     assert measured["head"] < truth["head"]
-    assert tflm_oracle.probe(out, after.recommended_arena_bytes) == tflm_oracle.ALLOCATED
-    assert tflm_oracle.probe(out, after.minimum_arena_bytes - 16) != tflm_oracle.ALLOCATED
-    for seed in (1, 2):
-        want = tflm_oracle.outputs(source, seed, tmp_path / "want.npz")
-        got = tflm_oracle.outputs(out, seed, tmp_path / "got.npz", arena_bytes=after.recommended_arena_bytes)
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            assert g.dtype == w.dtype and g.tobytes() == w.tobytes()
 
 
 @pytest.mark.parametrize("name", AT_BEST)

@@ -275,3 +275,22 @@ def outputs(path, seed, out_file, arena_bytes=2 * 1024 * 1024):
         raise RuntimeError("TFLM could not run %s: %s" % (path, _failure_text(done.stdout + done.stderr)))
     with np.load(out_file) as z:
         return [z["arr_%d" % i] for i in range(len(z.files))]
+
+
+def assert_runs_as_memcore_says(source, out, after, folder):
+    """TFLM on `out` (a file memcore wrote from `source`): measures memcore's head and
+    total (`after`, memcore's TflmArena for `out`), allocates at memcore's recommended
+    arena and not 16 B below its minimum (each probe in its own process), and computes
+    `source`'s outputs bit for bit on two random inputs.  Returns the measurement."""
+    measured = measure(out)
+    assert measured["ok"], measured["error"]
+    assert (measured["head"], measured["total"]) == (after.head_bytes, after.total_bytes)
+    assert probe(out, after.recommended_arena_bytes) == ALLOCATED
+    assert probe(out, after.minimum_arena_bytes - 16) != ALLOCATED
+    for seed in (1, 2):
+        want = outputs(source, seed, folder / "want.npz")
+        got = outputs(out, seed, folder / "got.npz", arena_bytes=after.recommended_arena_bytes)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.tobytes() == w.tobytes()
+    return measured

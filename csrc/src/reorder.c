@@ -173,6 +173,17 @@ OUT_OF_LINE static mc_status_t plan_order(const mc_graph_t *g, mc_target_t targe
     return MC_OK;
 }
 
+/* Whether input i of an operator is the first of its inputs to name that tensor: an
+ * operator that reads a tensor twice is one consumer of it. */
+static bool first_read(const int32_t *in, int64_t i)
+{
+    int64_t j = 0;
+    while (j < i && in[j] != in[i]) {
+        j++;
+    }
+    return in[i] >= 0 && j == i;
+}
+
 /* The search's view of g from TFLM's buffers in the file's order (in e). */
 static mc_status_t build_dag(const mc_graph_t *g, const eval_t *e, dag_t *d)
 {
@@ -212,11 +223,7 @@ static mc_status_t build_dag(const mc_graph_t *g, const eval_t *e, dag_t *d)
     for (k = 0; k < d->n_ops; k++) { /* consumers counted (each op once per tensor), then listed */
         const int32_t *in = g->op_tensors + g->ops[k].first_input;
         for (i = 0; i < g->ops[k].n_inputs; i++) {
-            int64_t j = 0;
-            while (j < i && in[j] != in[i]) {
-                j++;
-            }
-            if (in[i] >= 0 && j == i) {
+            if (first_read(in, i)) {
                 d->cons_start[in[i] + 1]++;
             }
         }
@@ -230,11 +237,7 @@ static mc_status_t build_dag(const mc_graph_t *g, const eval_t *e, dag_t *d)
     for (k = 0; k < d->n_ops; k++) {
         const int32_t *in = g->op_tensors + g->ops[k].first_input;
         for (i = 0; i < g->ops[k].n_inputs; i++) {
-            int64_t j = 0;
-            while (j < i && in[j] != in[i]) {
-                j++;
-            }
-            if (in[i] >= 0 && j == i) {
+            if (first_read(in, i)) {
                 d->consumers[d->cons_start[in[i]]++] = (int32_t)k;
             }
         }

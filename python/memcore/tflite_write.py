@@ -116,6 +116,17 @@ def _root(data, source):
     return r, r.inside(r.u32(0))
 
 
+def _known_fields(r, table, known, what, rewritten):
+    """The fields `table` has, refused if any is past the `known` this writer copies:
+    rewriting the table could lose it."""
+    present = r.present(table)
+    unknown = [i for i in present if i >= known]
+    if unknown:
+        raise r.fail("the %s has fields this writer does not know (%s field %s): rewriting %s could lose them"
+                     % (what.lower(), what, ", ".join(map(str, unknown)), rewritten))
+    return present
+
+
 def metadata(data, source="model"):
     """The file's metadata entries: [(name, buffer index, the buffer's bytes)]."""
     r, model = _root(data, source)
@@ -210,11 +221,7 @@ def with_metadata(data, name, blob, source="model"):
     refers to it); with `blob` None, the entries of that name removed.  Every byte of
     `data` is kept, as one block at the end of the result."""
     r, model = _root(data, source)
-    present = r.present(model)
-    unknown = [i for i in present if i >= _MODEL_FIELDS]
-    if unknown:
-        raise r.fail("the model has fields this writer does not know (Model field %s): rewriting its root "
-                     "could lose them" % ", ".join(map(str, unknown)))
+    present = _known_fields(r, model, _MODEL_FIELDS, "Model", "its root")
     buffers = r.vector(r.ref(model, _MODEL_BUFFERS))
     for i, buffer in enumerate(buffers):
         if r.scalar(buffer, _BUFFER_OFFSET, "<Q") > 1:
@@ -282,21 +289,13 @@ def with_operator_order(data, order, source="model"):
     operators vector is new and lists the original operator tables in the new order;
     every byte of `data` is kept, as one block at the end."""
     r, model = _root(data, source)
-    present = r.present(model)
-    unknown = [i for i in present if i >= _MODEL_FIELDS]
-    if unknown:
-        raise r.fail("the model has fields this writer does not know (Model field %s): rewriting its root "
-                     "could lose them" % ", ".join(map(str, unknown)))
+    present = _known_fields(r, model, _MODEL_FIELDS, "Model", "its root")
     subgraphs = r.vector(r.ref(model, _MODEL_SUBGRAPHS))
     if len(subgraphs) != 1:
         raise r.fail("the model has %d subgraphs; operators are reordered in single-subgraph models only"
                      % len(subgraphs))
     subgraph = subgraphs[0]
-    sg_present = r.present(subgraph)
-    unknown = [i for i in sg_present if i >= _SUBGRAPH_FIELDS]
-    if unknown:
-        raise r.fail("the subgraph has fields this writer does not know (SubGraph field %s): rewriting it "
-                     "could lose them" % ", ".join(map(str, unknown)))
+    sg_present = _known_fields(r, subgraph, _SUBGRAPH_FIELDS, "SubGraph", "it")
     operators = r.vector(r.ref(subgraph, _SUBGRAPH_OPERATORS))
     if sorted(order) != list(range(len(operators))):
         raise r.fail("an operator order must list each of the %d operators once" % len(operators))
