@@ -201,13 +201,20 @@ def exact_search(ids, n, first, last, aligned, alignment, lower, budget, arena, 
         spans += c - lo[i] + 1
     if spans > budget:
         return 0, arena, False
+    forward = size, lo, hi, order
     # _run clears them; their sizes only matter here
     off, floor, fr = array("i", size), array("i", times), array("i")
     rem, link, times = array("i", times), array("i", times), None
     top, least = arena // alignment, lower // alignment
-    run_steps, steps, low = 4096, 0, True  # FIRST_RUN_STEPS in plan.c
+    run_steps, steps, low, odd = 4096, 0, True, False  # FIRST_RUN_STEPS in plan.c
     while least < top:
         target = least if low else top - 1
+        if low and odd:  # turn in plan.c: time turned round for every other pair's low run
+            n_sec = len(floor)
+            new = sorted(range(m), key=lambda i: n_sec - 1 - hi[i])  # stable, as the C sort
+            size = array("i", [size[i] for i in new])
+            lo, hi = array("i", [n_sec - 1 - hi[i] for i in new]), array("i", [n_sec - 1 - lo[i] for i in new])
+            order = [order[i] for i in new]
         limit = steps + run_steps if budget - steps > run_steps else budget
         outcome, steps = _run(size, lo, hi, off, floor, rem, link, fr, 7 * n // 3, target, steps, limit)
         if outcome == 0:
@@ -220,7 +227,10 @@ def exact_search(ids, n, first, last, aligned, alignment, lower, budget, arena, 
             least = target + 1
         elif limit == budget:
             break
+        if low and odd:  # turned back: exactly the order before
+            size, lo, hi, order = forward
         if not low:
             run_steps = 2 * run_steps if run_steps < budget // 2 else budget
+            odd = not odd
         low = not low
     return min(steps, budget), top * alignment, least >= top
