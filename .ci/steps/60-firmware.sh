@@ -13,11 +13,7 @@ python -c 'import memcore' 2>/dev/null || pip install -q '.[test]'
 fw=build/firmware
 export JOBS=${JOBS:-2}  # make -j2: CI runs on two cores
 work=$(mktemp -d)
-sim_pid=
-trap '[ -n "$sim_pid" ] && kill -TERM "$sim_pid" 2>/dev/null; true' EXIT
-
-now() { date +%s.%N; }
-since() { awk -v end="$(now)" -v start="$1" 'BEGIN { printf "%.1f", end - start }'; }
+source .ci/lib/sim.sh
 
 declare -A image build_s suite_s hil_s sizes
 for target in unix64 unix32 qemu-m3 qemu-rv32; do
@@ -57,19 +53,9 @@ done
 
 for target in qemu-m3 qemu-rv32; do
   echo "== $target: firmware suite and memcore hil over the emulated UART"
-  memcore sim --firmware "${image[$target]}" --port-file "$work/port" >"$work/sim-$target.log" 2>&1 &
-  sim_pid=$!
-  for _ in $(seq 600); do
-    [ -s "$work/port" ] && break
-    kill -0 $sim_pid 2>/dev/null || { cat "$work/sim-$target.log"; exit 1; }
-    sleep 0.1
-  done
-  port=$(cat "$work/port")
+  start_sim "${image[$target]}" "$work/sim-$target.log"
   suite_firmware=${image[$target]} run_suite $target --port "$port"
-  kill -INT $sim_pid
-  wait $sim_pid
-  sim_pid=
-  grep -q "stopping the board" "$work/sim-$target.log"
+  stop_sim "$work/sim-$target.log"
 done
 
 echo "== firmware: target, build s, text data bss, firmware suite s, memcore hil s, parity"

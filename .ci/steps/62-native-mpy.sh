@@ -21,11 +21,7 @@ export JOBS=${JOBS:-2} # make -j2: CI runs on two cores
 MICROPYTHON_SRC=$(micropython/build_firmware.sh source "$fw")
 export MICROPYTHON_SRC
 work=$(mktemp -d)
-sim_pid=
-trap '[ -n "$sim_pid" ] && kill -TERM "$sim_pid" 2>/dev/null; true' EXIT
-
-now() { date +%s.%N; }
-since() { awk -v end="$(now)" -v start="$1" 'BEGIN { printf "%.1f", end - start }'; }
+source .ci/lib/sim.sh
 
 declare -A build_s bytes image suite_s hil_s
 for arch in x64 armv7m armv6m rv32imc; do
@@ -82,24 +78,6 @@ echo "== unix64 (stock): firmware suite and memcore hil with memcore.mpy (x64)"
 # loads (2,880 B on this 64-bit port; the C module's are in ROM), and the suite's scaling
 # models are sized to the block the C module's board leaves
 run_suite unix64 "$mpy/x64/memcore.mpy" --micropython "${image[unix64]}" --heapsize 113K
-
-start_sim() { # firmware log: starts `memcore sim`, sets sim_pid and port
-  rm -f "$work/port"
-  memcore sim --firmware "$1" --port-file "$work/port" >"$2" 2>&1 &
-  sim_pid=$!
-  for _ in $(seq 600); do
-    [ -s "$work/port" ] && break
-    kill -0 $sim_pid 2>/dev/null || { cat "$2"; exit 1; }
-    sleep 0.1
-  done
-  port=$(cat "$work/port")
-}
-stop_sim() { # log
-  kill -INT $sim_pid
-  wait $sim_pid
-  sim_pid=
-  grep -q "stopping the board" "$1"
-}
 
 for target in qemu-m3 qemu-rv32; do
   echo "== $target (stock, the C module board's free heap): firmware suite and memcore hil with memcore.mpy (${arch_of[$target]}) over the emulated UART"
