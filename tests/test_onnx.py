@@ -188,3 +188,15 @@ def test_input_shape_fixes_a_dynamic_dimension(tmp_path):
     assert report["input_bytes"] == 3 * 4 * 4 and report["activation_bytes"] == 2 * 3 * 4 * 4
     code, out, err = memcore_cli("check", path, "--input-shape", "nope=1,4")
     assert code == 2 and "--input-shape nope: the graph has no input of that name (its inputs: x)" in err
+
+
+def test_a_conv_weight_of_too_low_a_rank_is_refused_naming_it(tmp_path):
+    # Found by the ONNX fuzzer (fuzz/corpus/onnx/conv-scalar-weight): a scalar weight and
+    # a bias, with an input of unknown shape, so no rank comparison stands in the way.
+    # ONNX's Conv weight is [M, C/group, k1, ...]: rank 3 or more.
+    with pytest.raises(memcore.MemcoreError) as e:
+        _save(tmp_path, "conv0", [helper.make_node("Conv", ["x", "w", "b"], ["y"])],
+              [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+              [numpy_helper.from_array(np.float32(1.0), "w"), _weights("b", 4)])
+    assert "weight 'w' of shape [] must be [M, C/group, k, ...] (rank 3 or more)" in str(e.value)

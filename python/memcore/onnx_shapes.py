@@ -175,6 +175,8 @@ def _gemm(g, node, attrs):
 
 def _conv(g, node, attrs):
     x, w, b = (g.shape(_operand(node, i)) for i in range(3))
+    if w is not None and len(w) < 3:
+        return "%s must be [M, C/group, k, ...] (rank 3 or more)" % _show(node, 1, g, "weight")
     if w is not None and any(d < 1 for d in w):
         return "%s has an empty dimension" % _show(node, 1, g, "weight")
     if x is not None and w is not None and len(x) != len(w):
