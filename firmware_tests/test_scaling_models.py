@@ -8,7 +8,10 @@ The counts are those whose check fits the simulated unix64 board's heap (its lar
 block is some 29 KB after boot, micropython/README.md's table, the rest in fragments of a
 few KB: check_scratch_bytes up to about 27 KB here); bench/check_scaling.py takes the
 generators to 100,000.  That the check of a larger model needs more than the board has,
-although the host says the model fits, is a known limit (docs/planner.md)."""
+although the host says the model fits, is a known limit (docs/planner.md): the board then
+says so, MemoryError naming the file and the bytes the check asked for, the host's
+check_scratch_bytes."""
+import re
 import sys
 
 import pytest
@@ -97,10 +100,62 @@ def test_board_checks_a_large_model_as_the_host_does(on_board, tmp_path, stem):
     # whose ABIs (Arm, RISC-V, Xtensa) align int64_t to 8 bytes as x86-64 does.  The i386
     # ABI (the unix32 board) aligns it to 4, so the core's structs are smaller there (an
     # operator 92 B instead of 96, the result 920 B instead of 968) and so is its figure.
-    if i386_abi(on_board):
-        assert host["check_scratch_bytes"] * 0.95 < got["check_scratch_bytes"] < host["check_scratch_bytes"]
-    else:
-        assert got["check_scratch_bytes"] == host["check_scratch_bytes"]
+    assert scratch_agrees(on_board, host["check_scratch_bytes"], got["check_scratch_bytes"])
+
+
+def scratch_agrees(board, host_bytes, board_bytes):
+    """The board's check_scratch_bytes is the host's: to the byte, but on the i386 ABI."""
+    if i386_abi(board):
+        return host_bytes * 0.95 < board_bytes < host_bytes
+    return board_bytes == host_bytes
+
+
+def test_a_check_no_heap_holds_says_what_it_needs(on_board, tmp_path):
+    """2,000 RELUs: the graph alone needs more than any of the suite's boards has (its
+    heap, 110 KiB and the .mpy's bytes at most): MemoryError names the file and the block
+    the graph is read into, not MemoryError alone."""
+    data = scaling_models.relu_chain(2000)
+    path = tmp_path / "big.tflite"
+    path.write_bytes(data)
+    host = check(memcore.load(str(path)), profile("esp32"), suggest=False).to_json()
+    got = board_check(on_board, path.name, {path.name: data})
+    assert got["schema"] == lines.REPORT_ERROR, got
+    found = re.fullmatch(r"MemoryError: big\.tflite: the check needs a free block of (\d+) bytes to read the graph "
+                         r"into", got["error"])
+    assert found, got["error"]
+    # more than any heap here, less than the whole check (the graph's arrays, with the
+    # reader's state until they are cut back)
+    assert 200_000 < int(found.group(1)) < host["check_scratch_bytes"]
+
+
+def test_a_check_the_heap_cannot_hold_says_the_hosts_figure(on_board, tmp_path):
+    """150 RELUs: the host says the model fits in 22 KB, and its check needs 44 KB in two
+    blocks, more than the unix64 board's heap gives (its largest free block is some
+    33 KB).  A board with more room gives the host's report; a board without it says
+    which block it could not give: the graph's, or the work's with the host's
+    check_scratch_bytes in all."""
+    data = scaling_models.relu_chain(150)
+    path = tmp_path / "chain-150.tflite"
+    path.write_bytes(data)
+    model = memcore.load(str(path))
+    host = check(model, profile("esp32"), available_bytes=AVAILABLE, suggest=False).to_json()
+    assert host["verdict"] == "fits" and host["required_bytes"] < 24_000 and host["check_scratch_bytes"] > 40_000
+    got = board_check(on_board, path.name, {path.name: data, "chain-150.json": descriptor.dumps(
+        descriptor.describe(model, profile("esp32"))).encode()})
+    if got["schema"] == lines.REPORT:
+        assert {k: got[k] for k in AGREED} == {k: host[k] for k in AGREED}
+        return
+    error = got.get("error", "")
+    graph_only = re.fullmatch(r"MemoryError: chain-150\.tflite: the check needs a free block of (\d+) bytes to read "
+                              r"the graph into", error)
+    if graph_only:
+        assert int(graph_only.group(1)) < host["check_scratch_bytes"]
+        return
+    found = re.fullmatch(r"MemoryError: chain-150\.tflite: the check needs (\d+) bytes \(check_scratch_bytes\): the "
+                         r"graph's (\d+) and a free block of (\d+) for its work", error)
+    assert found, got
+    total, graph, work = map(int, found.groups())
+    assert total == graph + work and scratch_agrees(on_board, host["check_scratch_bytes"], total)
 
 
 def i386_abi(board):

@@ -11,6 +11,7 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 #: what a firmware build reads: the module's build files and C, and the C core
 MODULE_FILES = ["micropython/micropython.cmake", "micropython/memcore/micropython.cmake",
                 "micropython/memcore/micropython.mk", "micropython/memcore/modmemcore.c",
+                "micropython/memcore/modmemcore_check.c", "micropython/memcore/modmemcore.h",
                 # memcore firmware-module's build: the same binding as a native module (.mpy)
                 "micropython/memcore/natmod.mk", "micropython/memcore/modmemcore_dyn.h",
                 "micropython/memcore/natmod_libc.c"]

@@ -57,10 +57,10 @@ check cortex-m4f arm-none-eabi-gcc "$arm_specs -mcpu=cortex-m4 -mthumb -mfloat-a
 # host's reorder.c (bench/footprint.py's HOST_ONLY); no board support.
 module=$(dirname "$usermod")/memcore
 core=$(cd "$module/../../csrc/src" && pwd)
-(echo "$module/modmemcore.c"; ls "$core"/*.c | grep -v '/reorder\.c$') | sort >"$work/expected.txt"
+(echo "$module/modmemcore.c"; echo "$module/modmemcore_check.c"; ls "$core"/*.c | grep -v '/reorder\.c$') | sort >"$work/expected.txt"
 sort "$work/xtensa-lx106/usermod_sources.txt" | sed '/^$/d' >"$work/listed.txt"
 diff -u "$work/expected.txt" "$work/listed.txt"
-echo "micropython.cmake lists modmemcore.c and the $(ls "$core"/*.c | grep -vc '/reorder\.c$') core sources," \
+echo "micropython.cmake lists the binding (modmemcore.c, modmemcore_check.c) and the $(ls "$core"/*.c | grep -vc '/reorder\.c$') core sources," \
   "nothing else"
 
 # No float literal in the core changes meaning under -fsingle-precision-constant.

@@ -14,6 +14,7 @@ list(SORT MEMCORE_CORE_SOURCES)
 
 target_sources(usermod_memcore INTERFACE
     ${CMAKE_CURRENT_LIST_DIR}/modmemcore.c
+    ${CMAKE_CURRENT_LIST_DIR}/modmemcore_check.c
     ${MEMCORE_CORE_SOURCES}
 )
 target_include_directories(usermod_memcore INTERFACE

@@ -9,7 +9,7 @@ MEMCORE_MOD_DIR := $(USERMOD_DIR)
 MEMCORE_CSRC := $(abspath $(MEMCORE_MOD_DIR)/../../csrc)
 
 # The binding is QSTR-scanned; the core is plain C and only compiled and linked.
-SRC_USERMOD_C += $(MEMCORE_MOD_DIR)/modmemcore.c
+SRC_USERMOD_C += $(MEMCORE_MOD_DIR)/modmemcore.c $(MEMCORE_MOD_DIR)/modmemcore_check.c
 # (but reorder.c, the host's: `memcore shrink` reorders the model file on the host, the
 # board runs the order written, and no binding calls it)
 SRC_USERMOD_LIB_C += $(filter-out %/reorder.c,$(sort $(wildcard $(MEMCORE_CSRC)/src/*.c)))

@@ -24,35 +24,10 @@
  * Bad arguments raise TypeError (wrong type) or ValueError (right type, bad value); the
  * message names the argument and carries mc_strerror's text.
  */
-#include <float.h>
-#include <stdint.h>
-#include <string.h>
+#include "modmemcore.h"
 
-#if MICROPY_ENABLE_DYNRUNTIME
-/* the native module (.mpy): the firmware is reached through mp_fun_table only */
-#include "py/dynruntime.h"
-#include "py/stream.h"
-#else
-#include "py/builtin.h"
-#include "py/nlr.h"
-#include "py/obj.h"
-#include "py/objint.h"
-#include "py/objstr.h"
-#include "py/objtuple.h"
-#include "py/runtime.h"
-#include "py/stream.h"
-#endif
-
-#include "memcore.h"
-
-/* A message put together before it is raised (an error's place in the model): a bounded
- * buffer, cut rather than overrun, written by the firmware's printf in both builds. */
-typedef struct {
-    char text[240];
-    size_t len;
-} memcore_text_t;
-
-static void memcore_text_add(void *data, const char *str, size_t len)
+/* (memcore_text_t: modmemcore.h) */
+void memcore_text_add(void *data, const char *str, size_t len)
 {
     memcore_text_t *t = (memcore_text_t *)data;
     while (len-- > 0 && t->len + 1 < sizeof t->text) {
@@ -61,30 +36,9 @@ static void memcore_text_add(void *data, const char *str, size_t len)
     t->text[t->len] = 0;
 }
 
-#if MICROPY_ENABLE_DYNRUNTIME
-#include "modmemcore_dyn.h"
-/* A native module's qstrs are numbered when it is loaded, so tables of them are filled
- * on the stack at each call rather than stored. */
-#define MEMCORE_TABLE const
-#else
-#define MEMCORE_TABLE static const
-typedef nlr_buf_t memcore_nlr_t;
-#define MEMCORE_NLR_VALUE(buf) ((buf).ret_val)
-#if MICROPY_LONGINT_IMPL == MICROPY_LONGINT_IMPL_NONE
-#error "memcore needs long ints (MICROPY_LONGINT_IMPL_MPZ or _LONGLONG): byte counts pass 32 bits"
-#endif
-#if !MICROPY_PY_ATTRTUPLE
-#error "memcore returns attribute tuples: enable MICROPY_PY_ATTRTUPLE"
-#endif
-#endif
-
 /* ---- arguments in -------------------------------------------------------------- */
 
-#ifndef MP_NORETURN
-#define MP_NORETURN NORETURN /* MicroPython before 1.24 */
-#endif
-
-static MP_NORETURN void raise_status(qstr name, mc_status_t rc)
+MP_NORETURN void memcore_raise_status(qstr name, mc_status_t rc)
 {
     mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("%q: %s"), name, mc_strerror(rc));
 }
@@ -99,7 +53,7 @@ static MP_NORETURN void raise_item_status(qstr name, size_t index, mc_status_t r
  * (TypeError is raised directly).  mp_obj_get_ll() would wrap big ints modulo 2**64, so a
  * big int is compared against the bound first and then read in 30-bit pieces, each a
  * small int on every build (32-bit small ints hold 31 bits). */
-static mc_status_t to_count(qstr name, mp_obj_t o, int64_t maximum, int64_t *out)
+mc_status_t memcore_to_count(qstr name, mp_obj_t o, int64_t maximum, int64_t *out)
 {
     if (mp_obj_is_small_int(o)) {
         mp_int_t v = MP_OBJ_SMALL_INT_VALUE(o);
@@ -140,9 +94,9 @@ static mc_status_t to_count(qstr name, mp_obj_t o, int64_t maximum, int64_t *out
 static int64_t get_count(qstr name, mp_obj_t o)
 {
     int64_t v = 0;
-    mc_status_t rc = to_count(name, o, INT64_MAX, &v);
+    mc_status_t rc = memcore_to_count(name, o, INT64_MAX, &v);
     if (rc != MC_OK) {
-        raise_status(name, rc);
+        memcore_raise_status(name, rc);
     }
     return v;
 }
@@ -166,13 +120,13 @@ static double get_rate(qstr name, mp_obj_t o, bool positive)
 {
     double v = get_real(name, o);
     if (!(v >= -DBL_MAX && v <= DBL_MAX)) {
-        raise_status(name, MC_E_NOT_FINITE);
+        memcore_raise_status(name, MC_E_NOT_FINITE);
     }
     if (v < 0) {
-        raise_status(name, positive ? MC_E_RANGE : MC_E_NEGATIVE);
+        memcore_raise_status(name, positive ? MC_E_RANGE : MC_E_NEGATIVE);
     }
     if (positive && v == 0) {
-        raise_status(name, MC_E_RANGE);
+        memcore_raise_status(name, MC_E_RANGE);
     }
     return v;
 }
@@ -183,18 +137,18 @@ static int64_t get_bits(qstr name, mp_obj_t o)
 {
     if (mp_obj_is_int(o)) {
         int64_t bytes = 0;
-        mc_status_t rc = to_count(name, o, 8, &bytes);
+        mc_status_t rc = memcore_to_count(name, o, 8, &bytes);
         if (rc == MC_OK && bytes == 0) {
             rc = MC_E_RANGE;
         }
         if (rc != MC_OK) {
-            raise_status(name, rc == MC_E_OVERFLOW ? MC_E_RANGE : rc);
+            memcore_raise_status(name, rc == MC_E_OVERFLOW ? MC_E_RANGE : rc);
         }
         return bytes * 8;
     } else {
         double bits = get_real(name, o) * 8;
         if (!(bits >= 1 && bits <= 64) || bits != (double)(int64_t)bits) {
-            raise_status(name, bits < 0 ? MC_E_NEGATIVE : MC_E_RANGE);
+            memcore_raise_status(name, bits < 0 ? MC_E_NEGATIVE : MC_E_RANGE);
         }
         return (int64_t)bits;
     }
@@ -202,7 +156,7 @@ static int64_t get_bits(qstr name, mp_obj_t o)
 
 /* ---- results out --------------------------------------------------------------- */
 
-static mp_obj_t new_count(int64_t v)
+mp_obj_t memcore_new_count(int64_t v)
 {
     return mp_obj_new_int_from_ll((long long)v);
 }
@@ -210,10 +164,10 @@ static mp_obj_t new_count(int64_t v)
 /* The core's -1 ("none") becomes None, as on the host. */
 static mp_obj_t new_count_or_none(int64_t v)
 {
-    return v < 0 ? mp_const_none : new_count(v);
+    return v < 0 ? mp_const_none : memcore_new_count(v);
 }
 
-static mp_obj_t new_real(double v)
+mp_obj_t memcore_new_real(double v)
 {
     return mp_obj_new_float((mp_float_t)v);
 }
@@ -221,7 +175,7 @@ static mp_obj_t new_real(double v)
 static void check_call(qstr function, mc_status_t rc)
 {
     if (rc != MC_OK) {
-        raise_status(function, rc);
+        memcore_raise_status(function, rc);
     }
 }
 
@@ -236,8 +190,8 @@ static mp_obj_t budget_result(const mc_budget_t *b)
     };
     MEMCORE_TABLE qstr terms[] = {MP_QSTR_parameters, MP_QSTR_activations, MP_QSTR_runtime};
     mp_obj_t items[8] = {
-        new_count(b->required_bytes), new_count(b->headroom_bytes), new_count(b->parameter_bytes),
-        new_count(b->activation_bytes), new_count(b->runtime_bytes),
+        memcore_new_count(b->required_bytes), memcore_new_count(b->headroom_bytes), memcore_new_count(b->parameter_bytes),
+        memcore_new_count(b->activation_bytes), memcore_new_count(b->runtime_bytes),
         MP_OBJ_NEW_QSTR(terms[b->dominant]), mp_obj_new_bool(b->fits),
         new_count_or_none(b->max_batch),
     };
@@ -322,8 +276,8 @@ static mp_obj_t memcore_mlp_training(size_t n_args, const mp_obj_t *pos_args, mp
         get_bits(MP_QSTR_bytes_per_value, a[ARG_bytes_per_value].u_obj), &r));
     {
         mp_obj_t items[7] = {
-            new_count(r.parameters), new_count(r.gradients), new_count(r.optimizer_state), new_count(r.activations),
-            new_count(r.total), new_count(r.total_bytes), new_real(r.activation_share),
+            memcore_new_count(r.parameters), memcore_new_count(r.gradients), memcore_new_count(r.optimizer_state), memcore_new_count(r.activations),
+            memcore_new_count(r.total), memcore_new_count(r.total_bytes), memcore_new_real(r.activation_share),
         };
         return mp_obj_new_attrtuple(fields, 7, items);
     }
@@ -394,10 +348,10 @@ static mp_obj_t memcore_latency(size_t n_args, const mp_obj_t *pos_args, mp_map_
         get_rate(MP_QSTR_overhead_seconds, a[ARG_overhead].u_obj, false), &r));
     {
         mp_obj_t items[9] = {
-            new_real(r.fetch_seconds), new_real(r.compute_seconds), new_real(r.setup_seconds),
-            new_real(r.total_seconds), MP_OBJ_NEW_QSTR(parts[r.dominant]),
-            new_real(r.saving_if_compute_doubled), new_real(r.saving_if_bandwidth_doubled),
-            new_real(r.saving_seconds_if_compute_doubled), new_real(r.saving_seconds_if_bandwidth_doubled),
+            memcore_new_real(r.fetch_seconds), memcore_new_real(r.compute_seconds), memcore_new_real(r.setup_seconds),
+            memcore_new_real(r.total_seconds), MP_OBJ_NEW_QSTR(parts[r.dominant]),
+            memcore_new_real(r.saving_if_compute_doubled), memcore_new_real(r.saving_if_bandwidth_doubled),
+            memcore_new_real(r.saving_seconds_if_compute_doubled), memcore_new_real(r.saving_seconds_if_bandwidth_doubled),
         };
         return mp_obj_new_attrtuple(fields, 9, items);
     }
@@ -426,7 +380,7 @@ static mp_obj_t memcore_roofline(size_t n_args, const mp_obj_t *pos_args, mp_map
     mp_arg_parse_all(n_args, pos_args, kw_args, MP_ARRAY_SIZE(allowed), allowed, a);
     batch = get_count(MP_QSTR_batch, a[ARG_batch].u_obj);
     if (batch == 0) {
-        raise_status(MP_QSTR_batch, MC_E_RANGE);
+        memcore_raise_status(MP_QSTR_batch, MC_E_RANGE);
     }
     check_call(MP_QSTR_roofline, mc_roofline(
         get_count(MP_QSTR_weight_bytes, a[ARG_weight_bytes].u_obj),
@@ -436,9 +390,9 @@ static mp_obj_t memcore_roofline(size_t n_args, const mp_obj_t *pos_args, mp_map
         batch, &r));
     {
         mp_obj_t items[4] = {
-            new_real(r.intensity),
+            memcore_new_real(r.intensity),
             MP_OBJ_NEW_QSTR(r.bound == MC_BOUND_MEMORY ? MP_QSTR_memory : MP_QSTR_compute),
-            new_count_or_none(r.crossover_batch), new_real(r.ceiling),
+            new_count_or_none(r.crossover_batch), memcore_new_real(r.ceiling),
         };
         return mp_obj_new_attrtuple(fields, 4, items);
     }
@@ -497,7 +451,7 @@ static mp_obj_t memcore_plan(size_t n_args, const mp_obj_t *pos_args, mp_map_t *
     }
     alignment = get_count(MP_QSTR_alignment, a[ARG_alignment].u_obj);
     if (alignment == 0) {
-        raise_status(MP_QSTR_alignment, MC_E_RANGE);
+        memcore_raise_status(MP_QSTR_alignment, MC_E_RANGE);
     }
     budget_steps = get_count(MP_QSTR_budget_steps, a[ARG_budget_steps].u_obj);
     check_call(MP_QSTR_plan, mc_plan_scratch_bytes((int64_t)n, &need));
@@ -516,17 +470,17 @@ static mp_obj_t memcore_plan(size_t n_args, const mp_obj_t *pos_args, mp_map_t *
     last = first + n;
     for (i = 0; i < n; i++) {
         int64_t f = 0, l = 0;
-        rc = to_count(MP_QSTR_sizes, size_items[i], INT64_MAX, &sizes[i]);
+        rc = memcore_to_count(MP_QSTR_sizes, size_items[i], INT64_MAX, &sizes[i]);
         if (rc != MC_OK) {
             m_del(int64_t, block, words);
             raise_item_status(MP_QSTR_sizes, i, rc);
         }
-        rc = to_count(MP_QSTR_first_use, first_items[i], INT32_MAX, &f);
+        rc = memcore_to_count(MP_QSTR_first_use, first_items[i], INT32_MAX, &f);
         if (rc != MC_OK) {
             m_del(int64_t, block, words);
             raise_item_status(MP_QSTR_first_use, i, rc);
         }
-        rc = to_count(MP_QSTR_last_use, last_items[i], INT32_MAX, &l);
+        rc = memcore_to_count(MP_QSTR_last_use, last_items[i], INT32_MAX, &l);
         if (rc != MC_OK) {
             m_del(int64_t, block, words);
             raise_item_status(MP_QSTR_last_use, i, rc);
@@ -537,20 +491,20 @@ static mp_obj_t memcore_plan(size_t n_args, const mp_obj_t *pos_args, mp_map_t *
     rc = mc_plan(strategy, sizes, first, last, (int64_t)n, alignment, budget_steps, scratch, need, offsets, &r);
     if (rc != MC_OK) {
         m_del(int64_t, block, words);
-        raise_status(MP_QSTR_plan, rc);
+        memcore_raise_status(MP_QSTR_plan, rc);
     }
     {
         mp_obj_t items[6];
         mp_obj_list_t *list = MP_OBJ_TO_PTR(mp_obj_new_list(n, NULL));
         for (i = 0; i < n; i++) {
-            list->items[i] = new_count(offsets[i]);
+            list->items[i] = memcore_new_count(offsets[i]);
         }
-        items[0] = new_count(r.arena_bytes);
+        items[0] = memcore_new_count(r.arena_bytes);
         items[1] = MP_OBJ_FROM_PTR(list);
-        items[2] = new_count(r.lower_bound_bytes);
+        items[2] = memcore_new_count(r.lower_bound_bytes);
         items[3] = MP_OBJ_NEW_QSTR(strategy_name);
         items[4] = mp_obj_new_bool(r.proven_optimal);
-        items[5] = new_count(r.steps);
+        items[5] = memcore_new_count(r.steps);
         result = mp_obj_new_attrtuple(fields, 6, items);
     }
     m_del(int64_t, block, words);
@@ -558,271 +512,6 @@ static mp_obj_t memcore_plan(size_t n_args, const mp_obj_t *pos_args, mp_map_t *
 }
 static MP_DEFINE_CONST_FUN_OBJ_KW(memcore_plan_obj, 0, memcore_plan);
 
-/* ---- check: the whole check of a .tflite file on the board ------------------------ */
-
-/* The model file, read through MicroPython's stream protocol a window at a time: the
- * board never holds the model in RAM to check it. */
-typedef struct {
-    mp_obj_t file;
-    const mp_stream_p_t *stream;
-    int error;
-} model_file_t;
-
-static mc_status_t read_model(void *context, int64_t offset, uint8_t *buffer, int32_t bytes)
-{
-    model_file_t *f = (model_file_t *)context;
-    struct mp_stream_seek_t seek;
-    int error = 0;
-    seek.offset = (mp_off_t)offset;
-    seek.whence = MP_SEEK_SET;
-    if (f->stream->ioctl(f->file, MP_STREAM_SEEK, (uintptr_t)&seek, &error) == MP_STREAM_ERROR ||
-        mp_stream_rw(f->file, buffer, (mp_uint_t)bytes, &error, MP_STREAM_RW_READ) != (mp_uint_t)bytes) {
-        f->error = error;
-        return MC_E_READ;
-    }
-    return MC_OK;
-}
-
-/* One value of a board or configuration dict as the field the C core takes. */
-static void to_field(mp_obj_t key, mp_obj_t value, mc_field_t *out)
-{
-    memset(out, 0, sizeof *out);
-    if (value == mp_const_true || value == mp_const_false) {
-        out->kind = MC_FIELD_BOOL;
-        out->integer = value == mp_const_true;
-    } else if (mp_obj_is_int(value)) {
-        /* as int64 when it is one; out of range is refused, never wrapped */
-        if (mp_obj_int_sign(value) < 0) {
-            if (mp_obj_is_true(mp_binary_op(MP_BINARY_OP_LESS, value, mp_obj_new_int_from_ll(-1)))) {
-                mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("%s: a count or size is negative"),
-                                  mp_obj_str_get_str(key));
-            }
-            out->integer = -1;
-        } else {
-            /* the key by its text, not as a qstr: a native module cannot intern one */
-            mc_status_t rc = to_count(MP_QSTR_check, value, INT64_MAX, &out->integer);
-            if (rc != MC_OK) {
-                mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("%s: %s"), mp_obj_str_get_str(key),
-                                  mc_strerror(rc));
-            }
-        }
-        out->kind = MC_FIELD_INTEGER;
-    } else if (mp_obj_is_float(value)) {
-        out->kind = MC_FIELD_REAL;
-        out->real = (double)mp_obj_get_float(value);
-    } else if (mp_obj_is_str(value)) {
-        out->kind = MC_FIELD_NAME;
-        out->text = mp_obj_str_get_str(value);
-    } else {
-        mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%s must be a number, a bool or a name, not %q"),
-                          mp_obj_str_get_str(key), (qstr)mp_obj_get_type(value)->name);
-    }
-}
-
-/* Every key of `dict` through `set` into `target` (mc_board_set / mc_check_config_set). */
-static void set_fields(const char *what, mp_obj_t dict, void *target,
-                       mc_status_t (*set)(void *target, const char *name, const mc_field_t *value))
-{
-    mp_map_t *map;
-    size_t i;
-    if (!mp_obj_is_type(dict, &mp_type_dict)) {
-        mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%s must be a dict, not %q"), what,
-                          (qstr)mp_obj_get_type(dict)->name);
-    }
-    map = mp_obj_dict_get_map(dict);
-    for (i = 0; i < map->alloc; i++) {
-        mc_field_t field;
-        if (!mp_map_slot_is_filled(map, i)) {
-            continue;
-        }
-        if (!mp_obj_is_str(map->table[i].key)) {
-            mp_raise_msg_varg(&mp_type_TypeError, MP_ERROR_TEXT("%s keys must be names"), what);
-        }
-        to_field(map->table[i].key, map->table[i].value, &field);
-        if (set(target, mp_obj_str_get_str(map->table[i].key), &field) != MC_OK) {
-            mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("%s: %s is not one of its fields, or not a value it takes"),
-                              what, mp_obj_str_get_str(map->table[i].key));
-        }
-    }
-}
-
-static mc_status_t board_set(void *b, const char *name, const mc_field_t *v)
-{
-    return mc_board_set((mc_board_t *)b, name, v);
-}
-
-static mc_status_t config_set(void *c, const char *name, const mc_field_t *v)
-{
-    return mc_check_config_set((mc_check_config_t *)c, name, v);
-}
-
-static mp_obj_t field_value(const mc_field_t *f)
-{
-    switch (f->kind) {
-    case MC_FIELD_INTEGER:
-        return new_count(f->integer);
-    case MC_FIELD_REAL:
-        return new_real(f->real);
-    case MC_FIELD_BOOL:
-        return mp_obj_new_bool(f->integer != 0);
-    default:
-        return f->text != NULL ? mp_obj_new_str(f->text, strlen(f->text)) : mp_const_none;
-    }
-}
-
-/* `kind`: the builtin code of the operator the problem names, or -1 (no graph read yet). */
-static MP_NORETURN void raise_check(mp_obj_t path, mc_status_t rc, const mc_problem_t *p, int error, int32_t kind)
-{
-    if (rc == MC_E_READ) {
-        mp_raise_OSError(error != 0 ? error : MP_EIO);
-    }
-    if (p->kind != MC_PROBLEM_NONE) {
-        /* "model.tflite: operator 3 (builtin 3), tensor 7: reads a tensor ...": where, then
-         * what; the host names the builtin (CONV_2D), the board gives its code. */
-        memcore_text_t where;
-        mp_print_t print = {&where, memcore_text_add};
-        where.len = 0;
-        where.text[0] = 0;
-        mp_printf(&print, "%s", mp_obj_is_str(path) ? mp_obj_str_get_str(path) : "model");
-        if (p->op >= 0) {
-            mp_printf(&print, ": operator %d", (int)p->op);
-            if (kind >= 0) {
-                mp_printf(&print, " (builtin %d)", (int)kind);
-            }
-        }
-        if (p->tensor >= 0) {
-            mp_printf(&print, "%s tensor %d", p->op >= 0 ? "," : ":", (int)p->tensor);
-        }
-        if (p->at >= 0) {
-            mp_printf(&print, " (at byte %d)", (int)p->at);
-        }
-        mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("%s: %s"), where.text,
-                          mc_problem_text(p->kind));
-    }
-    raise_status(MP_QSTR_check, rc);
-}
-
-/* The builtin code of the operator `p` names in `g`, or -1. */
-static int32_t op_kind(const mc_graph_t *g, const mc_problem_t *p)
-{
-    return p->kind != MC_PROBLEM_NONE && p->op >= 0 && p->op < g->n_ops ? g->ops[p->op].kind : -1;
-}
-
-/* The check itself, once the inputs are converted: the file is open, and closed by the
- * caller whatever happens here. */
-static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *board, mc_check_config_t *config)
-{
-    mc_source_t source;
-    mc_tflite_size_t size;
-    mc_problem_t problem;
-    mc_check_t result;
-    struct mp_stream_seek_t seek;
-    int error = 0;
-    int64_t need = 0, words;
-    uint64_t *scratch, *graph_block;
-    mc_graph_t graph;
-    size_t graph_words;
-    int32_t kind;
-    mc_status_t rc;
-    mp_obj_t dict;
-    int32_t i, n;
-
-    seek.offset = 0;
-    seek.whence = MP_SEEK_END;
-    if (f->stream->ioctl(f->file, MP_STREAM_SEEK, (uintptr_t)&seek, &error) == MP_STREAM_ERROR) {
-        mp_raise_OSError(error);
-    }
-    source.read = read_model;
-    source.context = f;
-    source.data = NULL;
-    source.file_bytes = (int64_t)seek.offset;
-    if (config->model_file_bytes == 0 && board->regions[MC_REGION_FLASH].bytes > 0) {
-        config->model_file_bytes = source.file_bytes; /* the file is what sits in flash */
-    }
-    memset(&problem, 0, sizeof problem); /* NONE, operator 0: what op_kind reads */
-    memset(&graph, 0, sizeof graph);     /* no operators until the file is read */
-    rc = mc_tflite_size(&source, &size, &problem);
-    if (rc != MC_OK) {
-        raise_check(path, rc, &problem, f->error, -1);
-    }
-    /* Two pieces, never one the size of both: the graph (read into the block the reader
-     * asks for, then cut back to its arrays, which is in place), then the check's work.
-     * Together they are the report's check_scratch_bytes. */
-    words = (size.scratch_bytes + 7) / 8;
-    graph_block = m_new(uint64_t, (size_t)words);
-    rc = mc_tflite_read(&source, graph_block, words * 8, &graph, &problem);
-    if (rc == MC_OK) {
-        graph_words = (size_t)(((const uint8_t *)mc_tflite_arrays_end(&graph) - (const uint8_t *)graph_block + 7) / 8);
-        if (m_renew_maybe(uint64_t, graph_block, (size_t)words, graph_words, false) != NULL) {
-            words = (int64_t)graph_words; /* the reader's state after the arrays is given back */
-        }
-        rc = mc_check_scratch_bytes(&graph, board, config, &need, &problem);
-    }
-    if (rc != MC_OK) {
-        kind = op_kind(&graph, &problem);
-        m_del(uint64_t, graph_block, (size_t)words);
-        raise_check(path, rc, &problem, f->error, kind);
-    }
-    scratch = m_new(uint64_t, (size_t)((need + 7) / 8));
-    rc = mc_check_graph(&graph, board, config, scratch, need, &result, NULL, &problem);
-    m_del(uint64_t, scratch, (size_t)((need + 7) / 8));
-    kind = rc != MC_OK ? op_kind(&graph, &problem) : -1;
-    m_del(uint64_t, graph_block, (size_t)words);
-    if (rc != MC_OK) {
-        raise_check(path, rc, &problem, f->error, kind);
-    }
-    n = mc_check_field_count();
-    dict = mp_obj_new_dict((size_t)n);
-    /* Insertion order, as an OrderedDict keeps it: the report reads in the C core's order. */
-    ((mp_obj_dict_t *)MP_OBJ_TO_PTR(dict))->map.is_ordered = 1;
-    for (i = 0; i < n; i++) {
-        mc_field_t field;
-        mc_check_field(&result, i, &field);
-        mp_obj_dict_store(dict, mp_obj_new_str(field.name, strlen(field.name)), field_value(&field));
-    }
-    return dict;
-}
-
-/* check(model, board, config): model is a path or an open binary file; board and config
- * are dicts with the C core's field names (mc_board_set, mc_check_config_set).  Returns
- * the report's fields as a dict, named as the host's `memcore check --json`. */
-static mp_obj_t memcore_check(mp_obj_t model, mp_obj_t board_dict, mp_obj_t config_dict)
-{
-    mc_board_t board;
-    mc_check_config_t config;
-    model_file_t f;
-    memcore_nlr_t nlr;
-    bool opened = false;
-    mp_obj_t result;
-
-    mc_board_init(&board);
-    mc_check_config_init(&config);
-    set_fields("board", board_dict, &board, board_set);
-    set_fields("config", config_dict, &config, config_set);
-    if (mp_obj_is_str(model)) {
-        mp_obj_t args[2] = {model, MP_OBJ_NEW_QSTR(MP_QSTR_rb)};
-        f.file = mp_builtin_open(2, args, (mp_map_t *)&mp_const_empty_map);
-        opened = true;
-    } else {
-        f.file = model;
-    }
-    f.error = 0;
-    if (nlr_push(&nlr) == 0) {
-        f.stream = mp_get_stream_raise(f.file, MP_STREAM_OP_READ | MP_STREAM_OP_IOCTL);
-        result = run_check(model, &f, &board, &config);
-        nlr_pop();
-    } else {
-        if (opened) {
-            mp_stream_close(f.file);
-        }
-        nlr_jump(MEMCORE_NLR_VALUE(nlr));
-    }
-    if (opened) {
-        mp_stream_close(f.file);
-    }
-    return result;
-}
-static MP_DEFINE_CONST_FUN_OBJ_3(memcore_check_obj, memcore_check);
 
 /* ---- version ----------------------------------------------------------------------- */
 

@@ -3,7 +3,7 @@
  * py/dynruntime.mk) does not get: a native module reaches the firmware only through
  * mp_fun_table, so each runtime function the binding calls that is not in that table is
  * written here in terms of ones that are.  Only conversions and plumbing: the arithmetic
- * is the C core's, as in the user C module.  Included by modmemcore.c when
+ * is the C core's, as in the user C module.  Included by modmemcore.h when
  * MICROPY_ENABLE_DYNRUNTIME is set (micropython/memcore/natmod.mk), never otherwise.
  *
  * This file is also scanned for qstr names by mpy_ld (natmod.mk lists it), since
@@ -55,7 +55,7 @@ static inline mp_obj_t memcore_dyn_new_int_from_ll(long long v)
 
 /* ---- formatted exceptions, through the firmware's own printf ------------------------- */
 
-/* memcore_text_t: modmemcore.c, before it includes this file */
+/* memcore_text_t: modmemcore.h, before it includes this file */
 static MP_NORETURN void memcore_dyn_raise_varg(const mp_obj_type_t *type, const char *fmt, ...)
 {
     memcore_text_t t;

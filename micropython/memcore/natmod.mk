@@ -1,5 +1,5 @@
 # memcore as a MicroPython dynamic native module, memcore.mpy: the same binding
-# (modmemcore.c, with modmemcore_dyn.h for what a native module reaches differently) and
+# (modmemcore.c and modmemcore_check.c, with modmemcore_dyn.h for what a native module reaches differently) and
 # the same csrc/ as the user C module, linked by MicroPython's tools/mpy_ld.py.
 #
 #   make -C BUILD_DIR -f <repo>/micropython/memcore/natmod.mk MPY_DIR=<micropython> ARCH=armv7m
@@ -14,7 +14,7 @@ ARCH ?= x64
 # reorder.c (operator reordering) is the host's: `memcore shrink` writes the order into the
 # model file on the host and the board runs it as written, and no binding calls it; in the
 # module it would cost ~5.9 KB of the largest block (bench/footprint.py)
-SRC = $(MEMCORE_MOD_DIR)/modmemcore.c $(filter-out %/reorder.c,$(sort $(wildcard $(MEMCORE_CSRC)/src/*.c)))
+SRC = $(MEMCORE_MOD_DIR)/modmemcore.c $(MEMCORE_MOD_DIR)/modmemcore_check.c $(filter-out %/reorder.c,$(sort $(wildcard $(MEMCORE_CSRC)/src/*.c)))
 # The few C library functions called (natmod_libc.c), except where dynruntime.mk links a
 # whole C library already (picolibc's libc.a on RISC-V): mpy_ld would take its copies too
 # and stop on the duplicates.
