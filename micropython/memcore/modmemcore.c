@@ -36,6 +36,20 @@ void memcore_text_add(void *data, const char *str, size_t len)
     t->text[t->len] = 0;
 }
 
+#if MICROPY_ENABLE_DYNRUNTIME
+MP_NORETURN void memcore_dyn_raise_varg(const mp_obj_type_t *type, const char *fmt, ...)
+{
+    memcore_text_t t;
+    mp_print_t print = {&t, memcore_text_add};
+    va_list args;
+    t.len = 0;
+    va_start(args, fmt);
+    mp_vprintf(&print, fmt, args);
+    va_end(args);
+    mp_raise_dyn(mp_obj_new_exception_arg1(type, mp_obj_new_str(t.text, t.len)));
+}
+#endif
+
 /* ---- arguments in -------------------------------------------------------------- */
 
 MP_NORETURN void memcore_raise_status(qstr name, mc_status_t rc)

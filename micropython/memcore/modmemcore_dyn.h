@@ -55,18 +55,9 @@ static inline mp_obj_t memcore_dyn_new_int_from_ll(long long v)
 
 /* ---- formatted exceptions, through the firmware's own printf ------------------------- */
 
-/* memcore_text_t: modmemcore.h, before it includes this file */
-static MP_NORETURN void memcore_dyn_raise_varg(const mp_obj_type_t *type, const char *fmt, ...)
-{
-    memcore_text_t t;
-    mp_print_t print = {&t, memcore_text_add};
-    va_list args;
-    t.len = 0;
-    va_start(args, fmt);
-    mp_vprintf(&print, fmt, args);
-    va_end(args);
-    mp_raise_dyn(mp_obj_new_exception_arg1(type, mp_obj_new_str(t.text, t.len)));
-}
+/* mp_raise_msg_varg: the message formatted into a memcore_text_t, then raised.  Defined
+ * once, in modmemcore.c, for both of the binding's files. */
+MP_NORETURN void memcore_dyn_raise_varg(const mp_obj_type_t *type, const char *fmt, ...);
 #define mp_raise_msg_varg(type, ...) memcore_dyn_raise_varg((type), __VA_ARGS__)
 
 /* ---- attribute tuples: the firmware's type, found through sys.implementation --------- */
