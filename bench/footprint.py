@@ -15,6 +15,7 @@ component, see ESP_IDF below), then reports
           could be its target (the core's own comparators), except in files whose only
           indirect call is the caller's callback (the TFLite reader's read function: the
           caller's stack, not the core's); libgcc helpers such as __muldi3 are not included;
+          the host's own files (HOST_ONLY) are left out, as the board leaves them out;
   scratch bytes the planner asks the caller for (mc_plan_scratch_bytes), per buffer
           and fixed, measured with a tiny host program.
 
@@ -216,7 +217,7 @@ def build(name, cc, size_tool, specs_pkg, workdir):
     out = os.path.join(workdir, name)
     os.makedirs(out, exist_ok=True)
     text = data = host_text = 0
-    frames = {}
+    frames, host_only = {}, set()
     for src in SOURCES:
         obj = os.path.join(out, os.path.basename(src)[:-2] + ".o")
         cmd = cc + extra + FOOTPRINT + STRICT + ["-I" + INCLUDE, "-c", src, "-o", obj]
@@ -225,16 +226,19 @@ def build(name, cc, size_tool, specs_pkg, workdir):
             sys.stderr.write(" ".join(cmd) + "\n" + r.stderr)
             raise SystemExit("%s: the core does not build" % name)
         t, d = section_sizes(size_tool, obj)
+        su = parse_su(obj[:-2] + ".su")
         if os.path.basename(src) in HOST_ONLY:
             host_text += t
+            host_only.update(su)
         else:
             text += t
         data += d
-        frames.update(parse_su(obj[:-2] + ".su"))
-    public = {f: v for f, v in frames.items() if f.startswith("mc_")}
+        frames.update(su)
+    # the board's stack: the functions the board builds (the host's own are not linked there)
+    public = {f: v for f, v in frames.items() if f.startswith("mc_") and f not in host_only}
     fn, (own, qual) = max(public.items(), key=lambda kv: kv[1][0])
     paths = worst_stacks(sorted(glob.glob(os.path.join(out, "*.ci"))))
-    chains = {f: p[0] for f, p in paths.items()}
+    chains = {f: p[0] for f, p in paths.items() if f not in host_only}
     chain_fn = max(chains, key=chains.get) if chains else fn
     # "dynamic,bounded" (i386 pushes call arguments) is fine; unbounded is not.
     dynamic = sorted(f for f, (_, q) in frames.items() if q == "dynamic")
