@@ -127,6 +127,13 @@ for route, r in sorted(routes.items()):
 # leaves too little of a 110 KiB heap for the boot scripts (micropython/README.md).
 for route in ("c+tflite", "c+descriptor", "fallback"):
     assert "error" not in routes[route], (route, routes[route])
+# The esp32 profile promises a model the smallest of these blocks (devices.toml), so that
+# the host's "fits" holds on every route: a route that leaves less breaks that promise.
+from memcore.profiles import profile
+promised = profile("esp32").available_bytes
+least = min(routes[route]["available_bytes"] for route in ("c+tflite", "c+descriptor", "fallback"))
+print("esp32 profile: available %d B; the least of the routes that must run %d B" % (promised, least))
+assert promised <= least, "the esp32 profile promises %d B, a route measures %d B" % (promised, least)
 for kind in ("tflite", "descriptor"):
     floor = c["c+" + kind]["after_check_bytes"] - size
     got = mpy["mpy+" + kind]

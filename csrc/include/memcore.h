@@ -1113,9 +1113,10 @@ typedef struct {
     bool best_is_optimal;             /* memcore's plan is proven optimal */
     int64_t scratch_buffer_bytes;     /* kernels' scratch buffers among the head's buffers */
     int64_t buffers;                  /* buffers in the head */
-    int64_t check_scratch_bytes;      /* what this check itself needs of a board's memory: the
-                                         graph's arrays as mc_tflite_read lays them out, and
-                                         the check's scratch (mc_check_scratch_bytes) */
+    int64_t check_scratch_bytes;      /* what this check itself needs of a board's memory when
+                                         it reads the model file itself: mc_check_file's
+                                         scratch (mc_check_file_scratch_bytes), the graph
+                                         included */
     mc_tflm_t tflm;                   /* TFLM's tail, minimum and recommended arena */
     /* memory, in the arena's region */
     int64_t runtime_overhead_bytes;   /* TFLM's persistent tail (tflm.tail_bytes) */
@@ -1192,6 +1193,31 @@ mc_status_t mc_check_scratch_bytes(const mc_graph_t *graph, const mc_board_t *bo
 mc_status_t mc_check_graph(const mc_graph_t *graph, const mc_board_t *board, const mc_check_config_t *config,
                            void *scratch, int64_t scratch_bytes, mc_check_t *out, mc_check_op_t *ops,
                            mc_problem_t *problem);
+
+/* Scratch mc_check_file needs for the model file `graph` was read from (mc_tflite_read),
+ * in bytes: the check's arrays, then the larger of the graph's phase (the graph as the
+ * reader lays it out, with the work beside it) and the planners' work, which replaces
+ * the graph.  The report's check_scratch_bytes.
+ * [out] scratch_bytes  [out] problem may be NULL */
+mc_status_t mc_check_file_scratch_bytes(const mc_graph_t *graph, const mc_board_t *board,
+                                        const mc_check_config_t *config, int64_t *scratch_bytes,
+                                        mc_problem_t *problem);
+
+/*
+ * The whole check of a model file, as mc_check_graph, in one piece of memory no larger
+ * than mc_check_file_scratch_bytes() (a board's: the graph and the planners' work take
+ * turns in it, the graph read from the file before and again after planning).  The
+ * caller sizes the scratch from the graph read once (mc_tflite_size, mc_tflite_read).
+ * [in] source  [in] board  [in] config
+ * [in] scratch  8-byte aligned, mc_check_file_scratch_bytes() of it
+ * [out] out
+ * [out] graph  the file's graph, in scratch, whatever the result (empty when the file
+ *              could not be read): to name the operator a problem points at
+ * [out] problem  may be NULL
+ */
+mc_status_t mc_check_file(const mc_source_t *source, const mc_board_t *board, const mc_check_config_t *config,
+                          void *scratch, int64_t scratch_bytes, mc_check_t *out, mc_graph_t *graph,
+                          mc_problem_t *problem);
 
 /*
  * Another board of the same family, when the check on this one does not pass: the

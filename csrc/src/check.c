@@ -19,7 +19,13 @@
  *   7. the verdict: memory or flash short is "does not fit"; otherwise a missed
  *      latency or battery budget is "misses budget"; the resource that runs out first
  *      is the one with the largest need / limit among those that decide the verdict.
- * Steps 4 to 7 are check_resources.c's.
+ * Steps 4 to 7 are check_resources.c's, each operator's time included.
+ *
+ * The check's memory is the caller's scratch: mc_check_graph's beside a graph the
+ * caller holds, mc_check_file's with the graph in it.  Steps 1 and 3-7 need the graph,
+ * the planners of step 2 only the buffers' arrays, so a graph mc_check_file reads from
+ * the file is overwritten by the planners' work and read again after them: a board
+ * never holds the graph and the planners' work at once.
  */
 #include <stddef.h>
 #include <string.h>
@@ -35,8 +41,6 @@
 #define ARENA_ALIGNMENT 16
 
 /* Operator codes the rate classes name. */
-enum { CONV_2D = 3, DEPTHWISE_CONV_2D = 4, FULLY_CONNECTED = 9, TRANSPOSE_CONV = 67, BATCH_MATMUL = 126 };
-
 /* The result being built and the planner's answer, at the start of the caller's
  * scratch: both are large for a board's stack (1 KB for the whole check). */
 typedef struct {
@@ -44,14 +48,20 @@ typedef struct {
     mc_plan_t plan;
 } head_t;
 
-/* Where the check's arrays sit in the caller's scratch. */
+/* Where the check's arrays sit in the caller's scratch: the work area first, then the
+ * head and the buffers' arrays at the end.  The work is in two phases: while the graph
+ * is needed (before and after the planners), and the planners', which need only the
+ * buffers' arrays.  mc_check_file reads the graph into the start of its scratch, with
+ * the graph's phase's work after it; the planners' work then overwrites it, and the
+ * graph is read again after them. */
 typedef struct {
-    int32_t n_buffers;    /* at most MC_PLAN_MAX_BUFFERS (mc_plan_scratch_bytes refuses more) */
-    uint32_t tflm_flags;  /* MC_TFLM_* for the configuration */
-    int32_t work_bytes;   /* the shared area: validation, lifetimes, planning, live bytes */
-    int32_t n_scopes;     /* TFLM's scopes + 1 (the shifted lifetimes' range): n_ops + 2
-                             without control flow */
-    int32_t total_bytes;
+    int32_t n_buffers;        /* at most MC_PLAN_MAX_BUFFERS (mc_plan_scratch_bytes refuses more) */
+    uint32_t tflm_flags;      /* MC_TFLM_* for the configuration */
+    int32_t graph_work_bytes; /* with the graph: validation, TFLM's buffers and model, live bytes */
+    int32_t plan_bytes;       /* the planners' work */
+    int32_t n_scopes;         /* TFLM's scopes + 1 (the shifted lifetimes' range): n_ops + 2
+                                 without control flow */
+    int32_t arrays_bytes;     /* the head and the buffers' arrays, before the work area */
 } layout_t;
 
 /* No size here is overflow-checked, and all are int32: once mc_tflm_buffer_count has
@@ -78,14 +88,31 @@ static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const
            (g->subgraphs != NULL ? 8 * (int32_t)(g->n_tensors + g->n_ops) : 0);
     work = (int32_t)validate;
     work = (int32_t)tflm_scratch > work ? (int32_t)tflm_scratch : work;
-    work = (int32_t)plan > work ? (int32_t)plan : work;
-    l->work_bytes = work = live > work ? live : work;
+    work = live > work ? live : work;
+    l->graph_work_bytes = work;
+    l->plan_bytes = (int32_t)plan;
     /* the head, sizes and two offset arrays (int64: TFLM's plan is made around the
      * file's offsets, held in the other); first, last, owner (int32); each array starts
      * 8-byte aligned */
-    l->total_bytes = work + ((int32_t)sizeof(head_t) + 7) / 8 * 8 + n * 3 * (int32_t)sizeof(int64_t) +
-                     (n * 3 * (int32_t)sizeof(int32_t) + 7) / 8 * 8;
+    l->arrays_bytes = ((int32_t)sizeof(head_t) + 7) / 8 * 8 + n * 3 * (int32_t)sizeof(int64_t) +
+                      (n * 3 * (int32_t)sizeof(int32_t) + 7) / 8 * 8;
     return MC_OK;
+}
+
+/* The work area beside a graph the caller holds (mc_check_graph): both phases, to 8
+ * bytes (the arrays after it are 8-byte aligned). */
+static int32_t work_bytes(const layout_t *l)
+{
+    return ((l->plan_bytes > l->graph_work_bytes ? l->plan_bytes : l->graph_work_bytes) + 7) & ~7;
+}
+
+/* All mc_check_file takes: the graph's phase (the graph as the reader lays it out, its
+ * work after it), or the planners' if larger, then the arrays.  The report's
+ * check_scratch_bytes. */
+static int64_t file_bytes(const mc_graph_t *g, const layout_t *l)
+{
+    int64_t with_graph = l->graph_work_bytes + mc__tflite_read_bytes(g);
+    return l->arrays_bytes + (((l->plan_bytes > with_graph ? l->plan_bytes : with_graph) + 7) & ~(int64_t)7);
 }
 
 /* (Asked once the regions' bytes are known to be >= 0.) */
@@ -202,9 +229,11 @@ OUT_OF_LINE static mc_status_t refuse(mc_problem_t *p, int32_t kind, int64_t val
     return MC_E_UNSUPPORTED;
 }
 
-mc_status_t mc_check_scratch_bytes(const mc_graph_t *graph, const mc_board_t *board,
-                                   const mc_check_config_t *config, int64_t *scratch_bytes,
-                                   mc_problem_t *problem)
+/* Either entry point's scratch: beside the caller's graph, or with the file's graph in
+ * it.  (layout's mc_tflm_buffer_count passes the graph's structure first: its counts
+ * hold for mc__tflite_read_bytes.) */
+static mc_status_t scratch_for(const mc_graph_t *graph, const mc_board_t *board, const mc_check_config_t *config,
+                               bool with_graph, int64_t *scratch_bytes, mc_problem_t *problem)
 {
     layout_t l;
     if (any_null(graph, board, config, scratch_bytes)) {
@@ -212,36 +241,22 @@ mc_status_t mc_check_scratch_bytes(const mc_graph_t *graph, const mc_board_t *bo
     }
     MC_TRY(check_inputs(board, config));
     MC_TRY(layout(graph, config, board, &l, problem));
-    *scratch_bytes = l.total_bytes;
+    *scratch_bytes = with_graph ? file_bytes(graph, &l) : l.arrays_bytes + work_bytes(&l);
     return MC_OK;
 }
 
-/* Out of line: gcc's inlined switch is larger than the call. */
-OUT_OF_LINE static int32_t opclass(int32_t kind)
+mc_status_t mc_check_scratch_bytes(const mc_graph_t *graph, const mc_board_t *board,
+                                   const mc_check_config_t *config, int64_t *scratch_bytes,
+                                   mc_problem_t *problem)
 {
-    switch (kind) {
-    case CONV_2D:
-    case TRANSPOSE_CONV:
-        return MC_OPCLASS_CONV;
-    case DEPTHWISE_CONV_2D:
-        return MC_OPCLASS_DEPTHWISE;
-    case FULLY_CONNECTED:
-    case BATCH_MATMUL:
-        return MC_OPCLASS_MATMUL;
-    default:
-        return MC_OPCLASS_OTHER;
-    }
+    return scratch_for(graph, board, config, false, scratch_bytes, problem);
 }
 
-/* Operator k's numbers do not fit in 64 bits: the problem names it, as the host's
- * error does. */
-static mc_status_t op_overflow(mc_problem_t *p, int32_t k)
+mc_status_t mc_check_file_scratch_bytes(const mc_graph_t *graph, const mc_board_t *board,
+                                        const mc_check_config_t *config, int64_t *scratch_bytes,
+                                        mc_problem_t *problem)
 {
-    (void)refuse(p, MC_PROBLEM_SIZE_OVERFLOW, -1);
-    if (p != NULL) {
-        p->op = k;
-    }
-    return MC_E_OVERFLOW;
+    return scratch_for(graph, board, config, true, scratch_bytes, problem);
 }
 
 /* TFLM's model of the arena overflowed: no arena holds the head's buffers.  The
@@ -296,123 +311,6 @@ static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
     return overflow ? MC_E_OVERFLOW : MC_OK;
 }
 
-static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t kernels)
-{
-    double rate = b->ops_per_second[cls][numeric][kernels];
-    return mc__positive(rate) ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
-}
-
-/* Adds to *seconds the time `amount` (>= 0) operations or bytes take at `per_second`; when
- * the rate is not known (0), none, and the check is untimed.  (The quotient is added in
- * the same expression: a host that evaluates doubles wider, x87, rounds only the sum.) */
-static void add_seconds(double *seconds, int64_t amount, double per_second, bool *timed)
-{
-    if (amount != 0) {
-        if (mc__positive(per_second)) {
-            *seconds += (double)amount / per_second;
-        } else {
-            *timed = false;
-        }
-    }
-}
-
-/* Each operator's arithmetic, fetch and compute time, summed into the result and, when
- * asked, into its row.  `read` (a byte per tensor) marks tensors already fetched: a
- * constant is read once per request however many operators share it, a graph input
- * once per example by the first operator that reads it.  The sizes' overflow is
- * sticky, tested before an operator's row is written and before the next operator is
- * counted, so the error and the rows written are those of a test after every step. */
-static mc_status_t operators(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r,
-                             uint8_t *read, mc_check_op_t *rows, mc_problem_t *problem)
-{
-    const int32_t *t, *end;
-    int32_t k;
-    double weights_speed = b->regions[c->weights_region].read_bytes_per_second;
-    double arena_speed = b->regions[c->arena_region].read_bytes_per_second;
-    bool weights_charged = (b->rates_include_region & (1u << c->weights_region)) == 0;
-    bool arena_charged = (b->rates_include_region & (1u << c->arena_region)) == 0;
-    bool overflow = false;
-    memset(read, 0, (size_t)g->n_tensors);
-    for (t = g->inputs, end = t + g->n_inputs; t < end; t++) {
-        read[*t] = 2; /* a graph input not yet read */
-    }
-    for (k = 0; k < (int32_t)g->n_ops; k++) { /* validated: within MC_MAX_OPS */
-        const mc_op_t *op = &g->ops[k];
-        int64_t macs = 0, other = 0, ops, constants = 0, activations = 0, weights = 0;
-        int32_t cls = opclass(op->kind);
-        double rate = rate_of(b, cls, r->numeric, r->kernels), compute_seconds = 0, fetch_seconds = 0;
-        if (mc_op_counts_of(g, k, &macs, &other) != MC_OK) { /* (its only failure: an overflow) */
-            return op_overflow(problem, k);
-        }
-        ops = mc_add_or_flag(mc_mul_or_flag(macs, 2, &overflow), other, &overflow);
-        macs = mc_mul_or_flag(macs, c->batch, &overflow);
-        ops = mc_mul_or_flag(ops, c->batch, &overflow);
-        mc__accumulate(&r->macs, macs, &overflow);
-        mc__accumulate(&r->operations, ops, &overflow);
-        mc__accumulate(&r->operations_by_class[cls], ops, &overflow);
-        for (t = g->op_tensors + op->first_input, end = t + op->n_inputs; t < end; t++) {
-            const mc_tensor_t *in;
-            int64_t *fetched = NULL;
-            if (*t < 0) {
-                continue;
-            }
-            in = &g->tensors[*t];
-            /* its row counts every constant it reads, the fetch only the first reading */
-            if (rows != NULL && (in->flags & MC_TENSOR_CONSTANT)) {
-                mc__accumulate(&weights, in->bytes, &overflow);
-            }
-            if ((in->flags & MC_TENSOR_CONSTANT) && read[*t] == 0) {
-                fetched = &constants;
-            } else if (read[*t] == 2) {
-                fetched = &activations;
-            }
-            if (fetched != NULL) {
-                mc__accumulate(fetched, in->bytes, &overflow);
-                read[*t] = 1;
-            }
-        }
-        for (t = g->op_tensors + op->first_output, end = t + op->n_outputs; t < end; t++) {
-            mc__accumulate(&activations, g->tensors[*t].bytes, &overflow);
-        }
-        activations = mc_mul_or_flag(activations, c->batch, &overflow);
-        if (overflow) {
-            return op_overflow(problem, k);
-        }
-        /* Traffic the rates include is not fetched again. */
-        add_seconds(&compute_seconds, ops, rate, &r->timed);
-        add_seconds(&fetch_seconds, weights_charged ? constants : 0, weights_speed, &r->timed);
-        add_seconds(&fetch_seconds, arena_charged ? activations : 0, arena_speed, &r->timed);
-        r->compute_seconds_by_class[cls] += compute_seconds;
-        r->latency.fetch_seconds += fetch_seconds;
-        if (rows != NULL) {
-            rows[k].macs = macs;
-            rows[k].operations = ops;
-            rows[k].weights_bytes = weights;
-            /* (0 when it overflows: the rows start zeroed) */
-            rows[k].fetch_bytes = mc_add_or_flag(constants, activations, &overflow);
-            if (overflow) {
-                return op_overflow(problem, k);
-            }
-            rows[k].fetch_seconds = fetch_seconds;
-            rows[k].compute_seconds = compute_seconds;
-            rows[k].seconds = fetch_seconds + compute_seconds;
-        }
-    }
-    return MC_OK;
-}
-
-/* With several subgraphs, what the reader adds to the first's inputs and outputs: the
- * subgraph array (in int32 words) and the other subgraphs' inputs and outputs. */
-static int64_t io_of_subgraphs(const mc_graph_t *g)
-{
-    int32_t s;
-    int64_t words = 0;
-    for (s = 1; g->subgraphs != NULL && s < (int32_t)g->n_subgraphs; s++) {
-        words += (int64_t)g->subgraphs[s].n_inputs + g->subgraphs[s].n_outputs;
-    }
-    return g->subgraphs != NULL ? words + g->n_subgraphs * (int64_t)(sizeof(mc_subgraph_t) / 4) : 0;
-}
-
 /* Bytes and buffers of the head live while each operator runs (scope k + 2 in the
  * shifted lifetimes: TFLM's scope k + 1, plus one; with control flow, the scope the
  * walk gives it, in `scopes`), into the rows with each operator's own scratch; the
@@ -448,45 +346,66 @@ static mc_status_t live_rows(const mc_graph_t *g, const int64_t *sizes, const in
     return MC_OK;
 }
 
-mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, void *scratch,
-                           int64_t scratch_bytes, mc_check_t *out, mc_check_op_t *rows, mc_problem_t *problem)
-{
+/* The check's arrays in a scratch of `bytes` (layout's), and the work area before them:
+ * after `graph_bytes` (a graph read into the scratch's start) while the graph is
+ * needed, all of it for the planners. */
+typedef struct {
     layout_t l;
     mc_check_t *r;
     mc_plan_t *plan; /* one at a time, in the head */
-    int64_t *sizes, *offsets_tflm, *offsets_best, validate_bytes = 0;
-    int32_t *first, *last, *owner, i, n_ops;
-    mc_status_t rc;
-    uint8_t *work;
-    bool overflow = false;
+    int64_t *sizes, *offsets_tflm, *offsets_best;
+    int32_t *first, *last, *owner;
+    uint8_t *work;       /* the graph's phase's */
+    int64_t work_bytes;
+    int64_t plan_bytes;  /* the planners' work: from the scratch's start */
+} parts_t;
 
-    if (any_null(g, b, c, out)) {
-        return MC_E_NULL;
+static mc_status_t carve(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, void *scratch,
+                         int64_t bytes, int64_t graph_bytes, parts_t *p, mc_problem_t *problem)
+{
+    int32_t n;
+    uint8_t *head;
+    MC_TRY(layout(g, c, b, &p->l, problem));
+    n = p->l.n_buffers;
+    p->plan_bytes = ((bytes - p->l.arrays_bytes) & ~(int64_t)7);
+    p->work = (uint8_t *)scratch + graph_bytes;
+    p->work_bytes = p->plan_bytes - graph_bytes;
+    if (p->work_bytes < (graph_bytes != 0 ? p->l.graph_work_bytes : work_bytes(&p->l)) ||
+        p->plan_bytes < p->l.plan_bytes) {
+        return MC_E_SCRATCH;
     }
+    head = (uint8_t *)scratch + p->plan_bytes;
+    p->r = &((head_t *)(void *)head)->result;
+    p->plan = &((head_t *)(void *)head)->plan;
+    p->sizes = (int64_t *)(void *)(head + (sizeof(head_t) + 7) / 8 * 8);
+    p->offsets_tflm = p->sizes + n; /* only the arenas are kept */
+    p->offsets_best = p->offsets_tflm + n;
+    p->first = (int32_t *)(p->offsets_best + n);
+    p->last = p->first + n;
+    p->owner = p->last + n;
+    return MC_OK;
+}
+
+/* Steps 1 and 2 of the check: the graph is validated, its buffers found and the file's
+ * offsets taken; then both plans, which need the buffers' arrays only (and may
+ * overwrite a graph read into the scratch). */
+static mc_status_t plan_phase(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, void *scratch,
+                              int64_t bytes, int64_t graph_bytes, mc_problem_t *problem)
+{
+    parts_t p;
+    mc_check_t *r;
+    int64_t validate_bytes = 0, bad[2] = {-1, -1};
+    int32_t i;
+    bool usable;
+
     MC_TRY(check_inputs(b, c));
-    if (scratch == NULL || ((uintptr_t)scratch & 7u) != 0) {
-        return MC_E_SCRATCH;
-    }
     MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &validate_bytes));
-    if (scratch_bytes < validate_bytes) {
+    if (bytes - graph_bytes < validate_bytes) {
         return MC_E_SCRATCH;
     }
-    MC_TRY(mc_graph_validate(g, scratch, scratch_bytes, problem));
-    MC_TRY(layout(g, c, b, &l, problem));
-    if (scratch_bytes < l.total_bytes) {
-        return MC_E_SCRATCH;
-    }
-    n_ops = (int32_t)g->n_ops; /* validated: within MC_MAX_OPS */
-    r = &((head_t *)scratch)->result;
-    plan = &((head_t *)scratch)->plan;
-    sizes = (int64_t *)((uint8_t *)scratch + (sizeof(head_t) + 7) / 8 * 8);
-    offsets_tflm = sizes + l.n_buffers; /* only the arenas are kept */
-    offsets_best = offsets_tflm + l.n_buffers;
-    first = (int32_t *)(offsets_best + l.n_buffers);
-    last = first + l.n_buffers;
-    owner = last + l.n_buffers;
-    work = (uint8_t *)scratch + (l.total_bytes - l.work_bytes);
-
+    MC_TRY(mc_graph_validate(g, (uint8_t *)scratch + graph_bytes, bytes - graph_bytes, problem));
+    MC_TRY(carve(g, b, c, scratch, bytes, graph_bytes, &p, problem));
+    r = p.r;
     memset(r, 0, sizeof *r);
     r->timed = true;
     for (i = 0; i < MC_RESOURCE_COUNT; i++) {
@@ -494,53 +413,100 @@ mc_status_t mc_check_graph(const mc_graph_t *g, const mc_board_t *b, const mc_ch
     }
     r->tensors = g->n_tensors;
     r->ops = g->n_ops;
-    r->buffers = l.n_buffers;
-    /* the graph's arrays (validated counts: small) rounded up to 8 bytes, as the
-     * MicroPython module cuts its graph block back to them (mc_tflite_arrays_end) */
-    /*  */
-    /* (with an offline plan, its offsets: one per tensor among the int32 arrays) */
-    r->check_scratch_bytes = (g->n_tensors * (int64_t)sizeof(mc_tensor_t) + g->n_ops * (int64_t)sizeof(mc_op_t) +
-                              (g->n_op_tensors + g->n_inputs + g->n_outputs + io_of_subgraphs(g) +
-                               (g->offline_offsets != NULL ? g->n_tensors : 0)) * (int64_t)sizeof(int32_t) + 7) /
-                                 8 * 8 +
-                             l.total_bytes;
-    MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, l.tflm_flags, work, l.work_bytes, sizes, first, last, owner,
-                           l.n_buffers, problem));
+    r->buffers = p.l.n_buffers;
+    r->check_scratch_bytes = file_bytes(g, &p.l);
+    MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, p.l.tflm_flags, p.work, p.work_bytes, p.sizes, p.first, p.last,
+                           p.owner, p.l.n_buffers, problem));
     /* (memcore's offsets hold the file's until memcore's plan replaces them) */
-    MC_TRY(mc_tflm_plan(g, sizes, first, last, owner, l.n_buffers, work, l.work_bytes, offsets_best,
-                        offsets_tflm, plan, problem));
-    r->arena_tflm_bytes = plan->arena_bytes;
-    r->arena_lower_bound_bytes = plan->lower_bound_bytes;
-    MC_TRY(mc_plan(MC_PLAN_BEST, sizes, first, last, l.n_buffers, ARENA_ALIGNMENT, MC_PLAN_DEFAULT_STEPS, work,
-                   l.work_bytes, offsets_best, plan));
-    r->arena_best_bytes = plan->arena_bytes;
-    r->best_is_optimal = plan->proven_optimal;
-    for (i = 0; i < l.n_buffers; i++) {
-        if (owner[i] < 0) {
-            mc__accumulate(&r->scratch_buffer_bytes, sizes[i], &overflow);
+    usable = mc__tflm_take_offsets(g, p.sizes, p.owner, p.l.n_buffers, p.offsets_best, bad);
+    MC_TRY(mc__tflm_place(usable, bad, p.sizes, p.first, p.last, p.owner, p.l.n_buffers, scratch, p.plan_bytes,
+                          p.offsets_best, p.offsets_tflm, p.plan, problem));
+    r->arena_tflm_bytes = p.plan->arena_bytes;
+    r->arena_lower_bound_bytes = p.plan->lower_bound_bytes;
+    MC_TRY(mc_plan(MC_PLAN_BEST, p.sizes, p.first, p.last, p.l.n_buffers, ARENA_ALIGNMENT, MC_PLAN_DEFAULT_STEPS,
+                   scratch, p.plan_bytes, p.offsets_best, p.plan));
+    r->arena_best_bytes = p.plan->arena_bytes;
+    r->best_is_optimal = p.plan->proven_optimal;
+    return MC_OK;
+}
+
+/* Steps 3 to 7, the graph read again if it was the file's: TFLM's tail around its head,
+ * the model's totals, each operator's time (and its row), then check_resources.c's. */
+static mc_status_t rest_phase(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, void *scratch,
+                              int64_t bytes, int64_t graph_bytes, mc_check_t *out, mc_check_op_t *rows,
+                              mc_problem_t *problem)
+{
+    parts_t p;
+    mc_check_t *r;
+    int32_t i;
+    mc_status_t rc;
+    bool overflow = false;
+    MC_TRY(carve(g, b, c, scratch, bytes, graph_bytes, &p, problem));
+    r = p.r;
+    for (i = 0; i < p.l.n_buffers; i++) {
+        if (p.owner[i] < 0) {
+            mc__accumulate(&r->scratch_buffer_bytes, p.sizes[i], &overflow);
         }
     }
     if (overflow) {
         return MC_E_OVERFLOW;
     }
-    rc = mc_tflm_model(g, b->target, c->kernels, l.tflm_flags, r->arena_tflm_bytes, l.n_buffers, work, l.work_bytes,
-                       &r->tflm, problem);
+    rc = mc_tflm_model(g, b->target, c->kernels, p.l.tflm_flags, r->arena_tflm_bytes, p.l.n_buffers, p.work,
+                       p.work_bytes, &r->tflm, problem);
     if (rc == MC_E_OVERFLOW && problem != NULL && problem->kind == MC_PROBLEM_NONE) { /* (validated: NONE) */
-        return arena_too_large(problem, sizes, owner, l.n_buffers);
+        return arena_too_large(problem, p.sizes, p.owner, p.l.n_buffers);
     }
     MC_TRY(rc);
 
     MC_TRY(totals(g, r));
     r->kernels = r->numeric == MC_NUMERIC_FLOAT32 ? (int32_t)MC_KERNELS_REFERENCE : (int32_t)c->kernels;
     {
-        int64_t *live = (int64_t *)(void *)work, *count = live + l.n_scopes;
+        int64_t *live = (int64_t *)(void *)p.work, *count = live + p.l.n_scopes;
         if (rows != NULL) {
-            memset(rows, 0, (size_t)n_ops * sizeof *rows);
-            MC_TRY(live_rows(g, sizes, first, last, owner, l.n_buffers, l.n_scopes, live, count, rows));
+            memset(rows, 0, (size_t)g->n_ops * sizeof *rows); /* validated: within MC_MAX_OPS */
+            MC_TRY(live_rows(g, p.sizes, p.first, p.last, p.owner, p.l.n_buffers, p.l.n_scopes, live, count, rows));
         }
-        MC_TRY(operators(g, b, c, r, (uint8_t *)(count + l.n_scopes), rows, problem));
+        MC_TRY(mc__check_operators(g, b, c, r, (uint8_t *)(count + p.l.n_scopes), rows, problem));
     }
     MC_TRY(mc__check_resources(b, c, r));
     *out = *r;
     return MC_OK;
+}
+
+mc_status_t mc_check_graph(const mc_graph_t *graph, const mc_board_t *b, const mc_check_config_t *c, void *scratch,
+                           int64_t scratch_bytes, mc_check_t *out, mc_check_op_t *rows, mc_problem_t *problem)
+{
+    if (any_null(graph, b, c, out)) {
+        return MC_E_NULL;
+    }
+    if (scratch == NULL || ((uintptr_t)scratch & 7u) != 0) {
+        return MC_E_SCRATCH;
+    }
+    MC_TRY(plan_phase(graph, b, c, scratch, scratch_bytes, 0, problem));
+    return rest_phase(graph, b, c, scratch, scratch_bytes, 0, out, rows, problem);
+}
+
+mc_status_t mc_check_file(const mc_source_t *source, const mc_board_t *board, const mc_check_config_t *config,
+                          void *scratch, int64_t scratch_bytes, mc_check_t *out, mc_graph_t *graph,
+                          mc_problem_t *problem)
+{
+    int64_t graph_bytes;
+    mc_status_t rc;
+    if (any_null(source, board, config, out) || graph == NULL) {
+        return MC_E_NULL;
+    }
+    memset(graph, 0, sizeof *graph); /* no operators until the file is read */
+    if (scratch == NULL || ((uintptr_t)scratch & 7u) != 0) {
+        return MC_E_SCRATCH;
+    }
+    /* The graph at the scratch's start: the reader's state after its arrays is part of
+     * the graph's bytes, free once it returns. */
+    MC_TRY(mc_tflite_read(source, scratch, scratch_bytes, graph, problem));
+    graph_bytes = mc__tflite_read_bytes(graph);
+    rc = plan_phase(graph, board, config, scratch, scratch_bytes, graph_bytes, problem);
+    /* the same graph again (the planners may have overwritten it), also for the caller
+     * to name the place of a problem */
+    MC_TRY(mc_tflite_read(source, scratch, graph_bytes, graph, NULL));
+    MC_TRY(rc);
+    return rest_phase(graph, board, config, scratch, scratch_bytes, graph_bytes, out, NULL, problem);
 }

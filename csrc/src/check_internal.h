@@ -19,6 +19,12 @@ bool mc__positive(double x);
 /* *sum += bytes, the overflow sticky in *overflow. */
 void mc__accumulate(int64_t *sum, int64_t bytes, bool *overflow);
 
+/* Step 5's per-operator part (check_resources.c): each operator's operations, fetch and
+ * compute time into r (and its row, when rows is not NULL); `read` is a byte per tensor
+ * of scratch. */
+mc_status_t mc__check_operators(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r,
+                                uint8_t *read, mc_check_op_t *rows, mc_problem_t *problem);
+
 /* Steps 4 to 7 of the check (check.c): memory per region, time, energy and the
  * verdict, from the arena and the model's totals already in r. */
 mc_status_t mc__check_resources(const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r);

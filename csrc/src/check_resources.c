@@ -1,14 +1,154 @@
 /*
- * The check's resources (check.c, steps 4 to 7): memory per region against the board's,
- * time against the latency budget or the duty cycle's period, energy against the
- * battery, and the verdict with the resource that runs out first.
+ * The check's resources (check.c, steps 4 to 7): each operator's time and traffic,
+ * memory per region against the board's, time against the latency budget or the duty
+ * cycle's period, energy against the battery, and the verdict with the resource that
+ * runs out first.
  */
 #include <float.h>
+#include <string.h>
 
 #include "check_internal.h"
 #include "checked.h"
+#include "graph.h"
 #include "memcore.h"
 #include "out_of_line.h"
+
+/* Operator codes the rate classes name. */
+enum { CONV_2D = 3, DEPTHWISE_CONV_2D = 4, FULLY_CONNECTED = 9, TRANSPOSE_CONV = 67, BATCH_MATMUL = 126 };
+
+/* Out of line: gcc's inlined switch is larger than the call. */
+OUT_OF_LINE static int32_t opclass(int32_t kind)
+{
+    switch (kind) {
+    case CONV_2D:
+    case TRANSPOSE_CONV:
+        return MC_OPCLASS_CONV;
+    case DEPTHWISE_CONV_2D:
+        return MC_OPCLASS_DEPTHWISE;
+    case FULLY_CONNECTED:
+    case BATCH_MATMUL:
+        return MC_OPCLASS_MATMUL;
+    default:
+        return MC_OPCLASS_OTHER;
+    }
+}
+
+/* Operator k's numbers do not fit in 64 bits: the problem names it, as the host's
+ * error does. */
+static mc_status_t op_overflow(mc_problem_t *p, int32_t k)
+{
+    if (p != NULL) {
+        p->kind = MC_PROBLEM_SIZE_OVERFLOW;
+        p->op = k;
+        p->tensor = p->other = p->at = p->value = -1;
+    }
+    return MC_E_OVERFLOW;
+}
+
+static double rate_of(const mc_board_t *b, int32_t cls, int32_t numeric, int32_t kernels)
+{
+    double rate = b->ops_per_second[cls][numeric][kernels];
+    return mc__positive(rate) ? rate : b->ops_per_second[MC_OPCLASS_OTHER][numeric][kernels];
+}
+
+/* Adds to *seconds the time `amount` (>= 0) operations or bytes take at `per_second`; when
+ * the rate is not known (0), none, and the check is untimed.  (The quotient is added in
+ * the same expression: a host that evaluates doubles wider, x87, rounds only the sum.) */
+static void add_seconds(double *seconds, int64_t amount, double per_second, bool *timed)
+{
+    if (amount != 0) {
+        if (mc__positive(per_second)) {
+            *seconds += (double)amount / per_second;
+        } else {
+            *timed = false;
+        }
+    }
+}
+
+/* Each operator's arithmetic, fetch and compute time, summed into the result and, when
+ * asked, into its row.  `read` (a byte per tensor) marks tensors already fetched: a
+ * constant is read once per request however many operators share it, a graph input
+ * once per example by the first operator that reads it.  The sizes' overflow is
+ * sticky, tested before an operator's row is written and before the next operator is
+ * counted, so the error and the rows written are those of a test after every step. */
+mc_status_t mc__check_operators(const mc_graph_t *g, const mc_board_t *b, const mc_check_config_t *c, mc_check_t *r,
+                               uint8_t *read, mc_check_op_t *rows, mc_problem_t *problem)
+{
+    const int32_t *t, *end;
+    int32_t k;
+    double weights_speed = b->regions[c->weights_region].read_bytes_per_second;
+    double arena_speed = b->regions[c->arena_region].read_bytes_per_second;
+    bool weights_charged = (b->rates_include_region & (1u << c->weights_region)) == 0;
+    bool arena_charged = (b->rates_include_region & (1u << c->arena_region)) == 0;
+    bool overflow = false;
+    memset(read, 0, (size_t)g->n_tensors);
+    for (t = g->inputs, end = t + g->n_inputs; t < end; t++) {
+        read[*t] = 2; /* a graph input not yet read */
+    }
+    for (k = 0; k < (int32_t)g->n_ops; k++) { /* validated: within MC_MAX_OPS */
+        const mc_op_t *op = &g->ops[k];
+        int64_t macs = 0, other = 0, ops, constants = 0, activations = 0, weights = 0;
+        int32_t cls = opclass(op->kind);
+        double rate = rate_of(b, cls, r->numeric, r->kernels), compute_seconds = 0, fetch_seconds = 0;
+        if (mc_op_counts_of(g, k, &macs, &other) != MC_OK) { /* (its only failure: an overflow) */
+            return op_overflow(problem, k);
+        }
+        ops = mc_add_or_flag(mc_mul_or_flag(macs, 2, &overflow), other, &overflow);
+        macs = mc_mul_or_flag(macs, c->batch, &overflow);
+        ops = mc_mul_or_flag(ops, c->batch, &overflow);
+        mc__accumulate(&r->macs, macs, &overflow);
+        mc__accumulate(&r->operations, ops, &overflow);
+        mc__accumulate(&r->operations_by_class[cls], ops, &overflow);
+        for (t = g->op_tensors + op->first_input, end = t + op->n_inputs; t < end; t++) {
+            const mc_tensor_t *in;
+            int64_t *fetched = NULL;
+            if (*t < 0) {
+                continue;
+            }
+            in = &g->tensors[*t];
+            /* its row counts every constant it reads, the fetch only the first reading */
+            if (rows != NULL && (in->flags & MC_TENSOR_CONSTANT)) {
+                mc__accumulate(&weights, in->bytes, &overflow);
+            }
+            if ((in->flags & MC_TENSOR_CONSTANT) && read[*t] == 0) {
+                fetched = &constants;
+            } else if (read[*t] == 2) {
+                fetched = &activations;
+            }
+            if (fetched != NULL) {
+                mc__accumulate(fetched, in->bytes, &overflow);
+                read[*t] = 1;
+            }
+        }
+        for (t = g->op_tensors + op->first_output, end = t + op->n_outputs; t < end; t++) {
+            mc__accumulate(&activations, g->tensors[*t].bytes, &overflow);
+        }
+        activations = mc_mul_or_flag(activations, c->batch, &overflow);
+        if (overflow) {
+            return op_overflow(problem, k);
+        }
+        /* Traffic the rates include is not fetched again. */
+        add_seconds(&compute_seconds, ops, rate, &r->timed);
+        add_seconds(&fetch_seconds, weights_charged ? constants : 0, weights_speed, &r->timed);
+        add_seconds(&fetch_seconds, arena_charged ? activations : 0, arena_speed, &r->timed);
+        r->compute_seconds_by_class[cls] += compute_seconds;
+        r->latency.fetch_seconds += fetch_seconds;
+        if (rows != NULL) {
+            rows[k].macs = macs;
+            rows[k].operations = ops;
+            rows[k].weights_bytes = weights;
+            /* (0 when it overflows: the rows start zeroed) */
+            rows[k].fetch_bytes = mc_add_or_flag(constants, activations, &overflow);
+            if (overflow) {
+                return op_overflow(problem, k);
+            }
+            rows[k].fetch_seconds = fetch_seconds;
+            rows[k].compute_seconds = compute_seconds;
+            rows[k].seconds = fetch_seconds + compute_seconds;
+        }
+    }
+    return MC_OK;
+}
 
 /* A budget's need against its limit, in seconds or joules. */
 OUT_OF_LINE static void budget_resource(mc_resource_check_t *res, double need, double limit)

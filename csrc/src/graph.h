@@ -22,4 +22,9 @@ mc_status_t mc_op_counts_of(const mc_graph_t *graph, int64_t op, int64_t *macs, 
  * (-1).  Shared with the TFLite reader. */
 int32_t mc_tensor_bytes(const mc_tensor_t *t, int64_t *bytes);
 
+/* The scratch mc_tflite_read would ask to read a file with the counts of `graph` (a
+ * graph mc_graph_structure passed): its arrays as the reader lays them out and the
+ * reader's own state (tflite_reader.c).  The check's memory counts it (check.c). */
+int64_t mc__tflite_read_bytes(const mc_graph_t *graph);
+
 #endif /* MEMCORE_GRAPH_H */

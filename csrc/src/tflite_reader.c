@@ -490,6 +490,24 @@ mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_
     return MC_OK;
 }
 
+/* (graph.h) The counts are within the limits layout_bytes assumes once
+ * mc_graph_structure has passed g. */
+int64_t mc__tflite_read_bytes(const mc_graph_t *g)
+{
+    mc_tflite_size_t n;
+    int64_t s;
+    memset(&n, 0, sizeof n);
+    n.n_tensors = g->n_tensors;
+    n.n_ops = g->n_ops;
+    n.n_op_tensors = g->n_op_tensors;
+    n.n_subgraphs = g->subgraphs != NULL ? g->n_subgraphs : 1;
+    n.n_io = g->n_inputs + g->n_outputs;
+    for (s = 1; g->subgraphs != NULL && s < g->n_subgraphs; s++) {
+        n.n_io += (int64_t)g->subgraphs[s].n_inputs + g->subgraphs[s].n_outputs;
+    }
+    return layout_bytes(&n, g->offline_offsets != NULL);
+}
+
 const void *mc_tflite_arrays_end(const mc_graph_t *graph)
 {
     const mc_subgraph_t *last = graph->subgraphs != NULL ? &graph->subgraphs[graph->n_subgraphs - 1] : NULL;

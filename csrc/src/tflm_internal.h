@@ -140,6 +140,19 @@ const int32_t *mc__offline_offsets(const mc_graph_t *g);
 bool mc__tflm_planned(const mc_graph_t *g, int32_t i);
 /* Whether tensor i is a variable TFLM allocates in the tail. */
 bool mc__tflm_tail_variable(const mc_graph_t *g, int32_t i);
+/* mc_tflm_plan in two steps, the graph needed by the first only (the check plans a graph
+ * it has read from a file once the graph is gone, check.c):
+ *   mc__tflm_take_offsets  each buffer's offset from the file's plan, or -1, into fixed[];
+ *                          false, with the tensor and its offset in bad[], for the first
+ *                          TFLM cannot use (below -1, misaligned, or ending past 2^31 - 1);
+ *   mc__tflm_place         TFLM's placement around them, or that tensor's problem when not
+ *                          `usable`; the rest as mc_tflm_plan. */
+bool mc__tflm_take_offsets(const mc_graph_t *graph, const int64_t *sizes, const int32_t *owner, int64_t n,
+                           int64_t *fixed, int64_t *bad);
+mc_status_t mc__tflm_place(bool usable, const int64_t *bad, const int64_t *sizes, const int32_t *first_use,
+                           const int32_t *last_use, const int32_t *owner, int64_t n_buffers, void *scratch,
+                           int64_t scratch_bytes, int64_t *fixed_offsets, int64_t *offsets, mc_plan_t *out,
+                           mc_problem_t *problem);
 
 /* ---- kernels' Prepare checks (tflm_prepare.c) ---------------------------------- */
 

@@ -52,12 +52,10 @@ bool mc__tflm_tail_variable(const mc_graph_t *g, int32_t i)
     return (g->tensors[i].flags & MC_TENSOR_VARIABLE) != 0 && !fixed(g, i);
 }
 
-/* Each buffer's offset from the file's plan, or -1, into fixed[]; the first that TFLM
- * cannot use (below -1, misaligned, or ending past LARGEST_OFFSET) is false with its
- * tensor and offset in bad[].  Out of line: its 64-bit locals stay off the planner's
- * deep call chain. */
-OUT_OF_LINE static bool take_offsets(const mc_graph_t *graph, const int64_t *sizes, const int32_t *owner,
-                                     int64_t n, int64_t *fixed, int64_t *bad)
+/* (tflm_internal.h) Out of line: its 64-bit locals stay off the planner's deep call
+ * chain. */
+OUT_OF_LINE bool mc__tflm_take_offsets(const mc_graph_t *graph, const int64_t *sizes, const int32_t *owner,
+                                       int64_t n, int64_t *fixed, int64_t *bad)
 {
     const int32_t *plan = mc__offline_offsets(graph);
     int64_t i;
@@ -77,19 +75,19 @@ OUT_OF_LINE static bool take_offsets(const mc_graph_t *graph, const int64_t *siz
     return true;
 }
 
-mc_status_t mc_tflm_plan(const mc_graph_t *graph, const int64_t *sizes, const int32_t *first_use,
-                         const int32_t *last_use, const int32_t *owner, int64_t n_buffers, void *scratch,
-                         int64_t scratch_bytes, int64_t *fixed_offsets, int64_t *offsets, mc_plan_t *out,
-                         mc_problem_t *problem)
+mc_status_t mc__tflm_place(bool usable, const int64_t *bad, const int64_t *sizes, const int32_t *first_use,
+                           const int32_t *last_use, const int32_t *owner, int64_t n_buffers, void *scratch,
+                           int64_t scratch_bytes, int64_t *fixed_offsets, int64_t *offsets, mc_plan_t *out,
+                           mc_problem_t *problem)
 {
-    int64_t clash[2] = {-1, -1}, op = -1;
+    int64_t clash[2], op = -1;
     int32_t kind = MC_PROBLEM_PLAN_OFFSET;
     mc_status_t rc;
-    if (graph == NULL || (n_buffers > 0 && (owner == NULL || sizes == NULL || fixed_offsets == NULL))) {
-        return MC_E_NULL;
-    }
+    clash[0] = bad[0];
+    clash[1] = bad[1];
     /* Without a plan every buffer is the planner's: MC_PLAN_TFLM's placement. */
-    if (take_offsets(graph, sizes, owner, n_buffers, fixed_offsets, clash)) {
+    if (usable) {
+        clash[0] = clash[1] = -1;
         rc = mc_plan_fixed(sizes, first_use, last_use, fixed_offsets, n_buffers, ARENA_ALIGNMENT, scratch,
                            scratch_bytes, offsets, out, clash);
         if (rc != MC_E_RANGE || clash[0] < 0) {
@@ -115,4 +113,19 @@ mc_status_t mc_tflm_plan(const mc_graph_t *graph, const int64_t *sizes, const in
         problem->other = problem->at = -1;
     }
     return MC_E_MODEL;
+}
+
+mc_status_t mc_tflm_plan(const mc_graph_t *graph, const int64_t *sizes, const int32_t *first_use,
+                         const int32_t *last_use, const int32_t *owner, int64_t n_buffers, void *scratch,
+                         int64_t scratch_bytes, int64_t *fixed_offsets, int64_t *offsets, mc_plan_t *out,
+                         mc_problem_t *problem)
+{
+    int64_t bad[2] = {-1, -1};
+    bool usable;
+    if (graph == NULL || (n_buffers > 0 && (owner == NULL || sizes == NULL || fixed_offsets == NULL))) {
+        return MC_E_NULL;
+    }
+    usable = mc__tflm_take_offsets(graph, sizes, owner, n_buffers, fixed_offsets, bad);
+    return mc__tflm_place(usable, bad, sizes, first_use, last_use, owner, n_buffers, scratch, scratch_bytes,
+                          fixed_offsets, offsets, out, problem);
 }

@@ -164,20 +164,19 @@ static uint64_t *check_block(size_t words)
     return m_renew_maybe(uint64_t, NULL, 0, words, false);
 }
 
-/* MemoryError naming the file and what the check asked for: the graph's block, then the
- * work's (0 while the graph is still being read). */
-static MP_NORETURN void raise_no_block(mp_obj_t path, size_t graph_bytes, size_t work_bytes)
+/* MemoryError naming the file and what the check asked for: the block to read the graph
+ * into, or (graph 0) the check's one block. */
+static MP_NORETURN void raise_no_block(mp_obj_t path, size_t graph_bytes, size_t check_bytes)
 {
     const char *name = mp_obj_is_str(path) ? mp_obj_str_get_str(path) : "model";
-    if (work_bytes == 0) {
+    if (graph_bytes != 0) {
         mp_raise_msg_varg(&mp_type_MemoryError,
                           MP_ERROR_TEXT("%s: the check needs a free block of %u bytes to read the graph into"), name,
                           (unsigned)graph_bytes);
     }
     mp_raise_msg_varg(&mp_type_MemoryError,
-                      MP_ERROR_TEXT("%s: the check needs %u bytes (check_scratch_bytes): the graph's %u and a free "
-                                    "block of %u for its work"),
-                      name, (unsigned)(graph_bytes + work_bytes), (unsigned)graph_bytes, (unsigned)work_bytes);
+                      MP_ERROR_TEXT("%s: the check needs a free block of %u bytes (check_scratch_bytes)"), name,
+                      (unsigned)check_bytes);
 }
 
 /* The check itself, once the inputs are converted: the file is open, and closed by the
@@ -191,9 +190,8 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     struct mp_stream_seek_t seek;
     int error = 0;
     int64_t need = 0, words;
-    uint64_t *scratch, *graph_block;
+    uint64_t *block;
     mc_graph_t graph;
-    size_t graph_words;
     int32_t kind;
     mc_status_t rc;
     mp_obj_t dict;
@@ -217,36 +215,31 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     if (rc != MC_OK) {
         raise_check(path, rc, &problem, f->error, -1);
     }
-    /* Two pieces, never one the size of both: the graph (read into the block the reader
-     * asks for, then cut back to its arrays, which is in place), then the check's work.
-     * Together they are the report's check_scratch_bytes. */
+    /* The graph is read once to size the check (mc_check_file_scratch_bytes), then the
+     * check reads it into one block of that size, where it takes turns with the
+     * planners' work: never two blocks at once. */
     words = (size.scratch_bytes + 7) / 8;
-    graph_block = check_block((size_t)words);
-    if (graph_block == NULL) {
+    block = check_block((size_t)words);
+    if (block == NULL) {
         raise_no_block(path, (size_t)words * 8, 0);
     }
-    rc = mc_tflite_read(&source, graph_block, words * 8, &graph, &problem);
+    rc = mc_tflite_read(&source, block, words * 8, &graph, &problem);
     if (rc == MC_OK) {
-        graph_words = (size_t)(((const uint8_t *)mc_tflite_arrays_end(&graph) - (const uint8_t *)graph_block + 7) / 8);
-        if (m_renew_maybe(uint64_t, graph_block, (size_t)words, graph_words, false) != NULL) {
-            words = (int64_t)graph_words; /* the reader's state after the arrays is given back */
-        }
-        rc = mc_check_scratch_bytes(&graph, board, config, &need, &problem);
+        rc = mc_check_file_scratch_bytes(&graph, board, config, &need, &problem);
     }
+    kind = rc != MC_OK ? op_kind(&graph, &problem) : -1;
+    m_del(uint64_t, block, (size_t)words);
     if (rc != MC_OK) {
-        kind = op_kind(&graph, &problem);
-        m_del(uint64_t, graph_block, (size_t)words);
         raise_check(path, rc, &problem, f->error, kind);
     }
-    scratch = check_block((size_t)((need + 7) / 8));
-    if (scratch == NULL) {
-        m_del(uint64_t, graph_block, (size_t)words);
-        raise_no_block(path, (size_t)words * 8, (size_t)((need + 7) / 8 * 8));
+    words = (need + 7) / 8;
+    block = check_block((size_t)words);
+    if (block == NULL) {
+        raise_no_block(path, 0, (size_t)need);
     }
-    rc = mc_check_graph(&graph, board, config, scratch, need, &result, NULL, &problem);
-    m_del(uint64_t, scratch, (size_t)((need + 7) / 8));
+    rc = mc_check_file(&source, board, config, block, words * 8, &result, &graph, &problem);
     kind = rc != MC_OK ? op_kind(&graph, &problem) : -1;
-    m_del(uint64_t, graph_block, (size_t)words);
+    m_del(uint64_t, block, (size_t)words);
     if (rc != MC_OK) {
         raise_check(path, rc, &problem, f->error, kind);
     }

@@ -189,7 +189,7 @@ def memory_rows(data, si=False):
     if data.get("check_scratch_bytes") is not None:
         # the C core's figure: so a user knows the board's boot check itself can run
         rows.append(("the check itself", data["check_scratch_bytes"],
-                     "memory memcore's check of this file takes on the board", 0))
+                     "the one block memcore's check of this file takes on the board", 0))
     return rows
 
 

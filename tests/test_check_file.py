@@ -1,0 +1,95 @@
+"""mc_check_file, the check a board runs on a model file: the graph and the planners'
+work take turns in one block of check_scratch_bytes, the figure every report gives.
+
+For every model memcore checks (the examples, the conformance corpus, the size-scaling
+generators): the file's check in exactly check_scratch_bytes gives the report the host's
+check of the same graph gives, field for field, and writes nothing past that block; 8
+bytes less is refused (MC_E_SCRATCH), never overrun.  And the block is smaller than the
+two the board took before (the graph's arrays, then the check's own scratch beside
+them), so the board checks larger models than it did."""
+import pathlib
+import sys
+
+import pytest
+
+import memcore
+from memcore import _lowlevel as ll
+from memcore._memcore import ffi, lib
+from memcore.check import c_config
+from memcore.profiles import profile
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+import scaling_models  # noqa: E402
+
+CANARY = 0x5A
+MODELS = sorted((REPO / "tests" / "models").glob("*.tflite")) + sorted((REPO / "tests" / "corpus").rglob("*.tflite"))
+GENERATED = {"chain-150": lambda: scaling_models.relu_chain(150), "fan-120": lambda: scaling_models.fan_out(120),
+             "unused-300": lambda: scaling_models.unused_tensors(300)}
+
+
+def board_and_config(model, device="esp32"):
+    p = profile(device)
+    return p.board(), c_config(model, p, p.default_weights_placement())
+
+
+def check_file(data, board_values, config_values, scratch_bytes):
+    """(status, mc_check_t, whether a byte past scratch_bytes was written)."""
+    keep = ffi.from_buffer(data)
+    src = ffi.new("mc_source_t *")
+    src.data = ffi.cast("const uint8_t *", keep)
+    src.file_bytes = len(data)
+    words = (scratch_bytes + 7) // 8 + 8
+    scratch = ffi.new("int64_t[]", words)
+    ffi.memmove(ffi.cast("uint8_t *", scratch) + scratch_bytes, bytes([CANARY]) * (words * 8 - scratch_bytes),
+                words * 8 - scratch_bytes)
+    out, graph, problem = ffi.new("mc_check_t *"), ffi.new("mc_graph_t *"), ffi.new("mc_problem_t *")
+    rc = lib.mc_check_file(src, ll.board(board_values), ll.check_config(config_values), scratch, scratch_bytes, out,
+                           graph, problem)
+    tail = ffi.buffer(ffi.cast("uint8_t *", scratch) + scratch_bytes, words * 8 - scratch_bytes)[:]
+    return rc, out, tail != bytes([CANARY]) * len(tail)
+
+
+def same_report(a, b):
+    return ll.check_fields(a) == ll.check_fields(b)
+
+
+CASES = [pytest.param(path.read_bytes, path, id=path.relative_to(REPO / "tests").as_posix()) for path in MODELS] + \
+    [pytest.param(make, None, id=name) for name, make in GENERATED.items()]
+
+
+@pytest.mark.parametrize("make, path", CASES)
+def test_the_file_check_runs_in_check_scratch_bytes_as_the_host_check(tmp_path, make, path):
+    data = make()
+    if path is None:
+        path = tmp_path / "model.tflite"
+        path.write_bytes(data)
+    try:
+        model = memcore.load(str(path))
+        board_values, config_values = board_and_config(model)
+        host, _ = ll.check_graph(model.c_graph(), board_values, config_values, str(path))
+    except memcore.MemcoreError:
+        return  # refused on the host: tests/test_named_errors.py and the board's own tests say how
+    need = host.check_scratch_bytes
+    rc, got, overran = check_file(data, board_values, config_values, need)
+    assert rc == lib.MC_OK and not overran
+    assert same_report(got, host)
+    rc, _, overran = check_file(data, board_values, config_values, need - 8)
+    assert rc == lib.MC_E_SCRATCH and not overran
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED))
+def test_one_block_is_smaller_than_the_graph_and_the_work_beside_it(tmp_path, name):
+    """What the board took before: the graph's arrays (mc_tflite_arrays_end), then
+    mc_check_scratch_bytes beside them."""
+    path = tmp_path / (name + ".tflite")
+    path.write_bytes(GENERATED[name]())
+    model = memcore.load(str(path))
+    board_values, config_values = board_and_config(model)
+    host, _ = ll.check_graph(model.c_graph(), board_values, config_values, str(path))
+    g = model.c_graph().graph
+    beside = ffi.new("int64_t *")
+    assert lib.mc_check_scratch_bytes(g, ll.board(board_values), ll.check_config(config_values), beside,
+                                      ffi.NULL) == lib.MC_OK
+    arrays = int(ffi.cast("uintptr_t", lib.mc_tflite_arrays_end(g))) - int(ffi.cast("uintptr_t", g.tensors))
+    assert host.check_scratch_bytes < 0.9 * (arrays + beside[0])
