@@ -2,12 +2,16 @@
  * must never read outside the file (ASan catches it: the input is the whole buffer),
  * must give the same answer whether the bytes come from memory or through the read
  * callback a board uses, and every graph it returns must only point inside its
- * scratch; validation of such a graph must terminate with OK or an error. */
+ * scratch; validation of such a graph must terminate with OK or an error.  The board's
+ * check of the file (mc_check_file, through the callback, in exactly its
+ * mc_check_file_scratch_bytes) must give the host's check of the graph read once
+ * (mc_check_graph): the same status, problem and report, and MC_E_SCRATCH 8 bytes
+ * short. */
 #include "fuzz.h"
 
 #define MAX_SCRATCH (1 << 22)
 
-static uint64_t scratch_a[MAX_SCRATCH / 8], scratch_b[MAX_SCRATCH / 8];
+static uint64_t scratch_a[MAX_SCRATCH / 8], scratch_b[MAX_SCRATCH / 8], scratch_c[MAX_SCRATCH / 8];
 static uint64_t validate_scratch[MC_MAX_TENSORS / 2];
 
 typedef struct {
@@ -29,6 +33,52 @@ static void same_problem(const mc_problem_t *a, const mc_problem_t *b)
 {
     FUZZ_ASSERT(a->kind == b->kind && a->op == b->op && a->tensor == b->tensor && a->value == b->value &&
                 a->at == b->at);
+}
+
+static void same_report(const mc_check_t *a, const mc_check_t *b)
+{
+    int32_t i;
+    for (i = 0; i < mc_check_field_count(); i++) {
+        mc_field_t fa, fb;
+        FUZZ_ASSERT(mc_check_field(a, i, &fa) == MC_OK && mc_check_field(b, i, &fb) == MC_OK);
+        FUZZ_ASSERT(fa.integer == fb.integer && memcmp(&fa.real, &fb.real, sizeof fa.real) == 0 &&
+                    fa.text == fb.text);
+    }
+}
+
+/* The file's check against the graph's, on a default board (mc_board_init: ESP32) with
+ * its memory (no rates: memory only). */
+static void same_check(const mc_graph_t *g, const mc_source_t *file)
+{
+    mc_board_t board;
+    mc_check_config_t config;
+    mc_check_t host, board_check;
+    mc_graph_t read_again;
+    mc_problem_t ph, pb;
+    int64_t host_bytes = 0, file_bytes = 0;
+    mc_status_t rh, rb;
+    mc_board_init(&board);
+    board.regions[MC_REGION_RAM].bytes = 520 * 1024;
+    board.regions[MC_REGION_FLASH].bytes = 4 << 20;
+    mc_check_config_init(&config);
+    rh = mc_check_scratch_bytes(g, &board, &config, &host_bytes, &ph);
+    rb = mc_check_file_scratch_bytes(g, &board, &config, &file_bytes, &pb);
+    FUZZ_ASSERT(rh == rb);
+    if (rh != MC_OK || host_bytes > MAX_SCRATCH || file_bytes > MAX_SCRATCH) {
+        return;
+    }
+    rh = mc_check_graph(g, &board, &config, scratch_c, host_bytes, &host, NULL, &ph);
+    rb = mc_check_file(file, &board, &config, scratch_b, file_bytes, &board_check, &read_again, &pb);
+    FUZZ_ASSERT(rh == rb);
+    if (rh != MC_OK) {
+        same_problem(&ph, &pb);
+        FUZZ_ASSERT(read_again.n_ops == g->n_ops); /* the caller can name the operator */
+        return;
+    }
+    FUZZ_ASSERT(host.check_scratch_bytes == file_bytes);
+    same_report(&host, &board_check);
+    FUZZ_ASSERT(mc_check_file(file, &board, &config, scratch_b, file_bytes - 8, &board_check, &read_again, &pb) ==
+                MC_E_SCRATCH);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -78,5 +128,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(ra == MC_OK || ra == MC_E_GRAPH || ra == MC_E_LIMIT);
         FUZZ_ASSERT((ra == MC_OK) == (pa.kind == MC_PROBLEM_NONE));
     }
+    same_check(&ga, &callback);
     return 0;
 }

@@ -40,9 +40,8 @@
 
 #define ARENA_ALIGNMENT 16
 
-/* Operator codes the rate classes name. */
-/* The result being built and the planner's answer, at the start of the caller's
- * scratch: both are large for a board's stack (1 KB for the whole check). */
+/* The result being built and the planner's answer, in the caller's scratch after the
+ * work area: both are large for a board's stack (1 KB for the whole check). */
 typedef struct {
     mc_check_t result;
     mc_plan_t plan;
@@ -61,7 +60,7 @@ typedef struct {
     int32_t plan_bytes;       /* the planners' work */
     int32_t n_scopes;         /* TFLM's scopes + 1 (the shifted lifetimes' range): n_ops + 2
                                  without control flow */
-    int32_t arrays_bytes;     /* the head and the buffers' arrays, before the work area */
+    int32_t arrays_bytes;     /* the head and the buffers' arrays, after the work area */
 } layout_t;
 
 /* No size here is overflow-checked, and all are int32: once mc_tflm_buffer_count has
