@@ -99,8 +99,8 @@ def test_board_checks_a_large_model_as_the_host_does(on_board, tmp_path, stem):
     assert {k: got[k] for k in AGREED} == {k: host[k] for k in AGREED}
     # The check's memory is sizeof-based: the host's (x86-64) is every microcontroller's,
     # whose ABIs (Arm, RISC-V, Xtensa) align int64_t to 8 bytes as x86-64 does.  The i386
-    # ABI (the unix32 board) aligns it to 4, so the core's structs are smaller there (an
-    # operator 92 B instead of 96, the result 920 B instead of 968) and so is its figure.
+    # ABI (the unix32 board) aligns it to 4, so some of the core's structs are smaller
+    # there (the result 920 B instead of 968) and so is its figure.
     assert scratch_agrees(on_board, host["check_scratch_bytes"], got["check_scratch_bytes"])
 
 

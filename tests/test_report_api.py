@@ -40,7 +40,7 @@ def test_report_shows_in_a_notebook():
     assert "quantise float32" in page
     assert "<script" not in page and "http" not in page
     assert repr(report).startswith("<memcore.Report resnet8_float32.tflite on esp32: does not fit: RAM runs out first: "
-                                   "needs 501 KiB of the 49.1 KiB available (451 KiB short)")
+                                   "needs 501 KiB of the 48.8 KiB available (452 KiB short)")
 
 
 def test_report_text_is_the_terminal_report():

@@ -486,9 +486,11 @@ typedef struct {
      * resource variable), [1] where the name starts in the file (-1: none), [2] its
      * length. */
     int32_t options[MC_OP_OPTIONS];
-    int64_t first_input;         /* its inputs are graph->op_tensors[first_input ..) */
-    int64_t first_output;
-    int64_t first_intermediate;
+    /* its inputs are graph->op_tensors[first_input ..); int32: the lists hold at most
+     * MC_MAX_OP_TENSORS entries (mc_graph_structure) */
+    int32_t first_input;
+    int32_t first_output;
+    int32_t first_intermediate;
     int64_t custom_name_offset;  /* CUSTOM operators: where the custom code's name starts in
                                     the file; -1 otherwise */
     int32_t custom_name_bytes;

@@ -316,7 +316,7 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     table_t op, code;
     vector_t lists[3], custom;
     int32_t index, deprecated, builtin, l;
-    int64_t *firsts[3];
+    int32_t *firsts[3];
 
     mc__table_element(r, &r->root.vectors[OPERATORS], (uint32_t)(k - r->root.first_op), &op);
     memset(out, 0, sizeof *out);
@@ -348,7 +348,7 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     firsts[1] = &out->first_output;
     firsts[2] = &out->first_intermediate;
     for (l = 0; l < 3; l++) {
-        *firsts[l] = next - op_tensors;
+        *firsts[l] = (int32_t)(next - op_tensors); /* within MC_MAX_OP_TENSORS (count_op_tensors) */
         next = rebase(r, next, mc__copy_ints(r, &lists[l], next));
     }
     return next;
