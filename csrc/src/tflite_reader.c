@@ -434,14 +434,14 @@ static mc_status_t check_source(const mc_source_t *source)
  * state.  Within the limits open_root and count_op_tensors check (tensors and operators
  * 1,000,000 each, 16,000,000 list entries) the arrays of 8-byte members and the lists
  * take under 2^32 bytes; graph inputs and outputs are 32-bit counts: nothing overflows. */
-static int64_t layout_bytes(const mc_tflite_size_t *n, bool plan)
+static int64_t layout_bytes(uint32_t n_tensors, uint32_t n_ops, uint32_t n_op_tensors, uint32_t n_subgraphs,
+                            int64_t n_io, bool plan)
 {
     /* (with an offline plan, an offset per tensor among the int32 arrays) */
-    uint32_t fixed = (uint32_t)n->n_tensors * (uint32_t)(sizeof(mc_tensor_t) + (plan ? sizeof(int32_t) : 0)) +
-                     (uint32_t)n->n_ops * (uint32_t)sizeof(mc_op_t) +
-                     (uint32_t)n->n_op_tensors * (uint32_t)sizeof(int32_t) +
-                     (n->n_subgraphs > 1 ? (uint32_t)n->n_subgraphs * (uint32_t)sizeof(mc_subgraph_t) : 0u);
-    int64_t total = fixed + n->n_io * (int64_t)sizeof(int32_t);
+    uint32_t fixed = n_tensors * (uint32_t)(sizeof(mc_tensor_t) + (plan ? sizeof(int32_t) : 0)) +
+                     n_ops * (uint32_t)sizeof(mc_op_t) + n_op_tensors * (uint32_t)sizeof(int32_t) +
+                     (n_subgraphs > 1 ? n_subgraphs * (uint32_t)sizeof(mc_subgraph_t) : 0u);
+    int64_t total = fixed + n_io * (int64_t)sizeof(int32_t);
     return ((total + 7) & ~(int64_t)7) + RESERVED_BYTES; /* the reader's state is 8-byte aligned */
 }
 
@@ -471,7 +471,8 @@ OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out)
         out->n_op_tensors = count_op_tensors(r, out->n_op_tensors);
     }
     find_plan(r, out->n_tensors);
-    out->scratch_bytes = layout_bytes(out, root->plan_at >= 0);
+    out->scratch_bytes = layout_bytes((uint32_t)out->n_tensors, (uint32_t)out->n_ops, (uint32_t)out->n_op_tensors,
+                                      (uint32_t)out->n_subgraphs, out->n_io, root->plan_at >= 0);
     return r->rc;
 }
 mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_problem_t *problem)
@@ -494,18 +495,13 @@ mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_
  * mc_graph_structure has passed g. */
 int64_t mc__tflite_read_bytes(const mc_graph_t *g)
 {
-    mc_tflite_size_t n;
-    int64_t s;
-    memset(&n, 0, sizeof n);
-    n.n_tensors = g->n_tensors;
-    n.n_ops = g->n_ops;
-    n.n_op_tensors = g->n_op_tensors;
-    n.n_subgraphs = g->subgraphs != NULL ? g->n_subgraphs : 1;
-    n.n_io = g->n_inputs + g->n_outputs;
-    for (s = 1; g->subgraphs != NULL && s < g->n_subgraphs; s++) {
-        n.n_io += (int64_t)g->subgraphs[s].n_inputs + g->subgraphs[s].n_outputs;
+    int64_t n_io = g->n_inputs + g->n_outputs;
+    int32_t s, n_subgraphs = g->subgraphs != NULL ? (int32_t)g->n_subgraphs : 1;
+    for (s = 1; s < n_subgraphs; s++) {
+        n_io += (int64_t)g->subgraphs[s].n_inputs + g->subgraphs[s].n_outputs;
     }
-    return layout_bytes(&n, g->offline_offsets != NULL);
+    return layout_bytes((uint32_t)g->n_tensors, (uint32_t)g->n_ops, (uint32_t)g->n_op_tensors, (uint32_t)n_subgraphs,
+                        n_io, g->offline_offsets != NULL);
 }
 
 const void *mc_tflite_arrays_end(const mc_graph_t *graph)
