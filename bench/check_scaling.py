@@ -9,6 +9,9 @@ together, with different lifetimes: the planner's n + P steps, refused past
 MC_PLAN_MAX_PAIRS).  "C check" is mc_check_graph on the loaded graph, what a board runs;
 "load + check" is memcore.load and memcore.check.check, what `memcore check` runs, less
 the process start and the report.  Times are the median of --repeat runs (process_time).
+The memory the board's check takes (check_scratch_bytes, one block) is printed beside
+the recommended arena TFLM needs, and their ratio against the larger of that arena and
+4 KiB: at most 1 is the aim (a board that can run the model can check it).
 
     python bench/check_scaling.py [--max-n 100000] [--repeat 3]
 """
@@ -59,8 +62,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     esp32 = profile("esp32")
-    print("%-16s %8s %10s %12s %14s %14s  %s" % ("shape", "n", "file KB", "C check s", "load+check s",
-                                                   "check scratch", "arena"))
+    print("%-16s %8s %10s %12s %14s %14s %12s  %s" % ("shape", "n", "file KB", "C check s", "load+check s",
+                                                        "check scratch", "rec. arena", "ratio"))
     with tempfile.TemporaryDirectory() as folder:
         for shape, make in SHAPES.items():
             c_points, all_points = [], []
@@ -80,8 +83,10 @@ def main():
                     continue
                 c_points.append((n, c_s))
                 all_points.append((n, both))
-                print("%-16s %8d %10.0f %12.4f %14.3f %14d  %d" % (shape, n, os.path.getsize(path) / 1024, c_s, both,
-                                                                   r["check_scratch_bytes"], r["arena_tflm_bytes"]))
+                arena = r["recommended_arena_bytes"]
+                print("%-16s %8d %10.0f %12.4f %14.3f %14d %12d  %.2f" % (
+                    shape, n, os.path.getsize(path) / 1024, c_s, both, r["check_scratch_bytes"], arena,
+                    r["check_scratch_bytes"] / max(arena, 4096)))
             big = [p for p in c_points if p[0] >= 10000]
             print("%-16s exponent, C check: %.2f over all sizes, %.2f from 10k; load+check: %.2f" % (
                 shape, exponent(c_points), exponent(big), exponent(all_points)))

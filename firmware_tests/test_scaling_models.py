@@ -130,7 +130,7 @@ def test_a_check_no_heap_holds_says_what_it_needs(on_board, tmp_path):
 
 
 def test_a_check_the_heap_cannot_hold_says_the_hosts_figure(on_board, tmp_path):
-    """200 RELUs: the host says the model fits in 29 KB, and its check needs 48 KB in one
+    """200 RELUs: the host says the model fits in 29 KB, and its check needs 45 KB in one
     block, more than the unix64 board's largest free block (some 33 KB).  A board with more room
     gives the host's report; a board without it says which block it could not give: the
     one the graph is read into to size the check, or the check's own, the host's
