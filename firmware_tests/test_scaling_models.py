@@ -97,18 +97,18 @@ def test_board_checks_a_large_model_as_the_host_does(on_board, tmp_path, stem):
     got = board_check(on_board, path.name, files)
     assert got["schema"] == lines.REPORT, got
     assert {k: got[k] for k in AGREED} == {k: host[k] for k in AGREED}
-    # The check's memory is sizeof-based: the host's (x86-64) is every microcontroller's,
-    # whose ABIs (Arm, RISC-V, Xtensa) align int64_t to 8 bytes as x86-64 does.  The i386
-    # ABI (the unix32 board) aligns it to 4, so some of the core's structs are smaller
-    # there (the result 920 B instead of 968) and so is its figure.
     assert scratch_agrees(on_board, host["check_scratch_bytes"], got["check_scratch_bytes"])
 
 
 def scratch_agrees(board, host_bytes, board_bytes):
-    """The board's check_scratch_bytes is the host's: to the byte, but on the i386 ABI."""
-    if i386_abi(board):
-        return host_bytes * 0.95 < board_bytes < host_bytes
-    return board_bytes == host_bytes
+    """The board's check_scratch_bytes against the host's (x86-64).  The figure is
+    sizeof-based: to the byte on a 64-bit board; on a 32-bit one the core's own state
+    (the reader's, the planners', TFLM's model's) holds 4-byte pointers, and the i386 ABI
+    aligns int64_t to 4, so it is a little smaller there, never larger: the host's figure
+    holds for every board."""
+    if board_is_64_bit(board):
+        return board_bytes == host_bytes
+    return host_bytes * 0.95 < board_bytes <= host_bytes
 
 
 def test_a_check_no_heap_holds_says_what_it_needs(on_board, tmp_path):
@@ -155,9 +155,8 @@ def test_a_check_the_heap_cannot_hold_says_the_hosts_figure(on_board, tmp_path):
         assert scratch_agrees(on_board, host["check_scratch_bytes"], int(found.group(1)))
 
 
-def i386_abi(board):
-    """Whether the board is the unix port built for 32-bit x86 (int64_t aligned to 4)."""
-    return board.repl.exec("import sys\nprint(sys.platform, sys.maxsize)\n").split() == ["linux", str(2**31 - 1)]
+def board_is_64_bit(board):
+    return int(board.repl.exec("import sys\nprint(sys.maxsize)\n").split()[-1]) > 2**32
 
 
 def test_an_operator_without_its_input_is_named_on_the_board(on_board, tmp_path):

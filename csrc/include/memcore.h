@@ -1118,7 +1118,9 @@ typedef struct {
     int64_t check_scratch_bytes;      /* what this check itself needs of a board's memory when
                                          it reads the model file itself: mc_check_file's
                                          scratch (mc_check_file_scratch_bytes), the graph
-                                         included */
+                                         included.  sizeof-based: a 64-bit host's figure is
+                                         a 32-bit board's need or a little more (the core's
+                                         own state holds pointers) */
     mc_tflm_t tflm;                   /* TFLM's tail, minimum and recommended arena */
     /* memory, in the arena's region */
     int64_t runtime_overhead_bytes;   /* TFLM's persistent tail (tflm.tail_bytes) */
