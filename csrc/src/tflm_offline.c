@@ -80,14 +80,14 @@ mc_status_t mc__tflm_place(bool usable, const int64_t *bad, const int64_t *sizes
                            int64_t scratch_bytes, int64_t *fixed_offsets, int64_t *offsets, mc_plan_t *out,
                            mc_problem_t *problem)
 {
-    int64_t clash[2], op = -1;
+    int64_t clash[2] = {-1, -1}, op = -1;
     int32_t kind = MC_PROBLEM_PLAN_OFFSET;
     mc_status_t rc;
-    clash[0] = bad[0];
-    clash[1] = bad[1];
-    /* Without a plan every buffer is the planner's: MC_PLAN_TFLM's placement. */
-    if (usable) {
-        clash[0] = clash[1] = -1;
+    if (!usable) { /* the file's offset TFLM cannot use: its tensor and the offset */
+        clash[0] = bad[0];
+        clash[1] = bad[1];
+    } else {
+        /* Without a plan every buffer is the planner's: MC_PLAN_TFLM's placement. */
         rc = mc_plan_fixed(sizes, first_use, last_use, fixed_offsets, n_buffers, ARENA_ALIGNMENT, scratch,
                            scratch_bytes, offsets, out, clash);
         if (rc != MC_E_RANGE || clash[0] < 0) {
