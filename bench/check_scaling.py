@@ -2,9 +2,9 @@
 """The check against the model's size: CPU time of the C check and of load + check, from
 1,000 to 100,000 tensors or operators, with the growth exponent fitted over the sizes.
 
-Three shapes from tests/scaling_models.py: mnist_cnn_int8 plus N tensors no operator
-touches (TFLM plans all of them together), a chain of N RELUs after tiny_mlp_int8, and N
-RELUs of tiny_mlp_int8's output that are all graph outputs (every pair of them is live
+Four shapes from tests/scaling_models.py: mnist_cnn_int8 plus N tensors no operator
+touches (TFLM plans all of them together) or N constant tensors (weights), a chain of N
+RELUs after tiny_mlp_int8, and N RELUs of tiny_mlp_int8's output that are all graph outputs (every pair of them is live
 together, with different lifetimes: the planner's n + P steps, refused past
 MC_PLAN_MAX_PAIRS).  "C check" is mc_check_graph on the loaded graph, what a board runs;
 "load + check" is memcore.load and memcore.check.check, what `memcore check` runs, less
@@ -33,8 +33,8 @@ from memcore.check import c_config, check  # noqa: E402
 from memcore.profiles import profile  # noqa: E402
 
 SIZES = (1000, 3000, 10000, 30000, 100000)
-SHAPES = {"unused tensors": scaling_models.unused_tensors, "relu chain": scaling_models.relu_chain,
-          "relu fan-out": scaling_models.fan_out}
+SHAPES = {"unused tensors": scaling_models.unused_tensors, "constant tensors": scaling_models.constant_tensors,
+          "relu chain": scaling_models.relu_chain, "relu fan-out": scaling_models.fan_out}
 
 
 def seconds(fn, repeat):

@@ -12,7 +12,9 @@
 #define ADD 0
 
 static mc_tensor_t tensors[MAX_T];
+static int32_t shapes[MAX_T][2]; /* the tensors' dims */
 static mc_op_t ops[MAX_OPS], permuted[MAX_OPS];
+static const int32_t no_options[MC_OP_OPTIONS];
 static int32_t lists[4 * MAX_OPS], inputs[2], outputs[2], order[MAX_OPS];
 static int32_t producer[MAX_T];
 static uint64_t scratch[1 << 17];
@@ -23,10 +25,11 @@ static void tensor(int t, int width, bool constant, int rows)
 {
     memset(&tensors[t], 0, sizeof tensors[t]);
     tensors[t].rank = 2;
-    tensors[t].dims[0] = constant ? rows : 1;
-    tensors[t].dims[1] = width;
+    tensors[t].dims = shapes[t];
+    shapes[t][0] = constant ? rows : 1;
+    shapes[t][1] = width;
     tensors[t].dtype = MC_DTYPE_FLOAT32;
-    tensors[t].bytes = 4 * (int64_t)tensors[t].dims[0] * width;
+    tensors[t].bytes = 4 * (int64_t)shapes[t][0] * width;
     tensors[t].name_offset = -1;
     tensors[t].flags = constant ? MC_TENSOR_CONSTANT : 0;
 }
@@ -116,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         memset(o, 0, sizeof *o);
         o->version = 1;
-        o->custom_name_offset = -1;
+        o->options = no_options;
         o->first_input = g.n_op_tensors;
         if (width[a] == width[b] && (fuzz_u8(&in) & 1)) {
             o->kind = ADD;

@@ -205,13 +205,11 @@ def _flag(table, name):
     return value
 
 
-def validate(d):
-    """The descriptor's values, every field the check uses checked first: a dict with
-    model, file_bytes, file_crc32, board, config, placement, and the fallback's sizes,
-    first_use, last_use, alignment, batch, weights_bytes, weights_in_arena_bytes,
-    runtime_bytes, runtime_overhead_bytes, other_memory_fits, budgets_fit, offline_head
-    (TFLM's head of a model with an offline plan, or None), and the host's host_tflm,
-    host_best.  ValueError names the first bad field."""
+def validate_deployment(d):
+    """The descriptor's model, file_bytes, file_crc32, board, config and placement, each
+    checked: all a board whose C module reads the model file itself takes from it (the
+    fallback's lists, which grow with the model, are the stock firmware's).  ValueError
+    names the first bad field."""
     if type(d) is not dict or d.get("schema") != DESCRIPTOR_SCHEMA:
         raise ValueError("not a memcore model descriptor (schema %s: export it again with this memcore)"
                          % DESCRIPTOR_SCHEMA)
@@ -228,6 +226,18 @@ def validate(d):
     if type(placement) is not str or placement not in PLACEMENTS:
         _fail('weights_placement must be "ram" or "flash"', placement)
     out["placement"] = placement
+    return out
+
+
+def validate(d):
+    """The descriptor's values, every field the check uses checked first: a dict with
+    validate_deployment's, the fallback's sizes, first_use, last_use, alignment, batch,
+    weights_bytes, weights_in_arena_bytes, runtime_bytes, runtime_overhead_bytes,
+    other_memory_fits, budgets_fit, offline_head (TFLM's head of a model with an offline
+    plan, or None), and the host's host_tflm, host_best.  ValueError names the first bad
+    field."""
+    out = validate_deployment(d)
+    placement = out["placement"]
     fallback = _table(d, "fallback")
     buffers = _table(fallback, "buffers")
     sizes, first, last = _counts(buffers, "sizes"), _counts(buffers, "first_use"), _counts(buffers, "last_use")
@@ -494,7 +504,7 @@ def check(model="model.tflite", available=None, device=None, report=True, module
                              "memcore export %s --device <board> -o %s" % (model, model, _descriptor_path(model)))
         return check_descriptor(profile, available, device, report, mc, model_path=model)
     if profile is not None:
-        v = validate(read_descriptor(profile) if isinstance(profile, str) else profile)
+        v = validate_deployment(read_descriptor(profile) if isinstance(profile, str) else profile)
         board, config, placement = v["board"], dict(v["config"]), v["placement"]
         v = None
     else:

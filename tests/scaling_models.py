@@ -4,6 +4,8 @@ bench/check_scaling.py up to 100,000).
 
     unused_tensors(n)   mnist_cnn_int8 plus n tensors that no operator touches (int8 [1, 4]:
                         TFLM still plans each, all live together before the first operator)
+    constant_tensors(n) mnist_cnn_int8 plus n constant tensors no operator reads (int8 [1, 4],
+                        4 bytes of data each: weights, never planned)
     relu_chain(n)       tiny_mlp_int8 with n RELUs after its output, each reading the last
     fan_out(n)          tiny_mlp_int8 with n RELUs of its output, every one a graph output
 
@@ -40,6 +42,19 @@ def unused_tensors(n):
     model = model_of("mnist_cnn_int8.tflite")
     graph = model.subgraphs[0]
     graph.tensors += [_tensor("unused%d" % i, [1, 4], schema.TensorType.INT8) for i in range(n)]
+    return to_bytes(model)
+
+
+def constant_tensors(n):
+    model = model_of("mnist_cnn_int8.tflite")
+    graph = model.subgraphs[0]
+    for i in range(n):
+        data = schema.BufferT()
+        data.data = [1, 2, 3, 4]
+        model.buffers.append(data)
+        t = _tensor("constant%d" % i, [1, 4], schema.TensorType.INT8)
+        t.buffer = len(model.buffers) - 1
+        graph.tensors.append(t)
     return to_bytes(model)
 
 

@@ -26,7 +26,7 @@ extern "C" {
 
 /* Bumped whenever a result can change for the same input; the HIL harness refuses
  * to diff a board whose API version differs from the host's. */
-#define MC_API_VERSION 2
+#define MC_API_VERSION 3
 #define MC_VERSION_STRING "0.1.0"
 
 /* A batch bound meaning "no limit": activations per example are zero. */
@@ -360,7 +360,8 @@ mc_status_t mc_plan_scratch_bytes(int64_t n_buffers, int64_t *scratch_bytes);
  *                     TFLM plan; MC_PLAN_DEFAULT_STEPS when in doubt; ignored by TFLM
  * [in] scratch        8-byte aligned, at least mc_plan_scratch_bytes(n_buffers)
  * [in] scratch_bytes
- * [out] offsets       n entries, bytes from the arena start
+ * [out] offsets       n entries, bytes from the arena start; NULL: the arena only (the
+ *                     check, which keeps no offsets)
  * [out] out           arena, lower bound, steps, proven_optimal
  * MC_E_LIMIT when P > MC_PLAN_MAX_PAIRS or budget_steps > MC_PLAN_MAX_STEPS.
  */
@@ -460,43 +461,51 @@ typedef enum {
 #define MC_TENSOR_VARIABLE 2u    /* state kept between invocations (TFLM allocates it apart) */
 #define MC_TENSOR_ZERO_POINT 4u  /* its quantization carries zero points */
 
+/* A tensor and an operator are small (32 and 40 bytes on a 64-bit host, at most 32 and
+ * 36 on a 32-bit board) because a board's check holds every one of them: their shapes and
+ * options sit in arrays beside them, each read only within its count, and the fields
+ * only shown to a user are 16-bit, a file's larger value saturated. */
 typedef struct {
     int64_t bytes;               /* element count x element size, as TFLM's TfLiteTypeSizeOf
                                     (int4 one value per byte); a scalar has one element */
-    int64_t name_offset;         /* where its name's bytes start in the model file; -1: none */
-    int32_t name_bytes;          /* length of the name (not NUL-terminated in the file) */
-    int32_t dims[MC_MAX_DIMS];   /* static shape, rank entries used; each >= 0 */
-    int32_t rank;                /* 0..MC_MAX_DIMS */
-    int32_t dtype;               /* mc_dtype_t */
+    const int32_t *dims;         /* static shape: `rank` entries, each >= 0 (none past them) */
+    int32_t name_offset;         /* where its name's bytes start in the model file; -1: none
+                                    (a flatbuffer's offsets are 32-bit: under 2 GB) */
     int32_t quant_channels;      /* scales in its quantization parameters; 0: not quantized */
-    int32_t quant_dimension;     /* the axis per-channel scales run along */
-    uint32_t flags;              /* MC_TENSOR_* */
+    uint16_t name_bytes;         /* length of the name (not NUL-terminated in the file), at
+                                    most 65,535: a longer name is cut there */
+    int16_t quant_dimension;     /* the axis per-channel scales run along (a file's
+                                    quantized_dimension, saturated to 16 bits) */
+    uint8_t rank;                /* 0..MC_MAX_DIMS */
+    uint8_t dtype;               /* mc_dtype_t (TFLite's TensorType is a byte) */
+    uint8_t flags;               /* MC_TENSOR_* */
+    uint8_t reserved;            /* 0 */
 } mc_tensor_t;
 
 typedef struct {
+    /* The operator's builtin options, MC_OP_OPTIONS of them: scalar field i of its
+     * options table in schema order (field i has vtable slot 4 + 2i), with the schema's
+     * default where the file omits it; enums and bools as integers, floats as their
+     * IEEE-754 bits, vector fields 0.  E.g. CONV_2D: padding, stride_w, stride_h,
+     * activation, dilation_w, dilation_h, quantized_bias_type.  VAR_HANDLE (whose fields
+     * are strings): [0] the graph index of the first VAR_HANDLE with its shared name
+     * (its resource variable), [1] where the name starts in the file (-1: none), [2] its
+     * length.  CUSTOM: [1] and [2] are its custom code's name, the same way.  Operators
+     * without options share one array of zeros. */
+    const int32_t *options;
     int32_t kind;                /* TFLite BuiltinOperator code (CONV_2D = 3, ...) */
-    int32_t version;             /* the operator code's version (>= 1) */
-    int32_t options_type;        /* TFLite BuiltinOptions code of `options`; 0: none */
-    /* The operator's builtin options: scalar field i of its options table in schema
-     * order (field i has vtable slot 4 + 2i), with the schema's default where the
-     * file omits it; enums and bools as integers, floats as their IEEE-754 bits,
-     * vector fields 0.  E.g. CONV_2D: padding, stride_w, stride_h, activation,
-     * dilation_w, dilation_h, quantized_bias_type.  VAR_HANDLE (whose fields are
-     * strings): [0] the graph index of the first VAR_HANDLE with its shared name (its
-     * resource variable), [1] where the name starts in the file (-1: none), [2] its
-     * length. */
-    int32_t options[MC_OP_OPTIONS];
     /* its inputs are graph->op_tensors[first_input ..); int32: the lists hold at most
      * MC_MAX_OP_TENSORS entries (mc_graph_structure) */
     int32_t first_input;
     int32_t first_output;
     int32_t first_intermediate;
-    int64_t custom_name_offset;  /* CUSTOM operators: where the custom code's name starts in
-                                    the file; -1 otherwise */
-    int32_t custom_name_bytes;
     int32_t n_inputs;            /* an absent optional input is -1 */
     int32_t n_outputs;
     int32_t n_intermediates;
+    int16_t version;             /* the operator code's version (>= 1; a file's, saturated
+                                    to 16 bits) */
+    uint16_t options_type;       /* TFLite BuiltinOptions code of `options` (a byte in the
+                                    file); 0: none */
 } mc_op_t;
 
 /* One subgraph of a model with several (control flow: IF, WHILE, CALL_ONCE).  The
@@ -730,17 +739,13 @@ typedef struct {
     int64_t n_subgraphs;
     int64_t scratch_bytes;  /* what mc_tflite_read needs for this file */
     int64_t n_io;           /* every subgraph's inputs and outputs together */
+    int64_t n_values;       /* int32 entries of the tensors' shapes and operators' options */
 } mc_tflite_size_t;
 
 /* Counts what the file holds, every subgraph together (n_inputs and n_outputs: the
  * first subgraph's), and the scratch needed to read it.
  * [in] source  [out] out  [out] problem  may be NULL */
 mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_problem_t *problem);
-
-/* The end of the arrays mc_tflite_read laid out for `graph` in its scratch (the last
- * subgraph's outputs): what follows, the reader's own state, is free once it returns.
- * [in] graph  a graph mc_tflite_read filled */
-const void *mc_tflite_arrays_end(const mc_graph_t *graph);
 
 /*
  * Reads the file's first subgraph into *graph, whose arrays point into `scratch`

@@ -60,6 +60,7 @@ typedef struct {
     int32_t plan_bytes;       /* the planners' work */
     int32_t n_scopes;         /* TFLM's scopes + 1 (the shifted lifetimes' range): n_ops + 2
                                  without control flow */
+    bool file_plan;           /* the file has an offline plan: its offsets are an array */
     int32_t arrays_bytes;     /* the head and the buffers' arrays, after the work area */
 } layout_t;
 
@@ -90,10 +91,11 @@ static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const
     work = live > work ? live : work;
     l->graph_work_bytes = work;
     l->plan_bytes = (int32_t)plan;
-    /* the head, sizes and two offset arrays (int64: TFLM's plan is made around the
-     * file's offsets, held in the other); first, last, owner (int32); each array starts
-     * 8-byte aligned */
-    l->arrays_bytes = ((int32_t)sizeof(head_t) + 7) / 8 * 8 + n * 3 * (int32_t)sizeof(int64_t) +
+    /* the head, sizes and the file's offsets when it has a plan (int64; the planners
+     * give their arenas only: the check keeps no offsets); first, last, owner (int32);
+     * each array starts 8-byte aligned */
+    l->file_plan = mc__offline_offsets(g) != NULL;
+    l->arrays_bytes = ((int32_t)sizeof(head_t) + 7) / 8 * 8 + n * (l->file_plan ? 2 : 1) * (int32_t)sizeof(int64_t) +
                       (n * 3 * (int32_t)sizeof(int32_t) + 7) / 8 * 8;
     return MC_OK;
 }
@@ -352,7 +354,7 @@ typedef struct {
     layout_t l;
     mc_check_t *r;
     mc_plan_t *plan; /* one at a time, in the head */
-    int64_t *sizes, *offsets_tflm, *offsets_best;
+    int64_t *sizes, *fixed; /* fixed: the file's offsets, when it has a plan */
     int32_t *first, *last, *owner;
     uint8_t *work;       /* the graph's phase's */
     int64_t work_bytes;
@@ -377,9 +379,8 @@ static mc_status_t carve(const mc_graph_t *g, const mc_board_t *b, const mc_chec
     p->r = &((head_t *)(void *)head)->result;
     p->plan = &((head_t *)(void *)head)->plan;
     p->sizes = (int64_t *)(void *)(head + (sizeof(head_t) + 7) / 8 * 8);
-    p->offsets_tflm = p->sizes + n; /* only the arenas are kept */
-    p->offsets_best = p->offsets_tflm + n;
-    p->first = (int32_t *)(p->offsets_best + n);
+    p->fixed = p->sizes + n;
+    p->first = (int32_t *)(p->fixed + (p->l.file_plan ? n : 0));
     p->last = p->first + n;
     p->owner = p->last + n;
     return MC_OK;
@@ -416,14 +417,13 @@ static mc_status_t plan_phase(const mc_graph_t *g, const mc_board_t *b, const mc
     r->check_scratch_bytes = file_bytes(g, &p.l);
     MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, p.l.tflm_flags, p.work, p.work_bytes, p.sizes, p.first, p.last,
                            p.owner, p.l.n_buffers, problem));
-    /* (memcore's offsets hold the file's until memcore's plan replaces them) */
-    usable = mc__tflm_take_offsets(g, p.sizes, p.owner, p.l.n_buffers, p.offsets_best, bad);
+    usable = !p.l.file_plan || mc__tflm_take_offsets(g, p.sizes, p.owner, p.l.n_buffers, p.fixed, bad);
     MC_TRY(mc__tflm_place(usable, bad, p.sizes, p.first, p.last, p.owner, p.l.n_buffers, scratch, p.plan_bytes,
-                          p.offsets_best, p.offsets_tflm, p.plan, problem));
+                          p.l.file_plan ? p.fixed : NULL, NULL, p.plan, problem));
     r->arena_tflm_bytes = p.plan->arena_bytes;
     r->arena_lower_bound_bytes = p.plan->lower_bound_bytes;
     MC_TRY(mc_plan(MC_PLAN_BEST, p.sizes, p.first, p.last, p.l.n_buffers, ARENA_ALIGNMENT, MC_PLAN_DEFAULT_STEPS,
-                   scratch, p.plan_bytes, p.offsets_best, p.plan));
+                   scratch, p.plan_bytes, NULL, p.plan));
     r->arena_best_bytes = p.plan->arena_bytes;
     r->best_is_optimal = p.plan->proven_optimal;
     return MC_OK;

@@ -161,7 +161,7 @@ static mc_status_t check_tensor(const mc_tensor_t *t, int32_t i, mc_problem_t *p
 {
     int64_t value = t->rank;
     int32_t kind = MC_PROBLEM_BAD_RANK;
-    if (t->rank >= 0 && t->rank <= MC_MAX_DIMS) {
+    if (t->rank <= MC_MAX_DIMS) {
         kind = mc_tensor_bytes(t, &value);
         if (kind == MC_PROBLEM_NONE && t->bytes != value) {
             kind = MC_PROBLEM_BAD_BYTES;

@@ -39,11 +39,12 @@
 #include "plan_exact.h"
 #include "plan_internal.h"
 
-/* The pass's offsets; zero-sized buffers, never placed (-1), at 0. */
+/* The pass's offsets (none when the caller wants only the arena: NULL); zero-sized
+ * buffers, never placed (-1), at 0. */
 static void keep_plan(const plan_t *p, int64_t *offsets)
 {
     int32_t b;
-    for (b = 0; b < p->n; b++) {
+    for (b = 0; b < p->n && offsets != NULL; b++) {
         offsets[b] = p->place[b] > 0 ? p->place[b] : 0;
     }
 }
@@ -300,7 +301,9 @@ OUT_OF_LINE static int32_t exact_search(plan_t *p, int64_t lower, int64_t alignm
             top = 0;
             for (i = 0; i < m; i++) {
                 top = x.off[i] + size[i] > top ? x.off[i] + size[i] : top;
-                offsets[p->order[i]] = (int64_t)x.off[i] * alignment;
+                if (offsets != NULL) {
+                    offsets[p->order[i]] = (int64_t)x.off[i] * alignment;
+                }
             }
         } else if (outcome == MC_EXACT_DONE) {
             floor = x.target + 1;
@@ -448,7 +451,7 @@ mc_status_t mc_plan_fixed(const int64_t *sizes, const int32_t *first_use, const 
     int64_t need = 0, pairs, same = 0, lower;
     int32_t i;
     if (out == NULL || (n_buffers > 0 && (sizes == NULL || first_use == NULL || last_use == NULL ||
-                                          offsets == NULL || scratch == NULL))) {
+                                          scratch == NULL))) {
         return MC_E_NULL;
     }
     if (alignment < 0) {

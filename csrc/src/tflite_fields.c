@@ -228,7 +228,7 @@ OUT_OF_LINE int32_t *mc__copy_ints(reader_t *r, const vector_t *v, int32_t *to)
     return to;
 }
 
-/* Out of line: its three call sites each inline the compare and select. */
+/* Out of line: its call sites would each inline the compare and select. */
 OUT_OF_LINE int32_t mc__clamp_length(uint32_t length)
 {
     return length > (uint32_t)INT32_MAX ? INT32_MAX : (int32_t)length;

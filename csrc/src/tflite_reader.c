@@ -52,6 +52,13 @@ enum { PLAN_VERSION = 0, PLAN_SUBGRAPH = 1, PLAN_COUNT = 2, PLAN_HEADER = 3 };
 
 static const char OFFLINE_PLAN[] = "OfflineMemoryAllocation";
 
+/* A board's check holds every tensor and operator of the model (memcore.h): they stay
+ * small (the typedef fails to compile if either grows). */
+typedef char graph_is_compact[sizeof(mc_tensor_t) <= 32 && sizeof(mc_op_t) <= 40 ? 1 : -1];
+
+/* The options of every operator that has none of its own (memcore.h): the defaults. */
+static const int32_t no_options[MC_OP_OPTIONS];
+
 /* The reader's state and its window, at the end of mc_tflite_read's scratch.  Part of
  * the scratch mc_tflite_size asks for, so reader_t keeps its size: 168 B on 32-bit
  * boards, 160 B on i386, 176 B on a 64-bit host. */
@@ -64,6 +71,8 @@ typedef struct {
     mc_tensor_t *tensors;
     mc_op_t *ops;
     int32_t *op_tensors;
+    int32_t *values;   /* the tensors' shapes and operators' options, in file order: the
+                          next free entry while they are read */
     int32_t *offsets;  /* the offline plan's, when there is one */
     int32_t *inputs;   /* each subgraph's inputs, then its outputs, subgraph after subgraph */
 } arrays_t;
@@ -128,22 +137,55 @@ static void op_lists(reader_t *r, const table_t *op, vector_t lists[3])
     }
 }
 
-/* `total` and the length of every tensor list of the open subgraph's operators. */
-static int64_t count_op_tensors(reader_t *r, int64_t total)
+/* The builtin code of operator code `index` (< the codes' count): the larger of its two
+ * code fields.  Its table goes to *code. */
+static int32_t code_kind(reader_t *r, uint32_t index, table_t *code)
 {
-    const vector_t *operators = &r->root.vectors[OPERATORS];
-    uint32_t k;
-    for (k = 0; k < operators->length && r->rc == MC_OK; k++) {
-        table_t op;
-        vector_t lists[3];
-        mc__table_element(r, operators, k, &op);
-        op_lists(r, &op, lists);
-        total += (int64_t)lists[0].length + lists[1].length + lists[2].length;
-        if (total > MC_MAX_OP_TENSORS) {
-            mc__fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, total);
+    int32_t deprecated, builtin;
+    mc__table_element(r, &r->root.vectors[CODES], index, code);
+    deprecated = mc__scalar_field(r, code, CODE_DEPRECATED_BUILTIN, MC_FIELD_I8, 0);
+    builtin = mc__scalar_field(r, code, CODE_BUILTIN, MC_FIELD_I32, 0);
+    return builtin > deprecated ? builtin : deprecated;
+}
+
+/* Whether an operator keeps options of its own (memcore.h), not the shared zeros: its
+ * options type is one this reader knows, or it names something in them.  A newer type's
+ * fields all read as 0. */
+static bool has_options(int32_t kind, int32_t options_type)
+{
+    return (options_type > 0 && options_type < MC_TFLITE_OPTIONS_TYPES) || kind == BUILTIN_VAR_HANDLE ||
+           kind == BUILTIN_CUSTOM;
+}
+
+/* Adds the open subgraph's tensor list entries and int32 values (shapes, options) to
+ * *out's.  A bad opcode index counts no options: read_op refuses it. */
+static void count_entries(reader_t *r, mc_tflite_size_t *out)
+{
+    const vector_t *tensors = &r->root.vectors[TENSORS], *operators = &r->root.vectors[OPERATORS];
+    uint32_t i, index;
+    table_t table, code;
+    vector_t lists[3];
+    for (i = 0; i < tensors->length && r->rc == MC_OK; i++) {
+        mc__table_element(r, tensors, i, &table);
+        mc__vector_field(r, &table, TENSOR_SHAPE, 4, &lists[0]);
+        out->n_values += lists[0].length > MC_MAX_DIMS ? 0 : lists[0].length; /* (read_tensor refuses it) */
+    }
+    for (i = 0; i < operators->length && r->rc == MC_OK; i++) {
+        int32_t kind = 0;
+        mc__table_element(r, operators, i, &table);
+        op_lists(r, &table, lists);
+        out->n_op_tensors += (int64_t)lists[0].length + lists[1].length + lists[2].length;
+        if (out->n_op_tensors > MC_MAX_OP_TENSORS) {
+            mc__fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, out->n_op_tensors);
+        }
+        index = (uint32_t)mc__scalar_field(r, &table, OP_OPCODE_INDEX, MC_FIELD_I32, 0);
+        if (index < r->root.vectors[CODES].length) {
+            kind = code_kind(r, index, &code);
+        }
+        if (has_options(kind, mc__scalar_field(r, &table, OP_OPTIONS_TYPE, MC_FIELD_U8, 0))) {
+            out->n_values += MC_OP_OPTIONS;
         }
     }
-    return total;
 }
 
 /* Whether tensor i has data in the file, checking its buffer. */
@@ -183,6 +225,20 @@ static bool tensor_buffer(reader_t *r, const table_t *t, int32_t i)
     return data.length > 0;
 }
 
+/* Where a string starts in the file, as the graph keeps it: -1 for none, or one past
+ * 2 GB (a flatbuffer is smaller; such a file can only point into appended data). */
+static int32_t offset32(int64_t at)
+{
+    return at < 0 || at > INT32_MAX ? -1 : (int32_t)at;
+}
+
+/* A field memcore only shows (memcore.h), within 16 bits.  Out of line: its call sites
+ * would each inline the two compares. */
+OUT_OF_LINE static int16_t saturate16(int32_t v)
+{
+    return (int16_t)(v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v);
+}
+
 static void read_quantization(reader_t *r, int64_t at, mc_tensor_t *out)
 {
     table_t q;
@@ -190,14 +246,14 @@ static void read_quantization(reader_t *r, int64_t at, mc_tensor_t *out)
     mc__table_at(r, at, &q);
     mc__vector_field(r, &q, QUANT_SCALE, 4, &scale);
     mc__vector_field(r, &q, QUANT_ZERO_POINT, 8, &zero_point);
-    out->quant_dimension = mc__scalar_field(r, &q, QUANT_DIMENSION, MC_FIELD_I32, 0);
+    out->quant_dimension = saturate16(mc__scalar_field(r, &q, QUANT_DIMENSION, MC_FIELD_I32, 0));
     out->quant_channels = mc__clamp_length(scale.length);
     if (zero_point.length > 0) {
         out->flags |= MC_TENSOR_ZERO_POINT;
     }
 }
 
-OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out)
+OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out, arrays_t *a)
 {
     table_t t;
     vector_t shape, name;
@@ -212,13 +268,14 @@ OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out)
         return;
     }
     memset(out, 0, sizeof *out);
-    out->rank = (int32_t)shape.length;
-    mc__copy_ints(r, &shape, out->dims);
-    out->dtype = mc__scalar_field(r, &t, TENSOR_TYPE, MC_FIELD_I8, 0);
+    out->rank = (uint8_t)shape.length;
+    out->dims = a->values;
+    a->values = mc__copy_ints(r, &shape, a->values);
+    out->dtype = (uint8_t)mc__scalar_field(r, &t, TENSOR_TYPE, MC_FIELD_I8, 0);
     constant = tensor_buffer(r, &t, i);
     mc__vector_field(r, &t, TENSOR_NAME, 1, &name);
-    out->name_offset = name.data;
-    out->name_bytes = mc__clamp_length(name.length);
+    out->name_offset = offset32(name.data);
+    out->name_bytes = (uint16_t)(name.length > UINT16_MAX ? UINT16_MAX : name.length);
     quant = mc__ref_field(r, &t, TENSOR_QUANTIZATION);
     if (quant >= 0) {
         read_quantization(r, quant, out);
@@ -241,14 +298,24 @@ OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out)
     out->bytes = mc_tensor_bytes(out, &bytes) == MC_PROBLEM_NONE ? bytes : -1;
 }
 
-static void read_options(reader_t *r, const table_t *op, mc_op_t *out)
+/* Operator `out`'s options into the next MC_OP_OPTIONS values when it has its own
+ * (has_options), else the shared zeros; `code` is its operator code's table. */
+static void read_options(reader_t *r, const table_t *op, const table_t *code, mc_op_t *out, arrays_t *a)
 {
     const uint8_t *fields = NULL;
-    int32_t count, f;
+    int32_t count, f, *values = a->values;
     int64_t at;
     table_t options;
+    vector_t name;
     options.vtable_bytes = 0; /* no options table: every field reads as its default */
-    out->options_type = mc__scalar_field(r, op, OP_OPTIONS_TYPE, MC_FIELD_U8, 0);
+    out->options_type = (uint16_t)mc__scalar_field(r, op, OP_OPTIONS_TYPE, MC_FIELD_U8, 0);
+    out->options = no_options;
+    if (!has_options(out->kind, out->options_type)) {
+        return;
+    }
+    out->options = values;
+    a->values += MC_OP_OPTIONS;
+    memset(values, 0, MC_OP_OPTIONS * sizeof *values);
     /* none, or newer than this reader's schema: defaults stay 0 */
     if (out->options_type > 0 && out->options_type < MC_TFLITE_OPTIONS_TYPES) {
         count = mc_tflite_option_fields(out->options_type, &fields);
@@ -259,17 +326,21 @@ static void read_options(reader_t *r, const table_t *op, mc_op_t *out)
         for (f = 0; f < count; f++) {
             int32_t kind = fields[f] & 7;
             if (kind != MC_FIELD_NOT_SCALAR) {
-                out->options[f] = mc__scalar_field(r, &options, f, kind, fields[f] >> 3);
+                values[f] = mc__scalar_field(r, &options, f, kind, fields[f] >> 3);
             }
         }
     }
-    /* where a VAR_HANDLE's shared name is (memcore.h); without options, none: -1 */
+    /* where a VAR_HANDLE's shared name or a CUSTOM operator's code's name is
+     * (memcore.h); without one, none: -1 */
     if (out->kind == BUILTIN_VAR_HANDLE) {
-        vector_t name;
         mc__vector_field(r, &options, VAR_HANDLE_SHARED_NAME, 1, &name);
-        out->options[1] = name.data < 0 ? -1 : (int32_t)name.data; /* a flatbuffer is < 2 GB */
-        out->options[2] = mc__clamp_length(name.length);
+    } else if (out->kind == BUILTIN_CUSTOM) {
+        mc__vector_field(r, code, CODE_CUSTOM, 1, &name);
+    } else {
+        return;
     }
+    values[1] = offset32(name.data);
+    values[2] = mc__clamp_length(name.length);
 }
 
 /* Each VAR_HANDLE's resource variable: the first VAR_HANDLE with the same shared name
@@ -278,7 +349,8 @@ static void name_variables(reader_t *r, mc_op_t *ops, int32_t n_ops)
 {
     int32_t k, j, c;
     for (k = 0; k < n_ops; k++) {
-        int32_t *name = ops[k].options;
+        /* (a VAR_HANDLE's options are its own, in the reader's scratch) */
+        int32_t *name = (int32_t *)ops[k].options;
         for (j = 0; j <= k && ops[k].kind == BUILTIN_VAR_HANDLE; j++) {
             const int32_t *other = ops[j].options;
             if (ops[j].kind != BUILTIN_VAR_HANDLE || other[2] != name[2] || (j < k && other[0] != j)) {
@@ -310,12 +382,12 @@ static int32_t *rebase(const reader_t *r, int32_t *from, int32_t *to)
 
 /* Operator k into *out, its tensor lists copied to op_tensors from next on; returns
  * where the next operator's go. */
-OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_t *op_tensors, int32_t *next)
+OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, arrays_t *a, int32_t *next)
 {
     const vector_t *codes = &r->root.vectors[CODES];
     table_t op, code;
-    vector_t lists[3], custom;
-    int32_t index, deprecated, builtin, l;
+    vector_t lists[3];
+    int32_t index, l;
     int32_t *firsts[3];
 
     mc__table_element(r, &r->root.vectors[OPERATORS], (uint32_t)(k - r->root.first_op), &op);
@@ -328,18 +400,9 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
         }
         mc__fail(r, MC_E_MODEL, MC_PROBLEM_BAD_OPCODE, op.at);
     }
-    mc__table_element(r, codes, (uint32_t)index, &code);
-    deprecated = mc__scalar_field(r, &code, CODE_DEPRECATED_BUILTIN, MC_FIELD_I8, 0);
-    builtin = mc__scalar_field(r, &code, CODE_BUILTIN, MC_FIELD_I32, 0);
-    out->version = mc__scalar_field(r, &code, CODE_VERSION, MC_FIELD_I32, 1);
-    out->kind = builtin > deprecated ? builtin : deprecated;
-    out->custom_name_offset = -1;
-    if (out->kind == BUILTIN_CUSTOM) {
-        mc__vector_field(r, &code, CODE_CUSTOM, 1, &custom);
-        out->custom_name_offset = custom.data;
-        out->custom_name_bytes = mc__clamp_length(custom.length);
-    }
-    read_options(r, &op, out);
+    out->kind = code_kind(r, (uint32_t)index, &code);
+    out->version = saturate16(mc__scalar_field(r, &code, CODE_VERSION, MC_FIELD_I32, 1));
+    read_options(r, &op, &code, out, a);
     op_lists(r, &op, lists);
     out->n_inputs = (int32_t)lists[0].length;
     out->n_outputs = (int32_t)lists[1].length;
@@ -348,7 +411,7 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, int32_
     firsts[1] = &out->first_output;
     firsts[2] = &out->first_intermediate;
     for (l = 0; l < 3; l++) {
-        *firsts[l] = (int32_t)(next - op_tensors); /* within MC_MAX_OP_TENSORS (count_op_tensors) */
+        *firsts[l] = (int32_t)(next - a->op_tensors); /* within MC_MAX_OP_TENSORS (count_entries) */
         next = rebase(r, next, mc__copy_ints(r, &lists[l], next));
     }
     return next;
@@ -431,15 +494,17 @@ static mc_status_t check_source(const mc_source_t *source)
 }
 
 /* Bytes of scratch for the counted arrays, in their layout order, and the reader's
- * state.  Within the limits open_root and count_op_tensors check (tensors and operators
- * 1,000,000 each, 16,000,000 list entries) the arrays of 8-byte members and the lists
- * take under 2^32 bytes; graph inputs and outputs are 32-bit counts: nothing overflows. */
-static int64_t layout_bytes(uint32_t n_tensors, uint32_t n_ops, uint32_t n_op_tensors, uint32_t n_subgraphs,
+ * state.  Within the limits open_root and count_entries check (tensors and operators
+ * 1,000,000 each, 16,000,000 list entries, so at most 16,000,000 shape and option
+ * values) the arrays of 8-byte members and the int32 ones take under 2^32 bytes; graph
+ * inputs and outputs are 32-bit counts: nothing overflows.  n_ints: the lists' entries
+ * and the values. */
+static int64_t layout_bytes(uint32_t n_tensors, uint32_t n_ops, uint32_t n_ints, uint32_t n_subgraphs,
                             int64_t n_io, bool plan)
 {
     /* (with an offline plan, an offset per tensor among the int32 arrays) */
     uint32_t fixed = n_tensors * (uint32_t)(sizeof(mc_tensor_t) + (plan ? sizeof(int32_t) : 0)) +
-                     n_ops * (uint32_t)sizeof(mc_op_t) + n_op_tensors * (uint32_t)sizeof(int32_t) +
+                     n_ops * (uint32_t)sizeof(mc_op_t) + n_ints * (uint32_t)sizeof(int32_t) +
                      (n_subgraphs > 1 ? n_subgraphs * (uint32_t)sizeof(mc_subgraph_t) : 0u);
     int64_t total = fixed + n_io * (int64_t)sizeof(int32_t);
     return ((total + 7) & ~(int64_t)7) + RESERVED_BYTES; /* the reader's state is 8-byte aligned */
@@ -468,10 +533,11 @@ OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out)
         if (too_many != 0) {
             mc__fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, too_many);
         }
-        out->n_op_tensors = count_op_tensors(r, out->n_op_tensors);
+        count_entries(r, out);
     }
     find_plan(r, out->n_tensors);
-    out->scratch_bytes = layout_bytes((uint32_t)out->n_tensors, (uint32_t)out->n_ops, (uint32_t)out->n_op_tensors,
+    out->scratch_bytes = layout_bytes((uint32_t)out->n_tensors, (uint32_t)out->n_ops,
+                                      (uint32_t)(out->n_op_tensors + out->n_values),
                                       (uint32_t)out->n_subgraphs, out->n_io, root->plan_at >= 0);
     return r->rc;
 }
@@ -495,19 +561,19 @@ mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_
  * mc_graph_structure has passed g. */
 int64_t mc__tflite_read_bytes(const mc_graph_t *g)
 {
-    int64_t n_io = g->n_inputs + g->n_outputs;
-    int32_t s, n_subgraphs = g->subgraphs != NULL ? (int32_t)g->n_subgraphs : 1;
-    for (s = 1; s < n_subgraphs; s++) {
-        n_io += (int64_t)g->subgraphs[s].n_inputs + g->subgraphs[s].n_outputs;
+    int64_t n_io = g->n_inputs + g->n_outputs, n_ints = g->n_op_tensors;
+    int32_t i, n_subgraphs = g->subgraphs != NULL ? (int32_t)g->n_subgraphs : 1;
+    for (i = 1; i < n_subgraphs; i++) {
+        n_io += (int64_t)g->subgraphs[i].n_inputs + g->subgraphs[i].n_outputs;
     }
-    return layout_bytes((uint32_t)g->n_tensors, (uint32_t)g->n_ops, (uint32_t)g->n_op_tensors, (uint32_t)n_subgraphs,
-                        n_io, g->offline_offsets != NULL);
-}
-
-const void *mc_tflite_arrays_end(const mc_graph_t *graph)
-{
-    const mc_subgraph_t *last = graph->subgraphs != NULL ? &graph->subgraphs[graph->n_subgraphs - 1] : NULL;
-    return last != NULL ? last->io + last->n_inputs + last->n_outputs : graph->outputs + graph->n_outputs;
+    for (i = 0; i < (int32_t)g->n_tensors; i++) {
+        n_ints += g->tensors[i].rank;
+    }
+    for (i = 0; i < (int32_t)g->n_ops; i++) {
+        n_ints += has_options(g->ops[i].kind, g->ops[i].options_type) ? MC_OP_OPTIONS : 0;
+    }
+    return layout_bytes((uint32_t)g->n_tensors, (uint32_t)g->n_ops, (uint32_t)n_ints, (uint32_t)n_subgraphs, n_io,
+                        g->offline_offsets != NULL);
 }
 
 mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scratch_bytes,
@@ -546,7 +612,8 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     a.ops = (mc_op_t *)(a.tensors + n.n_tensors);
     a.op_tensors = (int32_t *)(a.ops + n.n_ops);
     plan = r->root.plan_at >= 0;
-    a.offsets = a.op_tensors + n.n_op_tensors;
+    a.values = a.op_tensors + n.n_op_tensors;
+    a.offsets = a.values + n.n_values;
     a.inputs = a.offsets + (plan ? n.n_tensors : 0);
 
     next = a.op_tensors;
@@ -559,10 +626,10 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
         n_tensors = (int32_t)root->vectors[TENSORS].length; /* the sums are within MC_MAX_* */
         n_ops = (int32_t)root->vectors[OPERATORS].length;
         for (i = root->first_tensor; i < root->first_tensor + n_tensors && r->rc == MC_OK; i++) {
-            read_tensor(r, i, &a.tensors[i]);
+            read_tensor(r, i, &a.tensors[i], &a);
         }
         for (i = root->first_op; i < root->first_op + n_ops && r->rc == MC_OK; i++) {
-            next = read_op(r, i, &a.ops[i], a.op_tensors, next);
+            next = read_op(r, i, &a.ops[i], &a, next);
         }
         if (n.n_subgraphs > 1) {
             mc_subgraph_t *sg = &a.subgraphs[s];

@@ -22,6 +22,7 @@ DTYPE_CODES = {
     "bfloat16": lib.MC_DTYPE_BFLOAT16,
 }
 DTYPE_NAMES = {code: name for name, code in DTYPE_CODES.items()}
+CUSTOM = 32  # TFLite's builtin code of a custom operator
 
 
 @functools.lru_cache(maxsize=None)  # once per code, not once per operator of a large model
@@ -73,8 +74,9 @@ class CGraph:
 
     def op_kind(self, k):
         op = self.graph.ops[k]
-        if op.custom_name_offset >= 0 and self.file is not None:
-            custom = bytes(self.file[op.custom_name_offset:op.custom_name_offset + op.custom_name_bytes])
+        if op.kind == CUSTOM and op.options[1] >= 0 and self.file is not None:
+            # a CUSTOM operator's code's name: where it starts in the file and its length
+            custom = bytes(self.file[op.options[1]:op.options[1] + op.options[2]])
             return "custom operator %r" % custom.decode("utf-8", "replace")
         return op_name(op.kind)
 
@@ -310,12 +312,19 @@ def read_tflite(data, source):
     return partial
 
 
+def _saturate16(value):
+    """A field the graph only shows, within 16 bits, as the C reader keeps a file's."""
+    return max(-2**15, min(2**15 - 1, value))
+
+
 def from_model(model):
     """The mc_graph_t of a memcore Model built in Python (the ONNX importer's), so the
     C core validates and checks it exactly as it does a TFLite file."""
     tensors = model.tensors
     n = len(tensors)
     c_tensors = ffi.new("mc_tensor_t[]", max(1, n))
+    c_dims = ffi.new("int32_t[]", max(1, sum(len(t.shape) for t in tensors)))
+    at = 0
     for i, t in enumerate(tensors):
         c = c_tensors[i]
         if len(t.shape) > lib.MC_MAX_DIMS:
@@ -326,29 +335,32 @@ def from_model(model):
             if not -2**31 <= size < 2**31:
                 raise MemcoreError("%s: tensor %d (%s) has an impossible dimension in shape %s"
                                    % (model.path, i, t.name, list(t.shape)))
-            c.dims[d] = size
+            c_dims[at + d] = size
+        c.dims = c_dims + at
+        at += len(t.shape)
         c.bytes = t.bytes
         c.dtype = DTYPE_CODES.get(t.dtype, lib.MC_DTYPE_STRING)
         c.name_offset = -1
         c.quant_channels = t.quantization_channels
-        c.quant_dimension = t.quantization_dimension
+        c.quant_dimension = _saturate16(t.quantization_dimension)
         c.flags = ((lib.MC_TENSOR_CONSTANT if t.is_constant else 0) |
                    (lib.MC_TENSOR_VARIABLE if t.is_variable else 0) |
                    (lib.MC_TENSOR_ZERO_POINT if t.has_zero_point else 0))
     ops = model.operators
     flat = []
     c_ops = ffi.new("mc_op_t[]", max(1, len(ops)))
+    c_options = ffi.new("int32_t[]", max(1, len(ops)) * lib.MC_OP_OPTIONS)
     for k, op in enumerate(ops):
         c = c_ops[k]
         c.kind = op.code if op.code >= 0 else op_code(op.kind)
-        c.version = op.version
+        c.version = _saturate16(op.version)
         c.options_type = op.options_type
         for f, value in enumerate(op.options[:lib.MC_OP_OPTIONS]):
             if not -2**31 <= value < 2**31:  # an ONNX attribute (a stride, ...) the builder let through
                 raise MemcoreError("%s: operator %d (%s): builtin option %d is %d, which does not fit in 32 bits"
                                    % (model.path, k, op.kind, f, value))
-            c.options[f] = value
-        c.custom_name_offset = -1
+            c_options[k * lib.MC_OP_OPTIONS + f] = value
+        c.options = c_options + k * lib.MC_OP_OPTIONS
         c.first_input, c.n_inputs = len(flat), len(op.inputs)
         flat.extend(op.inputs)
         c.first_output, c.n_outputs = len(flat), len(op.outputs)
@@ -365,7 +377,7 @@ def from_model(model):
     graph.n_inputs, graph.n_outputs = len(model.inputs), len(model.outputs)
     graph.n_subgraphs = model.subgraph_count
     graph.flags = 0
-    return CGraph(graph, (c_tensors, c_ops, c_flat, c_in, c_out), names=[t.name for t in tensors])
+    return CGraph(graph, (c_tensors, c_dims, c_ops, c_options, c_flat, c_in, c_out), names=[t.name for t in tensors])
 
 
 __all__ = ["CGraph", "DTYPE_CODES", "DTYPE_NAMES", "describe", "from_model", "op_code", "op_name", "read_tflite"]

@@ -187,8 +187,10 @@ def memory_rows(data, si=False):
         ("headroom", data["headroom_bytes"], "available − required", 0),
     ]
     if data.get("check_scratch_bytes") is not None:
-        # the C core's figure: so a user knows the board's boot check itself can run
+        # the C core's figure: so a user knows whether the board's boot check itself can run
+        over = data["check_scratch_bytes"] > data["available_bytes"]
         rows.append(("the check itself", data["check_scratch_bytes"],
+                     "more than available: the board cannot check this file itself at boot" if over else
                      "the one block memcore's check of this file takes on the board", 0))
     return rows
 

@@ -10,7 +10,9 @@
 #define OPS 4
 
 static mc_tensor_t tensors[T];
+static int32_t shapes[T][MC_MAX_DIMS]; /* the tensors' dims */
 static mc_op_t ops[OPS];
+static const int32_t no_options[MC_OP_OPTIONS];
 static int32_t lists[64];
 static int32_t inputs[2], outputs[2];
 static uint64_t scratch[T];
@@ -25,14 +27,16 @@ static mc_graph_t chain(void)
     memset(ops, 0, sizeof ops);
     for (i = 0; i < 5; i++) {
         tensors[i].rank = 2;
-        tensors[i].dims[0] = 1;
-        tensors[i].dims[1] = 8;
+        tensors[i].dims = shapes[i];
+        shapes[i][0] = 1;
+        shapes[i][1] = 8;
         tensors[i].dtype = MC_DTYPE_FLOAT32;
         tensors[i].bytes = 32;
     }
     tensors[2].flags = MC_TENSOR_CONSTANT;
     for (i = 0; i < 3; i++) {
         ops[i].kind = 0; /* ADD */
+        ops[i].options = no_options;
         ops[i].first_input = n;
         ops[i].n_inputs = 2;
         lists[n++] = in[i][0];
@@ -143,14 +147,14 @@ int main(void)
     tensors[3].bytes = 31;
     expect(&g, MC_PROBLEM_BAD_BYTES, -1, 3, -1);
     g = chain();
-    tensors[3].dims[1] = -1;
+    shapes[3][1] = -1;
     expect(&g, MC_PROBLEM_DYNAMIC_SHAPE, -1, 3, -1);
     g = chain();
     tensors[3].dtype = MC_DTYPE_STRING;
     expect(&g, MC_PROBLEM_BAD_DTYPE, -1, 3, -1);
     g = chain();
     tensors[3].rank = 3;
-    tensors[3].dims[0] = tensors[3].dims[1] = tensors[3].dims[2] = INT32_MAX;
+    shapes[3][0] = shapes[3][1] = shapes[3][2] = INT32_MAX;
     expect(&g, MC_PROBLEM_SIZE_OVERFLOW, -1, 3, -1);
     g = chain();
     tensors[3].rank = MC_MAX_DIMS + 1;

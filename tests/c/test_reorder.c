@@ -11,8 +11,11 @@
 #define FULLY_CONNECTED 9
 #define ADD 0
 
+static const int32_t no_options[MC_OP_OPTIONS];
+
 typedef struct {
     mc_tensor_t tensors[MAX_T];
+    int32_t shapes[MAX_T][2]; /* the tensors' dims */
     mc_op_t ops[MAX_OPS];
     int32_t lists[64];
     int32_t inputs[2], outputs[2];
@@ -26,8 +29,9 @@ static int tensor(builder_t *b, int rows, int cols, bool constant)
     mc_tensor_t *t = &b->tensors[b->g.n_tensors];
     memset(t, 0, sizeof *t);
     t->rank = 2;
-    t->dims[0] = rows;
-    t->dims[1] = cols;
+    t->dims = b->shapes[b->g.n_tensors];
+    b->shapes[b->g.n_tensors][0] = rows;
+    b->shapes[b->g.n_tensors][1] = cols;
     t->dtype = MC_DTYPE_FLOAT32;
     t->bytes = 4 * rows * cols;
     t->name_offset = -1;
@@ -41,7 +45,7 @@ static void op(builder_t *b, int kind, int in0, int in1, int in2, int out)
     memset(o, 0, sizeof *o);
     o->kind = kind;
     o->version = 1;
-    o->custom_name_offset = -1;
+    o->options = no_options;
     o->first_input = b->n_lists;
     o->n_inputs = kind == ADD ? 2 : 3;
     b->lists[b->n_lists++] = in0;

@@ -9,8 +9,11 @@
 #define MAX_T 16
 #define MAX_OPS 8
 
+static const int32_t no_options[MC_OP_OPTIONS];
+
 typedef struct {
     mc_tensor_t tensors[MAX_T];
+    int32_t shapes[MAX_T]; /* the tensors' one dim each */
     mc_op_t ops[MAX_OPS];
     int32_t lists[64];
     int32_t inputs[4], outputs[4];
@@ -24,7 +27,8 @@ static void start(builder_t *b, int n_tensors, const int *constant)
     memset(b, 0, sizeof *b);
     for (i = 0; i < n_tensors; i++) {
         b->tensors[i].rank = 1;
-        b->tensors[i].dims[0] = 4 * (i + 1);
+        b->tensors[i].dims = &b->shapes[i];
+        b->shapes[i] = 4 * (i + 1);
         b->tensors[i].dtype = MC_DTYPE_INT8;
         b->tensors[i].bytes = 4 * (i + 1);
         b->tensors[i].name_offset = -1;
@@ -47,7 +51,7 @@ static void op(builder_t *b, const int *ins, int n_ins, const int *outs, int n_o
     int i;
     o->kind = 0; /* ADD */
     o->version = 1;
-    o->custom_name_offset = -1;
+    o->options = no_options;
     o->first_input = b->n_lists;
     o->n_inputs = n_ins;
     for (i = 0; i < n_ins; i++) {

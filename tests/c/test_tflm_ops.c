@@ -12,30 +12,33 @@
 
 typedef struct {
     mc_tensor_t tensors[MAX_T];
+    int32_t shapes[MAX_T][MC_MAX_DIMS]; /* the tensors' dims */
     mc_op_t op;
+    int32_t options[MC_OP_OPTIONS];     /* the operator's */
     int32_t op_tensors[MAX_T];
     int32_t inputs[2], outputs[1];
     mc_graph_t g;
 } one_op_t;
 
-static mc_tensor_t tensor(int32_t dtype, int32_t rank, const int32_t *dims, int32_t channels,
-                          uint32_t flags)
+/* Tensor i of m. */
+static void tensor(one_op_t *m, int32_t i, int32_t dtype, int32_t rank, const int32_t *dims, int32_t channels,
+                   uint32_t flags)
 {
     static const int64_t size[MC_DTYPE_COUNT] = {4, 2, 4, 1, 8, 0, 1, 2, 8, 1, 8, 16, 8, 0, 0, 4, 2, 1, 2};
-    mc_tensor_t t;
-    int32_t i;
-    memset(&t, 0, sizeof t);
-    t.bytes = size[dtype];
-    for (i = 0; i < rank; i++) {
-        t.dims[i] = dims[i];
-        t.bytes *= dims[i];
+    mc_tensor_t *t = &m->tensors[i];
+    int32_t d;
+    memset(t, 0, sizeof *t);
+    t->bytes = size[dtype];
+    for (d = 0; d < rank; d++) {
+        m->shapes[i][d] = dims[d];
+        t->bytes *= dims[d];
     }
-    t.rank = rank;
-    t.dtype = dtype;
-    t.name_offset = -1;
-    t.quant_channels = channels;
-    t.flags = flags | (channels > 0 ? MC_TENSOR_ZERO_POINT : 0u);
-    return t;
+    t->dims = m->shapes[i];
+    t->rank = (uint8_t)rank;
+    t->dtype = (int8_t)dtype;
+    t->name_offset = -1;
+    t->quant_channels = channels;
+    t->flags = (uint8_t)(flags | (channels > 0 ? MC_TENSOR_ZERO_POINT : 0u));
 }
 
 /* One operator over tensors 0..n_in-1 writing tensor n_in; graph input 0, output n_in. */
@@ -43,17 +46,18 @@ static void one_op(one_op_t *m, int32_t kind, int32_t n_in, const int32_t *optio
 {
     int32_t i;
     memset(&m->op, 0, sizeof m->op);
+    memset(m->options, 0, sizeof m->options);
     m->op.kind = kind;
     m->op.version = 1;
     for (i = 0; i < n_options; i++) {
-        m->op.options[i] = options[i];
+        m->options[i] = options[i];
     }
+    m->op.options = m->options;
     m->op.first_input = 0;
     m->op.n_inputs = n_in;
     m->op.first_output = n_in;
     m->op.n_outputs = 1;
     m->op.first_intermediate = n_in + 1;
-    m->op.custom_name_offset = -1;
     for (i = 0; i <= n_in; i++) {
         m->op_tensors[i] = i;
     }
@@ -120,10 +124,10 @@ static const uint32_t K = MC_TENSOR_CONSTANT;
 static void build_fc(one_op_t *m)
 {
     const int32_t in[] = {1, 16}, w[] = {8, 16}, b[] = {8}, o[] = {1, 8};
-    m->tensors[0] = tensor(MC_DTYPE_INT8, 2, in, 1, 0);
-    m->tensors[1] = tensor(MC_DTYPE_INT8, 2, w, 8, K);
-    m->tensors[2] = tensor(MC_DTYPE_INT32, 1, b, 8, K);
-    m->tensors[3] = tensor(MC_DTYPE_INT8, 2, o, 1, 0);
+    tensor(m, 0, MC_DTYPE_INT8, 2, in, 1, 0);
+    tensor(m, 1, MC_DTYPE_INT8, 2, w, 8, K);
+    tensor(m, 2, MC_DTYPE_INT32, 1, b, 8, K);
+    tensor(m, 3, MC_DTYPE_INT8, 2, o, 1, 0);
     one_op(m, 9, 3, NULL, 0);
 }
 
@@ -157,9 +161,9 @@ static void test_mean_scratch_buffers(void)
     const int32_t keep_dims[] = {1};
     one_op_t m;
     result_t a;
-    m.tensors[0] = tensor(MC_DTYPE_INT8, 4, in, 1, 0);
-    m.tensors[1] = tensor(MC_DTYPE_INT32, 1, ax, 0, K);
-    m.tensors[2] = tensor(MC_DTYPE_INT8, 4, o, 1, 0);
+    tensor(&m, 0, MC_DTYPE_INT8, 4, in, 1, 0);
+    tensor(&m, 1, MC_DTYPE_INT32, 1, ax, 0, K);
+    tensor(&m, 2, MC_DTYPE_INT8, 4, o, 1, 0);
     one_op(&m, 40, 2, keep_dims, 1);
     CHECK_EQ_I64(arena(&m, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, &a), MC_OK);
     CHECK_EQ_I64(a.t.head_bytes, 208);  /* 128 + 16 + 32 (8 int32) + 16 (4 ints) + 16 (2 ints) */
@@ -179,10 +183,10 @@ static void build_conv(one_op_t *m)
     const int32_t in[] = {1, 8, 8, 3}, w[] = {4, 3, 3, 3}, b[] = {4}, o[] = {1, 8, 8, 4};
     /* Conv2DOptions: padding SAME, stride 1 x 1, no activation, dilation 1 x 1 */
     const int32_t options[] = {0, 1, 1, 0, 1, 1};
-    m->tensors[0] = tensor(MC_DTYPE_INT8, 4, in, 1, 0);
-    m->tensors[1] = tensor(MC_DTYPE_INT8, 4, w, 4, K);
-    m->tensors[2] = tensor(MC_DTYPE_INT32, 1, b, 4, K);
-    m->tensors[3] = tensor(MC_DTYPE_INT8, 4, o, 1, 0);
+    tensor(m, 0, MC_DTYPE_INT8, 4, in, 1, 0);
+    tensor(m, 1, MC_DTYPE_INT8, 4, w, 4, K);
+    tensor(m, 2, MC_DTYPE_INT32, 1, b, 4, K);
+    tensor(m, 3, MC_DTYPE_INT8, 4, o, 1, 0);
     one_op(m, 3, 3, options, 6);
 }
 
@@ -219,10 +223,10 @@ static void test_cmsis_columns_past_64_bits(void)
     const int32_t options[] = {1, 1, 1, 0, 1, 1}; /* VALID */
     int dtype;
     for (dtype = 0; dtype < 2; dtype++) { /* int8, then int16 x int8 with an int64 bias */
-        m.tensors[0] = tensor(dtype ? MC_DTYPE_INT16 : MC_DTYPE_INT8, 4, in, 1, 0);
-        m.tensors[1] = tensor(MC_DTYPE_INT8, 4, w, 1, K);
-        m.tensors[2] = tensor(dtype ? MC_DTYPE_INT64 : MC_DTYPE_INT32, 1, b, 1, K);
-        m.tensors[3] = tensor(dtype ? MC_DTYPE_INT16 : MC_DTYPE_INT8, 4, o, 1, 0);
+        tensor(&m, 0, dtype ? MC_DTYPE_INT16 : MC_DTYPE_INT8, 4, in, 1, 0);
+        tensor(&m, 1, MC_DTYPE_INT8, 4, w, 1, K);
+        tensor(&m, 2, dtype ? MC_DTYPE_INT64 : MC_DTYPE_INT32, 1, b, 1, K);
+        tensor(&m, 3, dtype ? MC_DTYPE_INT16 : MC_DTYPE_INT8, 4, o, 1, 0);
         one_op(&m, 3, 3, options, 6);
         CHECK_EQ_I64(arena(&m, MC_TARGET_CORTEX_M, MC_KERNELS_OPTIMISED, 0, &cm), MC_E_OVERFLOW);
     }
@@ -237,8 +241,8 @@ static void test_esp_nn_softmax_scratch(void)
     const int32_t in[] = {1, 4, 4, 10};
     one_op_t m;
     result_t ref, esp;
-    m.tensors[0] = tensor(MC_DTYPE_INT8, 4, in, 1, 0);
-    m.tensors[1] = tensor(MC_DTYPE_INT8, 4, in, 1, 0);
+    tensor(&m, 0, MC_DTYPE_INT8, 4, in, 1, 0);
+    tensor(&m, 1, MC_DTYPE_INT8, 4, in, 1, 0);
     one_op(&m, 25, 1, NULL, 0);
     CHECK_EQ_I64(arena(&m, MC_TARGET_ESP32, MC_KERNELS_OPTIMISED, 0, &esp), MC_OK);
     CHECK_EQ_I64(esp.n_scratch, 1);
@@ -255,10 +259,10 @@ static void test_transpose_conv_accumulators(void)
     const int32_t options[] = {0, 2, 2, 0};
     one_op_t m;
     result_t a;
-    m.tensors[0] = tensor(MC_DTYPE_INT32, 1, shape, 0, K);
-    m.tensors[1] = tensor(MC_DTYPE_INT8, 4, w, 2, K);
-    m.tensors[2] = tensor(MC_DTYPE_INT8, 4, in, 1, 0);
-    m.tensors[3] = tensor(MC_DTYPE_INT8, 4, o, 1, 0);
+    tensor(&m, 0, MC_DTYPE_INT32, 1, shape, 0, K);
+    tensor(&m, 1, MC_DTYPE_INT8, 4, w, 2, K);
+    tensor(&m, 2, MC_DTYPE_INT8, 4, in, 1, 0);
+    tensor(&m, 3, MC_DTYPE_INT8, 4, o, 1, 0);
     one_op(&m, 67, 3, options, 4);
     CHECK_EQ_I64(arena(&m, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, &a), MC_OK);
     CHECK_EQ_I64(a.t.head_bytes, 704);  /* 128 + 64 + an int32 per output element (512) */
@@ -324,7 +328,7 @@ static void test_bad_calls(void)
     m.op_tensors[3] = 9; /* an output past the tensors */
     CHECK_EQ_I64(arena(&m, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, &a), MC_E_GRAPH);
     build_fc(&m);
-    m.tensors[1].dims[1] = -1;
+    m.shapes[1][1] = -1;
     CHECK_EQ_I64(arena(&m, MC_TARGET_HOST64, MC_KERNELS_REFERENCE, 0, &a), MC_E_GRAPH);
     build_fc(&m);
     m.op.kind = 81;
