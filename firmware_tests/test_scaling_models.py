@@ -4,12 +4,14 @@ the overhead, the verdict and the memory the check itself took (check_scratch_by
 from the C core on both); a file whose operator lacks an input is refused on the board
 naming the file and the operator, as the host names them.
 
-The board's check needs no more of its memory than the model it approves: for each
-generator, the largest model the host says fits in the block the board measures (some
-33 KB on the simulated unix64 board, micropython/README.md's table, the rest of its heap
-in fragments of a few KB) is checked on the board as on the host.  A model whose check
-needs more than the board has is refused with MemoryError naming the file and the block
-the check asked for.  bench/check_scaling.py takes the generators to 100,000."""
+The board's check needs no more of its memory than the model it approves: for RELU
+chains, fan-outs and untouched tensors, the largest model the host says fits in the block
+the board measures (some 32 KB on the simulated unix64 board, micropython/README.md's
+table, the rest of its heap in fragments of a few KB) is checked on the board as on the
+host.  Many constant tensors are the known exception (48 B of check a tensor against
+TFLM's 24 B: docs/planner.md).  A model whose check needs more than the board has is
+refused with MemoryError naming the file and the block the check asked for.
+bench/check_scaling.py takes the generators to 100,000."""
 import re
 import sys
 

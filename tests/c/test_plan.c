@@ -417,6 +417,29 @@ static void edges(void)
     CHECK_EQ_I64(run((mc_strategy_t)7, 1, 16, 0, offsets, &p), MC_E_RANGE);
 }
 
+/* Without offsets (the check's call: the arena only) both planners give the same
+ * result as with them, the exact search's runs included. */
+static void arena_only(void)
+{
+    int kind, n, round;
+    for (round = 0; round < 200; round++) {
+        mc_plan_t with, without;
+        int s;
+        kind = round % 8;
+        n = 2 + (int)(rng() % 40u);
+        make_instance(kind, n);
+        for (s = 0; s < 2; s++) {
+            mc_strategy_t strategy = s == 0 ? MC_PLAN_TFLM : MC_PLAN_BEST;
+            CHECK_EQ_I64(run(strategy, n, 16, MC_PLAN_DEFAULT_STEPS, offsets, &with), MC_OK);
+            CHECK_EQ_I64(run(strategy, n, 16, MC_PLAN_DEFAULT_STEPS, NULL, &without), MC_OK);
+            CHECK_EQ_I64(without.arena_bytes, with.arena_bytes);
+            CHECK_EQ_I64(without.lower_bound_bytes, with.lower_bound_bytes);
+            CHECK_EQ_I64(without.steps, with.steps);
+            CHECK_EQ_I64(without.proven_optimal, with.proven_optimal);
+        }
+    }
+}
+
 int main(void)
 {
     tiny_mlp();
@@ -429,5 +452,6 @@ int main(void)
     ten_thousand();
     limits();
     edges();
+    arena_only();
     return check_report("test_plan");
 }
