@@ -205,11 +205,14 @@ def _flag(table, name):
     return value
 
 
-def validate_deployment(d):
-    """The descriptor's model, file_bytes, file_crc32, board, config and placement, each
-    checked: all a board whose C module reads the model file itself takes from it (the
-    fallback's lists, which grow with the model, are the stock firmware's).  ValueError
-    names the first bad field."""
+def validate(d, with_fallback=True):
+    """The descriptor's values, every field the check uses checked first: a dict with
+    model, file_bytes, file_crc32, board, config, placement (all a board whose C module
+    reads the model file itself takes: without `with_fallback`), and the fallback's sizes,
+    first_use, last_use, alignment, batch, weights_bytes, weights_in_arena_bytes,
+    runtime_bytes, runtime_overhead_bytes, other_memory_fits, budgets_fit, offline_head
+    (TFLM's head of a model with an offline plan, or None), and the host's host_tflm,
+    host_best.  ValueError names the first bad field."""
     if type(d) is not dict or d.get("schema") != DESCRIPTOR_SCHEMA:
         raise ValueError("not a memcore model descriptor (schema %s: export it again with this memcore)"
                          % DESCRIPTOR_SCHEMA)
@@ -226,18 +229,8 @@ def validate_deployment(d):
     if type(placement) is not str or placement not in PLACEMENTS:
         _fail('weights_placement must be "ram" or "flash"', placement)
     out["placement"] = placement
-    return out
-
-
-def validate(d):
-    """The descriptor's values, every field the check uses checked first: a dict with
-    validate_deployment's, the fallback's sizes, first_use, last_use, alignment, batch,
-    weights_bytes, weights_in_arena_bytes, runtime_bytes, runtime_overhead_bytes,
-    other_memory_fits, budgets_fit, offline_head (TFLM's head of a model with an offline
-    plan, or None), and the host's host_tflm, host_best.  ValueError names the first bad
-    field."""
-    out = validate_deployment(d)
-    placement = out["placement"]
+    if not with_fallback:  # the fallback's lists grow with the model: the stock firmware's
+        return out
     fallback = _table(d, "fallback")
     buffers = _table(fallback, "buffers")
     sizes, first, last = _counts(buffers, "sizes"), _counts(buffers, "first_use"), _counts(buffers, "last_use")
@@ -504,7 +497,7 @@ def check(model="model.tflite", available=None, device=None, report=True, module
                              "memcore export %s --device <board> -o %s" % (model, model, _descriptor_path(model)))
         return check_descriptor(profile, available, device, report, mc, model_path=model)
     if profile is not None:
-        v = validate_deployment(read_descriptor(profile) if isinstance(profile, str) else profile)
+        v = validate(read_descriptor(profile) if isinstance(profile, str) else profile, False)
         board, config, placement = v["board"], dict(v["config"]), v["placement"]
         v = None
     else:
