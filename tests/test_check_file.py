@@ -103,3 +103,22 @@ def test_one_block_is_smaller_than_the_graph_and_the_work_beside_it(tmp_path, na
     assert lib.mc_check_scratch_bytes(g, ll.board(board_values), ll.check_config(config_values), beside,
                                       ffi.NULL) == lib.MC_OK
     assert host.check_scratch_bytes < 0.9 * (read_scratch_bytes(GENERATED[name]()) + beside[0])
+
+
+def test_a_file_refused_part_way_leaves_the_scratch_after_it_unread():
+    """mnist_cnn_int8 whose second operator names an operator code past the file's: the
+    reader stops there, and nothing reads the operators after it, which are whatever the
+    board's scratch held (here every word 142, VAR_HANDLE's code, and options pointing
+    nowhere: the pass naming resource variables once ran over them and crashed)."""
+    model = scaling_models.model_of("mnist_cnn_int8.tflite")
+    model.subgraphs[0].operators[1].opcodeIndex = 99
+    data = scaling_models.to_bytes(model)
+    keep = ffi.from_buffer(data)
+    src = ffi.new("mc_source_t *")
+    src.data = ffi.cast("const uint8_t *", keep)
+    src.file_bytes = len(data)
+    need = read_scratch_bytes(data)
+    scratch = ffi.new("int32_t[]", [142] * ((need + 7) // 8 * 2))
+    graph, problem = ffi.new("mc_graph_t *"), ffi.new("mc_problem_t *")
+    assert lib.mc_tflite_read(src, scratch, need, graph, problem) == lib.MC_E_MODEL
+    assert problem.kind == lib.MC_PROBLEM_BAD_OPCODE and problem.op == 1 and problem.value == 99

@@ -647,7 +647,9 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
         root->first_tensor += n_tensors;
         root->first_op += n_ops;
     }
-    name_variables(r, a.ops, (int32_t)n.n_ops);
+    if (r->rc == MC_OK) { /* every operator read: past a failure they are not */
+        name_variables(r, a.ops, (int32_t)n.n_ops);
+    }
     if (plan) { /* an offset per tensor of every subgraph, in the graph's order */
         vector_t offsets;
         offsets.data = r->root.plan_at;
