@@ -93,13 +93,10 @@ def board_check(board, name, files, available=AVAILABLE):
 
 @pytest.mark.parametrize("stem", sorted(MODELS))
 def test_board_checks_a_large_model_as_the_host_does(on_board, tmp_path, stem):
-    path = tmp_path / (stem + ".tflite")
-    path.write_bytes(MODELS[stem])
-    model = memcore.load(str(path))
-    host = check(model, profile("esp32"), available_bytes=AVAILABLE, suggest=False).to_json()
-    files = {path.name: MODELS[stem], stem + ".json": descriptor.dumps(descriptor.describe(model, profile("esp32")))
-             .encode()}
-    got = board_check(on_board, path.name, files)
+    files = with_descriptor(stem, MODELS[stem], tmp_path)
+    host = check(memcore.load(str(tmp_path / (stem + ".tflite"))), profile("esp32"), available_bytes=AVAILABLE,
+                 suggest=False).to_json()
+    got = board_check(on_board, stem + ".tflite", files)
     assert got["schema"] == lines.REPORT, got
     assert {k: got[k] for k in AGREED} == {k: host[k] for k in AGREED}
     assert scratch_agrees(on_board, host, got)
