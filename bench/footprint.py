@@ -21,7 +21,7 @@ component, see ESP_IDF below), then reports
 
     python3 bench/footprint.py            # table
     python3 bench/footprint.py --check    # and fail unless: no data/bss anywhere,
-                                          # text < 48 KB (Cortex-M4F) and 52.25 KB
+                                          # text < 48 KB (Cortex-M4F) and 52.5 KB
                                           # (ESP32: -mlongcalls) and stack with
                                           # callees < 1 KB on both
 
@@ -79,8 +79,11 @@ ESP_IDF_SIZE = ["-Os", "-freorder-blocks", "-mno-target-align"]
 # compact graph: shapes and options beside small tensors and operators) took the
 # ESP32's figure to 53.4 KB (+1.4 KB) and cut what the check needs of the board's RAM
 # from 276 to 125 B an operator of a RELU chain and from 172 to 84 B an untouched tensor,
-# below what TFLM's own arena grows by for the chain: the ESP32's limit is 52.25 KB.
-TEXT_LIMITS = {"cortex-m4f": 48 * 1024, "esp32": 52 * 1024 + 256}
+# below what TFLM's own arena grows by for the chain: the ESP32's limit became 52.25 KB.
+# A tensor's byte size computed when needed rather than kept, and the lifetimes kept for
+# planned tensors only (+0.2 KB), took a constant tensor's cost to the check from 48 to
+# 36 B (TFLM's arena: 36 B) and a chain's operator to 117 B: the limit is 52.5 KB.
+TEXT_LIMITS = {"cortex-m4f": 48 * 1024, "esp32": 52 * 1024 + 512}
 # The budgets are a board's: enforced on the microcontroller targets, printed for the
 # hosts (whose ABIs spill more: i386 passes every argument on the stack).
 LIMITED = tuple(TEXT_LIMITS)

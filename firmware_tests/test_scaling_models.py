@@ -5,12 +5,12 @@ from the C core on both); a file whose operator lacks an input is refused on the
 naming the file and the operator, as the host names them.
 
 The board's check needs no more of its memory than the model it approves: for RELU
-chains, fan-outs and untouched tensors, the largest model the host says fits in the block
-the board measures (some 32 KB on the simulated unix64 board, micropython/README.md's
-table, the rest of its heap in fragments of a few KB) is checked on the board as on the
-host.  Many constant tensors are the known exception (48 B of check a tensor against
-TFLM's 24 B: docs/planner.md).  A model whose check needs more than the board has is
-refused with MemoryError naming the file and the block the check asked for.
+chains, fan-outs, untouched tensors, constant tensors (of rank 2 and 4) and chains of
+dense layers with their weights, the largest model the host says fits in the block the
+board measures (some 32 KB on the simulated unix64 board, micropython/README.md's table,
+the rest of its heap in fragments of a few KB) is checked on the board as on the host.
+A model whose check needs more than the board has is refused with MemoryError naming
+the file and the block the check asked for.
 bench/check_scaling.py takes the generators to 100,000."""
 import re
 import sys
@@ -134,7 +134,9 @@ def test_a_check_no_heap_holds_says_what_it_needs(on_board, tmp_path):
 
 
 FAMILIES = {"chain": scaling_models.relu_chain, "fan-out": scaling_models.fan_out,
-            "unused": scaling_models.unused_tensors}
+            "unused": scaling_models.unused_tensors, "constants": scaling_models.constant_tensors,
+            "constants-rank4": lambda n: scaling_models.constant_tensors(n, (1, 1, 1, 4)),
+            "dense": scaling_models.dense_chain}
 
 
 def host_check(make, n, available, folder):

@@ -29,7 +29,6 @@ static void tensor(int t, int width, bool constant, int rows)
     shapes[t][0] = constant ? rows : 1;
     shapes[t][1] = width;
     tensors[t].dtype = MC_DTYPE_FLOAT32;
-    tensors[t].bytes = 4 * (int64_t)shapes[t][0] * width;
     tensors[t].name_offset = -1;
     tensors[t].flags = constant ? MC_TENSOR_CONSTANT : 0;
 }

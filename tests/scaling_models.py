@@ -4,10 +4,14 @@ bench/check_scaling.py up to 100,000).
 
     unused_tensors(n)   mnist_cnn_int8 plus n tensors that no operator touches (int8 [1, 4]:
                         TFLM still plans each, all live together before the first operator)
-    constant_tensors(n) mnist_cnn_int8 plus n constant tensors no operator reads (int8 [1, 4],
-                        4 bytes of data each: weights, never planned)
+    constant_tensors(n, shape)  mnist_cnn_int8 plus n constant tensors no operator reads
+                        (int8 [1, 4] unless shape says, 4 bytes of data each: weights, never
+                        planned)
     relu_chain(n)       tiny_mlp_int8 with n RELUs after its output, each reading the last
     fan_out(n)          tiny_mlp_int8 with n RELUs of its output, every one a graph output
+    dense_chain(n)      tiny_mlp_int8 with n more 8x8 FULLY_CONNECTED layers after its first,
+                        each with weights and a bias of its own (per-channel int8, as the
+                        first's): two constants and an activation a layer, as in a real model
 
 Each rebuilds the file through the TFLite schema's object API, so the result is a model
 TFLM itself reads.
@@ -45,16 +49,22 @@ def unused_tensors(n):
     return to_bytes(model)
 
 
-def constant_tensors(n):
-    model = model_of("mnist_cnn_int8.tflite")
+def _constant(model, name, data, shape, dtype, quantization=None):
+    """A tensor with its own buffer holding `data` (bytes), appended to the graph."""
     graph = model.subgraphs[0]
+    buffer = schema.BufferT()
+    buffer.data = list(data)
+    model.buffers.append(buffer)
+    t = _tensor(name, shape, dtype, quantization)
+    t.buffer = len(model.buffers) - 1
+    graph.tensors.append(t)
+    return len(graph.tensors) - 1
+
+
+def constant_tensors(n, shape=(1, 4)):
+    model = model_of("mnist_cnn_int8.tflite")
     for i in range(n):
-        data = schema.BufferT()
-        data.data = [1, 2, 3, 4]
-        model.buffers.append(data)
-        t = _tensor("constant%d" % i, [1, 4], schema.TensorType.INT8)
-        t.buffer = len(model.buffers) - 1
-        graph.tensors.append(t)
+        _constant(model, "constant%d" % i, [1, 2, 3, 4], shape, schema.TensorType.INT8)
     return to_bytes(model)
 
 
@@ -86,3 +96,23 @@ def relu_chain(n):
 
 def fan_out(n):
     return _relus(n, chained=False)
+
+
+def dense_chain(n):
+    model = model_of("tiny_mlp_int8.tflite")
+    graph = model.subgraphs[0]
+    first, second = graph.operators[0], graph.operators[1]
+    weights, bias, out = (graph.tensors[i] for i in (first.inputs[1], first.inputs[2], first.outputs[0]))
+    source, layers = first.outputs[0], []
+    for i in range(n):
+        ids = [_constant(model, "dense%d_%s" % (i, part), model.buffers[like.buffer].data, like.shape, like.type,
+                         like.quantization) for part, like in (("weights", weights), ("bias", bias))]
+        graph.tensors.append(_tensor("dense%d" % i, out.shape, out.type, out.quantization))
+        op = schema.OperatorT()
+        op.opcodeIndex, op.inputs, op.outputs = first.opcodeIndex, [source] + ids, [len(graph.tensors) - 1]
+        op.builtinOptionsType, op.builtinOptions = first.builtinOptionsType, first.builtinOptions
+        layers.append(op)
+        source = op.outputs[0]
+    second.inputs = [source] + list(second.inputs[1:])
+    graph.operators[1:1] = layers
+    return to_bytes(model)

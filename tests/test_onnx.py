@@ -156,6 +156,11 @@ def test_qdq_graph_is_int8_as_the_converter_writes_it(tmp_path):
     from memcore.profiles import profile
     report = check(model, profile("cortex-m4"), suggest=False)
     assert report.dtype == "int8" and report.kernels == "optimised"
+    # the core computes each tensor's size from the shape and type it is given, as the
+    # importer does for the report: float32, int8 and int32 tensors agree to the byte
+    from memcore.cgraph import tensor_bytes
+    c_graph = model.c_graph().graph
+    assert [tensor_bytes(c_graph.tensors[i]) for i in range(len(model.tensors))] == [t.bytes for t in model.tensors]
 
 
 def test_batch_norm_and_relu_fold_into_the_convolution(tmp_path):

@@ -26,7 +26,7 @@ extern "C" {
 
 /* Bumped whenever a result can change for the same input; the HIL harness refuses
  * to diff a board whose API version differs from the host's. */
-#define MC_API_VERSION 3
+#define MC_API_VERSION 4
 #define MC_VERSION_STRING "0.1.0"
 
 /* A batch bound meaning "no limit": activations per example are zero. */
@@ -461,13 +461,12 @@ typedef enum {
 #define MC_TENSOR_VARIABLE 2u    /* state kept between invocations (TFLM allocates it apart) */
 #define MC_TENSOR_ZERO_POINT 4u  /* its quantization carries zero points */
 
-/* A tensor and an operator are small (32 and 40 bytes on a 64-bit host, at most 32 and
+/* A tensor and an operator are small (24 and 40 bytes on a 64-bit host, at most 20 and
  * 36 on a 32-bit board) because a board's check holds every one of them: their shapes and
- * options sit in arrays beside them, each read only within its count, and the fields
- * only shown to a user are 16-bit, a file's larger value saturated. */
+ * options sit in arrays beside them, each read only within its count, the fields only
+ * shown to a user are 16-bit, a file's larger value saturated, and a tensor's byte size
+ * is computed from its shape and type when needed (mc_tensor_bytes) rather than kept. */
 typedef struct {
-    int64_t bytes;               /* element count x element size, as TFLM's TfLiteTypeSizeOf
-                                    (int4 one value per byte); a scalar has one element */
     const int32_t *dims;         /* static shape: `rank` entries, each >= 0 (none past them) */
     int32_t name_offset;         /* where its name's bytes start in the model file; -1: none
                                     (a flatbuffer's offsets are 32-bit: under 2 GB) */
@@ -573,7 +572,8 @@ typedef enum {
     MC_PROBLEM_BAD_DTYPE,         /* a tensor's type has no fixed element size TFLM can
                                      allocate (value: the type code) */
     MC_PROBLEM_SIZE_OVERFLOW,     /* a tensor's byte size does not fit in 64 bits */
-    MC_PROBLEM_BAD_BYTES,         /* a tensor's bytes disagree with its shape and type */
+    MC_PROBLEM_BAD_BYTES,         /* no longer given: a tensor's bytes are computed, never
+                                     kept (API version 4); the number stays taken */
     MC_PROBLEM_NO_OUTPUTS,        /* an operator has no outputs */
     MC_PROBLEM_WRITTEN_TWICE,     /* a tensor is written by operator `op` and by `other` */
     MC_PROBLEM_WRITES_CONSTANT,   /* an operator writes a constant tensor */
@@ -643,6 +643,13 @@ const char *mc_op_name(int32_t kind);
  * or 0 for a type TFLM cannot allocate (string, variant) or an unknown code. */
 int64_t mc_dtype_bytes(int32_t dtype);
 
+/* A tensor's byte size from its shape and type (rank within 0..MC_MAX_DIMS), as TFLM
+ * computes it: element count (a scalar has one) x mc_dtype_bytes.  MC_PROBLEM_NONE with
+ * *bytes, or the problem that prevents one with the value mc_graph_validate reports in
+ * *bytes: MC_PROBLEM_DYNAMIC_SHAPE (the first negative dimension), MC_PROBLEM_BAD_DTYPE
+ * (the type code), MC_PROBLEM_SIZE_OVERFLOW (-1). */
+int32_t mc_tensor_bytes(const mc_tensor_t *tensor, int64_t *bytes);
+
 /* Limits on what memcore reads and checks, so work stays bounded on a board and a
  * hostile file cannot make it run for minutes: MC_E_LIMIT past them. */
 #define MC_MAX_TENSORS 1000000
@@ -656,13 +663,13 @@ mc_status_t mc_graph_validate_scratch_bytes(int64_t n_tensors, int64_t *scratch_
 
 /*
  * Checks that `graph` is a dataflow graph TFLM could run, in execution order: every
- * index in range; shapes, types and byte sizes consistent (bytes recomputed, never
- * trusted); every operator writes at least one tensor, none writes a constant or a
- * graph input, no tensor is written twice; every tensor an operator reads is a
- * constant, a variable, a graph input, or written by an earlier operator (reading a
- * tensor the operator itself or a later one writes is a cycle); every graph output is
- * written.  Returns MC_OK, or MC_E_GRAPH (MC_E_LIMIT past the limits above) with
- * *problem saying where.  Multi-subgraph graphs are valid here; the check refuses them.
+ * index in range; every shape and type gives a byte size (mc_tensor_bytes); every
+ * operator writes at least one tensor, none writes a constant or a graph input, no tensor
+ * is written twice; every tensor an operator reads is a constant, a variable, a graph
+ * input, or written by an earlier operator (reading a tensor the operator itself or a
+ * later one writes is a cycle); every graph output is written.  Returns MC_OK, or
+ * MC_E_GRAPH (MC_E_LIMIT past the limits above) with *problem saying where.
+ * Multi-subgraph graphs are valid here; the check refuses them.
  * An offline plan's offsets are checked where TFLM's head is planned (mc_tflm_plan).
  * [in] graph  [in] scratch 8-byte aligned  [in] scratch_bytes
  * [out] problem  may be NULL

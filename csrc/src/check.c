@@ -68,8 +68,8 @@ typedef struct {
  * passed the graph's structure (mc_graph_structure) its counts are within MC_MAX_*
  * (10^6 tensors and operators), and mc_plan_scratch_bytes refuses more than
  * MC_PLAN_MAX_BUFFERS (10^6) buffers, so every array below is under 2^25 bytes, the
- * planner's work area at most 64 MB and TFLM's model's a few words a tensor: the total
- * stays under 2^31. */
+ * planner's work area at most 64 MB and TFLM's model's a word a tensor and two an
+ * operator: the total stays under 2^31. */
 static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const mc_board_t *b, layout_t *l,
                           mc_problem_t *problem)
 {
@@ -80,12 +80,12 @@ static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const
     MC_TRY(mc_tflm_buffer_count(g, b->target, c->kernels, l->tflm_flags, &n_buffers, &tflm_scratch, problem));
     MC_TRY(mc_plan_scratch_bytes(n_buffers, &plan));
     l->n_buffers = n = (int32_t)n_buffers;
-    (void)mc__tflm_walk(g, NULL, NULL, &l->n_scopes); /* checked by mc_tflm_buffer_count */
+    (void)mc__tflm_walk(g, NULL, &l->n_scopes); /* checked by mc_tflm_buffer_count */
     l->n_scopes++;
     /* bytes and buffers live per scope (int64 each), then a flag per tensor; with
      * several subgraphs, the lifetimes' walk first (its operators' scopes) */
     live = l->n_scopes * 2 * (int32_t)sizeof(int64_t) + (int32_t)g->n_tensors +
-           (g->subgraphs != NULL ? 8 * (int32_t)(g->n_tensors + g->n_ops) : 0);
+           (g->subgraphs != NULL ? 2 * (int32_t)sizeof(int32_t) * (int32_t)g->n_ops : 0);
     work = (int32_t)validate;
     work = (int32_t)tflm_scratch > work ? (int32_t)tflm_scratch : work;
     work = live > work ? live : work;
@@ -285,6 +285,11 @@ OUT_OF_LINE void mc__accumulate(int64_t *sum, int64_t bytes, bool *overflow)
     *sum = mc_add_or_flag(*sum, bytes, overflow);
 }
 
+void mc__accumulate_tensor(int64_t *sum, const mc_tensor_t *t, bool *overflow)
+{
+    mc__accumulate(sum, mc__tensor_bytes(t), overflow);
+}
+
 /* The model's totals: what it is, independent of the board.  Every step's overflow is
  * sticky, tested once at the end (nothing else here can fail, and r is the check's own
  * until it succeeds). */
@@ -297,14 +302,14 @@ static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
         const mc_tensor_t *t = &g->tensors[k];
         if (t->flags & MC_TENSOR_CONSTANT) {
             mc__accumulate(&r->parameters, mc_dims_product(1, t->dims, 0, t->rank, &overflow), &overflow);
-            mc__accumulate(&r->weights_bytes, t->bytes, &overflow);
+            mc__accumulate_tensor(&r->weights_bytes, t, &overflow);
             float_weights = float_weights || t->dtype == MC_DTYPE_FLOAT32;
         } else if ((t->flags & MC_TENSOR_VARIABLE) == 0) {
-            mc__accumulate(&r->activation_bytes, t->bytes, &overflow);
+            mc__accumulate_tensor(&r->activation_bytes, t, &overflow);
         }
     }
     for (in = g->inputs, end = in + g->n_inputs; in < end; in++) {
-        mc__accumulate(&r->input_bytes, g->tensors[*in].bytes, &overflow);
+        mc__accumulate_tensor(&r->input_bytes, &g->tensors[*in], &overflow);
     }
     /* ESP-NN and CMSIS-NN optimise int8 kernels: a model with float weights runs
      * TFLM's reference kernels whatever the configuration asks for. */
@@ -323,9 +328,12 @@ static mc_status_t live_rows(const mc_graph_t *g, const int64_t *sizes, const in
 {
     int32_t i, k, peak = 0, n_ops = (int32_t)g->n_ops; /* validated: within MC_MAX_OPS */
     int32_t *scopes = (int32_t *)(void *)(count + n_scopes);
+    mc_scopes_t walk = {NULL, NULL, NULL, NULL};
     mc_live_t summary;
-    if (g->subgraphs != NULL) { /* first: n_tensors + n_ops entries, then last */
-        (void)mc__tflm_walk(g, scopes, scopes + g->n_tensors + n_ops, &i);
+    if (g->subgraphs != NULL) { /* the operators' first scopes (and last, after them) */
+        walk.ops = scopes;
+        memset(scopes, 0, 2 * (size_t)n_ops * sizeof *scopes);
+        (void)mc__tflm_walk(g, &walk, &i);
     }
     MC_TRY(mc_live_bytes(sizes, first, last, n, ARENA_ALIGNMENT, n_scopes, live, count, &summary));
     for (i = 0; i < n; i++) {
@@ -334,7 +342,7 @@ static mc_status_t live_rows(const mc_graph_t *g, const int64_t *sizes, const in
         }
     }
     for (k = 0; k < n_ops; k++) {
-        int32_t at = g->subgraphs != NULL ? scopes[g->n_tensors + k] + 1 : k + 2;
+        int32_t at = g->subgraphs != NULL ? scopes[k] : k + 2;
         rows[k].live_bytes = live[at];
         rows[k].live_buffers = count[at];
         if (rows[k].live_bytes > rows[peak].live_bytes) {

@@ -18,6 +18,8 @@ bool mc__positive(double x);
 
 /* *sum += bytes, the overflow sticky in *overflow. */
 void mc__accumulate(int64_t *sum, int64_t bytes, bool *overflow);
+/* The same with a tensor's byte size (mc__tensor_bytes: a validated graph's tensor). */
+void mc__accumulate_tensor(int64_t *sum, const mc_tensor_t *t, bool *overflow);
 
 /* Step 5's per-operator part (check_resources.c): each operator's operations, fetch and
  * compute time into r (and its row, when rows is not NULL); `read` is a byte per tensor

@@ -108,7 +108,7 @@ mc_status_t mc__check_operators(const mc_graph_t *g, const mc_board_t *b, const 
             in = &g->tensors[*t];
             /* its row counts every constant it reads, the fetch only the first reading */
             if (rows != NULL && (in->flags & MC_TENSOR_CONSTANT)) {
-                mc__accumulate(&weights, in->bytes, &overflow);
+                mc__accumulate_tensor(&weights, in, &overflow);
             }
             if ((in->flags & MC_TENSOR_CONSTANT) && read[*t] == 0) {
                 fetched = &constants;
@@ -116,12 +116,12 @@ mc_status_t mc__check_operators(const mc_graph_t *g, const mc_board_t *b, const 
                 fetched = &activations;
             }
             if (fetched != NULL) {
-                mc__accumulate(fetched, in->bytes, &overflow);
+                mc__accumulate_tensor(fetched, in, &overflow);
                 read[*t] = 1;
             }
         }
         for (t = g->op_tensors + op->first_output, end = t + op->n_outputs; t < end; t++) {
-            mc__accumulate(&activations, g->tensors[*t].bytes, &overflow);
+            mc__accumulate_tensor(&activations, &g->tensors[*t], &overflow);
         }
         activations = mc_mul_or_flag(activations, c->batch, &overflow);
         if (overflow) {

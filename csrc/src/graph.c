@@ -155,19 +155,20 @@ int32_t mc_tensor_bytes(const mc_tensor_t *t, int64_t *bytes)
     return MC_PROBLEM_NONE;
 }
 
-/* Tensor i's problem, if any, with its value: the rank, what mc_tensor_bytes reports, or
- * the byte size that disagrees. */
+/* Out of line: every reader of a tensor's size calls it. */
+OUT_OF_LINE int64_t mc__tensor_bytes(const mc_tensor_t *t)
+{
+    int64_t bytes;
+    (void)mc_tensor_bytes(t, &bytes); /* the graph's structure is checked: a size */
+    return bytes;
+}
+
+/* Tensor i's problem, if any, with its value: the rank, or what mc_tensor_bytes
+ * reports. */
 static mc_status_t check_tensor(const mc_tensor_t *t, int32_t i, mc_problem_t *p)
 {
     int64_t value = t->rank;
-    int32_t kind = MC_PROBLEM_BAD_RANK;
-    if (t->rank <= MC_MAX_DIMS) {
-        kind = mc_tensor_bytes(t, &value);
-        if (kind == MC_PROBLEM_NONE && t->bytes != value) {
-            kind = MC_PROBLEM_BAD_BYTES;
-            value = t->bytes;
-        }
-    }
+    int32_t kind = t->rank <= MC_MAX_DIMS ? mc_tensor_bytes(t, &value) : MC_PROBLEM_BAD_RANK;
     return kind == MC_PROBLEM_NONE ? MC_OK : problem(p, kind, -1, i, value);
 }
 

@@ -15,12 +15,9 @@ mc_status_t mc_graph_structure(const mc_graph_t *graph, mc_problem_t *problem);
 /* mc_op_counts for a graph that passed mc_graph_structure (the check's, once). */
 mc_status_t mc_op_counts_of(const mc_graph_t *graph, int64_t op, int64_t *macs, int64_t *other_ops);
 
-/* A tensor's byte size from its shape and type (rank within 0..MC_MAX_DIMS), as
- * TFLM computes it: MC_PROBLEM_NONE with *bytes, or the problem that prevents one with
- * the value mc_graph_validate reports in *bytes: MC_PROBLEM_DYNAMIC_SHAPE (the first
- * negative dimension), MC_PROBLEM_BAD_DTYPE (the type code), MC_PROBLEM_SIZE_OVERFLOW
- * (-1).  Shared with the TFLite reader. */
-int32_t mc_tensor_bytes(const mc_tensor_t *t, int64_t *bytes);
+/* The byte size of a tensor of a graph that passed mc_graph_structure (its shape and
+ * type give one: mc_tensor_bytes). */
+int64_t mc__tensor_bytes(const mc_tensor_t *t);
 
 /* The scratch mc_tflite_read would ask to read a file with the counts of `graph` (a
  * graph mc_graph_structure passed): its arrays as the reader lays them out and the

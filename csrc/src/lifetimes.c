@@ -15,8 +15,8 @@
  * marked used: a branch's or a loop body's tensors live within the calling operator's
  * lifetime, and the operator's own inputs and outputs outlive them.  The two branches
  * of an IF are walked one after the other, so they never share a scope, and a kernel's
- * scratch buffer lives from its operator's first scope to the scope after its callees:
- * the operators' scratch buffers are marked as entries n_tensors + k of the arrays.
+ * scratch buffer lives from its operator's first scope to the scope after its callees
+ * (mc_scopes_t's ops).
  * TFLM walks them recursively; here a stack of MC_MAX_NESTING frames does, so a model
  * that nests deeper, or calls a subgraph that calls itself, is refused.
  */
@@ -43,18 +43,33 @@ typedef struct {
     int32_t calls;
 } frame_t;
 
-/* Tensors ids[0..n) are used at `scope`, and created there too when `create` (unless
- * created before); absent optional inputs are -1 and skipped. */
-OUT_OF_LINE static void mark(int32_t *first_use, int32_t *last_use, const int32_t *ids, int32_t n, int32_t scope, bool create)
+/* Entry `at` of first and last is used at `scope`, and created there too when `create`
+ * (unless created before: 0 is never touched), each stored + 1 (mc_scopes_t). */
+static void use(int32_t *first, int32_t *last, int32_t at, int32_t scope, bool create)
+{
+    if (create && first[at] == 0) {
+        first[at] = scope + 1;
+    }
+    last[at] = scope + 1;
+}
+
+/* Tensors ids[0..n) are used at `scope` (and created, as use); absent optional inputs
+ * are -1 and skipped, as are tensors without a slot. */
+OUT_OF_LINE static void mark(const mc_scopes_t *s, const int32_t *ids, int32_t n, int32_t scope, bool create)
 {
     int32_t i;
-    for (i = 0; i < n && first_use != NULL; i++) {
-        if (ids[i] >= 0) {
-            if (create && first_use[ids[i]] == -1) {
-                first_use[ids[i]] = scope;
-            }
-            last_use[ids[i]] = scope;
+    for (i = 0; i < n && s != NULL && s->slot != NULL; i++) {
+        if (ids[i] >= 0 && s->slot[ids[i]] >= 0) {
+            use(s->first, s->last, s->slot[ids[i]], scope, create);
         }
+    }
+}
+
+/* Operator k's scratch buffers are used at `scope` (and created, as use). */
+static void mark_op(const mc_graph_t *g, const mc_scopes_t *s, int32_t k, int32_t scope, bool create)
+{
+    if (s != NULL) {
+        use(s->ops, s->ops + g->n_ops, k, scope, create);
     }
 }
 
@@ -86,24 +101,20 @@ const mc_subgraph_t *mc__tflm_subgraph(const mc_graph_t *g, int32_t s, mc_subgra
     return whole;
 }
 
-int32_t mc__tflm_walk(const mc_graph_t *g, int32_t *first_use, int32_t *last_use, int32_t *bad)
+int32_t mc__tflm_walk(const mc_graph_t *g, const mc_scopes_t *scopes, int32_t *bad)
 {
     /* *bad: the subgraph an operator cannot call, or once the walk is done the scopes */
     frame_t stack[MC_MAX_NESTING];
     mc_subgraph_t whole;
     const mc_subgraph_t *sg = mc__tflm_subgraph(g, 0, &whole);
-    int32_t depth = 1, scope = 0, n = (int32_t)(g->n_tensors + g->n_ops); /* within MC_MAX_*: int32 */
-    if (first_use != NULL) { /* never touched: -1 (all bits set) */
-        memset(first_use, 0xff, 2 * (size_t)n * sizeof *first_use);
-    }
-    mark(first_use, last_use, sg->io, sg->n_inputs, scope, true);
+    int32_t depth = 1, scope = 0; /* counts within MC_MAX_*: int32 */
+    mark(scopes, sg->io, sg->n_inputs, scope, true);
     stack[0].sg = 0;
     stack[0].op = -1;
     stack[0].calls = NO_OP;
     while (depth > 0) {
         frame_t *f = &stack[depth - 1];
         const mc_op_t *op = f->calls != NO_OP ? &g->ops[f->op] : NULL;
-        int32_t id = (int32_t)g->n_tensors + f->op; /* the operator's scratch buffers' entry */
         sg = mc__tflm_subgraph(g, f->sg, &whole);
         if (op != NULL && f->calls < 2) { /* the operator's next callee, if any */
             int32_t s = callee(op, f->calls++);
@@ -116,7 +127,7 @@ int32_t mc__tflm_walk(const mc_graph_t *g, int32_t *first_use, int32_t *last_use
             }
             scope++;
             sg = mc__tflm_subgraph(g, s, &whole);
-            mark(first_use, last_use, sg->io, sg->n_inputs, scope, true);
+            mark(scopes, sg->io, sg->n_inputs, scope, true);
             f = &stack[depth++];
             f->sg = s;
             f->op = sg->first_op - 1;
@@ -124,20 +135,19 @@ int32_t mc__tflm_walk(const mc_graph_t *g, int32_t *first_use, int32_t *last_use
             continue;
         }
         if (op != NULL) { /* its callees walked: its inputs, outputs and scratch used */
-            mark(first_use, last_use, g->op_tensors + op->first_input, op->n_inputs, scope, false);
-            mark(first_use, last_use, g->op_tensors + op->first_output, op->n_outputs, scope, false);
-            mark(first_use, last_use, &id, 1, scope, false);
+            mark(scopes, g->op_tensors + op->first_input, op->n_inputs, scope, false);
+            mark(scopes, g->op_tensors + op->first_output, op->n_outputs, scope, false);
+            mark_op(g, scopes, f->op, scope, false);
         }
         if (++f->op < sg->first_op + sg->n_ops) { /* the next operator opens a scope */
             op = &g->ops[f->op];
             scope++;
-            id++;
-            mark(first_use, last_use, g->op_tensors + op->first_output, op->n_outputs, scope, true);
-            mark(first_use, last_use, &id, 1, scope, true);
+            mark(scopes, g->op_tensors + op->first_output, op->n_outputs, scope, true);
+            mark_op(g, scopes, f->op, scope, true);
             f->calls = 0;
             continue;
         }
-        mark(first_use, last_use, g->subgraphs != NULL ? sg->io + sg->n_inputs : g->outputs,
+        mark(scopes, g->subgraphs != NULL ? sg->io + sg->n_inputs : g->outputs,
              g->subgraphs != NULL ? sg->n_outputs : (int32_t)g->n_outputs, scope, true);
         depth--;
     }

@@ -54,7 +54,7 @@ static const char OFFLINE_PLAN[] = "OfflineMemoryAllocation";
 
 /* A board's check holds every tensor and operator of the model (memcore.h): they stay
  * small (the typedef fails to compile if either grows). */
-typedef char graph_is_compact[sizeof(mc_tensor_t) <= 32 && sizeof(mc_op_t) <= 40 ? 1 : -1];
+typedef char graph_is_compact[sizeof(mc_tensor_t) <= 24 && sizeof(mc_op_t) <= 40 ? 1 : -1];
 
 /* The options of every operator that has none of its own (memcore.h): the defaults. */
 static const int32_t no_options[MC_OP_OPTIONS];
@@ -257,7 +257,7 @@ OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out, ar
 {
     table_t t;
     vector_t shape, name;
-    int64_t quant, bytes = 0;
+    int64_t quant;
     int32_t external;
     bool constant;
 
@@ -293,9 +293,6 @@ OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out, ar
     if (constant) {
         out->flags |= MC_TENSOR_CONSTANT;
     }
-    /* TFLM's element count x element size, or -1 when the shape or type cannot give one
-     * (mc_graph_validate names the reason). */
-    out->bytes = mc_tensor_bytes(out, &bytes) == MC_PROBLEM_NONE ? bytes : -1;
 }
 
 /* Operator `out`'s options into the next MC_OP_OPTIONS values when it has its own

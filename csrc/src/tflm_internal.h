@@ -101,12 +101,23 @@ void mc__sim_temp_tensor(mc_sim_t *s, int32_t tensor);
 /* RequestScratchBufferInArena. */
 void mc__sim_scratch(mc_sim_t *s, int64_t bytes);
 
-/* TFLM's lifetimes over a graph whose indices have been checked (lifetimes.c): the
- * first and last scope (-1: never touched) of every tensor, then of every operator's
- * scratch buffers (n_tensors + n_ops entries each); with NULL arrays only the calls
- * are checked.  Returns -1 with the number of scopes in *bad, or the operator that
- * calls subgraph *bad, which the model lacks or which nests deeper than MC_MAX_NESTING. */
-int32_t mc__tflm_walk(const mc_graph_t *g, int32_t *first_use, int32_t *last_use, int32_t *bad);
+/* Where TFLM's lifetimes (lifetimes.c) go, as scopes + 1 (TFLM's "never touched", -1,
+ * becomes 0, which the caller sets before the walk; a uniform shift changes no overlap,
+ * hence no placement): the first and last of tensor t in first[slot[t]] and
+ * last[slot[t]], none where slot[t] is -1 or slot is NULL (only the planned tensors need
+ * one: a check keeps no entry for a constant); those of operator k's scratch buffers in
+ * ops[k] and ops[n_ops + k]. */
+typedef struct {
+    const int32_t *slot;
+    int32_t *first, *last;
+    int32_t *ops;
+} mc_scopes_t;
+
+/* TFLM's lifetimes over a graph whose indices have been checked, into *scopes (NULL:
+ * only the calls are checked).  Returns -1 with the number of scopes in *bad, or the
+ * operator that calls subgraph *bad, which the model lacks or which nests deeper than
+ * MC_MAX_NESTING. */
+int32_t mc__tflm_walk(const mc_graph_t *g, const mc_scopes_t *scopes, int32_t *bad);
 /* Subgraph s: the whole graph, made in *whole, when it has only one (subgraphs NULL;
  * its outputs are then the graph's, not after its inputs). */
 const mc_subgraph_t *mc__tflm_subgraph(const mc_graph_t *g, int32_t s, mc_subgraph_t *whole);

@@ -345,7 +345,7 @@ static void replay_finish(mc_sim_t *s)
                  MC_SZ_ALIGN(abi->allocation_info));
     for (i = 0; i < n_tensors; i++) {
         if (mc__tflm_tail_variable(g, i)) {
-            mc__sim_persistent(s, g->tensors[i].bytes, 16, MC_TFLM_VARIABLES);
+            mc__sim_persistent(s, mc__tensor_bytes(&g->tensors[i]), 16, MC_TFLM_VARIABLES);
         }
     }
     if (stopped(s)) {
@@ -397,15 +397,16 @@ static mc_status_t count_requests(mc_sim_t *s, mc_problem_t *problem)
 }
 
 /* The caller's scratch for mc_tflm_buffers and mc_tflm_model: the replay's state (kept
- * off a board's short stack), the tail's categories, then two scopes per tensor and
- * two per operator. */
+ * off a board's short stack), the tail's categories, then a slot per tensor (its
+ * buffer, whose scopes the walk writes into the caller's arrays directly) and two
+ * scopes per operator. */
 #define STATE_BYTES (((int64_t)sizeof(mc_sim_t) + 7) / 8 * 8)
 #define USAGE_BYTES ((int64_t)sizeof(mc_tflm_usage_t) * (MC_TFLM_CATEGORY_COUNT + 1))
 
 /* Out of line: its 64-bit arithmetic inlined at both calls costs more than a call. */
 OUT_OF_LINE static int64_t scratch_for(const mc_graph_t *g)
 {
-    return STATE_BYTES + USAGE_BYTES + 2 * (int64_t)sizeof(int32_t) * (g->n_tensors + g->n_ops);
+    return STATE_BYTES + USAGE_BYTES + (int64_t)sizeof(int32_t) * (g->n_tensors + 2 * g->n_ops);
 }
 
 /* What mc_tflm_buffers and mc_tflm_model check first, in order: the graph, their
@@ -470,32 +471,35 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
                             int32_t *last_use, int32_t *owner, int64_t n_buffers, mc_problem_t *problem)
 {
     mc_sim_t *s = (mc_sim_t *)scratch;
-    int32_t *first, *last, bad;
+    int32_t *slot, bad;
+    mc_scopes_t scopes;
     int32_t i, n = 0; /* tensor indices and counts: within MC_MAX_TENSORS (start) */
     MC_TRY(start_replay(graph, target, kernels, flags, scratch, scratch_bytes, problem));
     if (n_buffers > 0 && (sizes == NULL || first_use == NULL || last_use == NULL || owner == NULL)) {
         return MC_E_NULL;
     }
-    first = (int32_t *)(void *)((uint8_t *)scratch + STATE_BYTES + USAGE_BYTES);
-    last = first + graph->n_tensors + graph->n_ops;
-    (void)mc__tflm_walk(graph, first, last, &bad); /* start() checked the calls */
+    slot = (int32_t *)(void *)((uint8_t *)scratch + STATE_BYTES + USAGE_BYTES);
     /* The planned tensors in tensor order (TFLM's AllocationInfo order), then the
-     * scratch buffers in request order: the order decides the planner's ties.  Scopes
-     * + 1: TFLM's "never touched" (-1) becomes the valid scope 0; a uniform shift
-     * changes no overlap, hence no placement. */
+     * scratch buffers in request order: the order decides the planner's ties. */
     for (i = 0; i < (int32_t)graph->n_tensors; i++) {
+        slot[i] = -1;
         if (!mc__tflm_planned(graph, i)) {
             continue;
         }
         if (n >= n_buffers) {
             return MC_E_RANGE;
         }
-        sizes[n] = graph->tensors[i].bytes;
-        first_use[n] = first[i] + 1;
-        last_use[n] = last[i] + 1;
+        sizes[n] = mc__tensor_bytes(&graph->tensors[i]);
+        first_use[n] = last_use[n] = 0; /* never touched, until the walk */
         owner[n] = i;
-        n++;
+        slot[i] = n++;
     }
+    scopes.slot = slot;
+    scopes.first = first_use;
+    scopes.last = last_use;
+    scopes.ops = slot + graph->n_tensors;
+    memset(scopes.ops, 0, 2 * (size_t)graph->n_ops * sizeof *slot);
+    (void)mc__tflm_walk(graph, &scopes, &bad); /* start() checked the calls */
     s->req_sizes = sizes + n;
     s->req_first = first_use + n;
     s->req_last = last_use + n;
@@ -504,9 +508,9 @@ mc_status_t mc_tflm_buffers(const mc_graph_t *graph, mc_target_t target, mc_kern
     MC_TRY(count_requests(s, problem));
     /* A scratch buffer lives through its operator's scopes (its callees' included). */
     for (i = 0; i < (int32_t)s->n_requests; i++) {
-        int32_t op = (int32_t)graph->n_tensors - 1 - s->req_owner[i];
-        s->req_first[i] = first[op] + 1;
-        s->req_last[i] = last[op] + 1;
+        int32_t op = -1 - s->req_owner[i];
+        s->req_first[i] = scopes.ops[op];
+        s->req_last[i] = scopes.ops[graph->n_ops + op];
     }
     return n + s->n_requests == n_buffers ? MC_OK : MC_E_RANGE;
 }
@@ -536,7 +540,7 @@ mc_status_t mc_tflm_model(const mc_graph_t *g, mc_target_t target, mc_kernels_t 
         int32_t i;
         for (i = 0; i < (int32_t)g->n_tensors; i++) {
             if (mc__tflm_planned(g, i)) {
-                MC_TRY(mc_checked_add(sum, align_up(g->tensors[i].bytes, 16), &sum));
+                MC_TRY(mc_checked_add(sum, align_up(mc__tensor_bytes(&g->tensors[i]), 16), &sum));
             }
         }
         head_bytes = sum > head_bytes ? sum : head_bytes;

@@ -19,6 +19,7 @@
  */
 #include <stddef.h>
 
+#include "graph.h"
 #include "memcore.h"
 #include "out_of_line.h"
 #include "tflm_internal.h"
@@ -44,7 +45,7 @@ bool mc__tflm_planned(const mc_graph_t *g, int32_t i)
     if ((t->flags & MC_TENSOR_VARIABLE) != 0) {
         return fixed(g, i);
     }
-    return (t->flags & MC_TENSOR_CONSTANT) == 0 && t->bytes != 0 && !mc__tflm_resource_handle(g, i);
+    return (t->flags & MC_TENSOR_CONSTANT) == 0 && mc__tensor_bytes(t) != 0 && !mc__tflm_resource_handle(g, i);
 }
 
 bool mc__tflm_tail_variable(const mc_graph_t *g, int32_t i)

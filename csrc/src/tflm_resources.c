@@ -22,6 +22,7 @@
  */
 #include <stddef.h>
 
+#include "graph.h"
 #include "memcore.h"
 #include "tflm_internal.h"
 
@@ -79,6 +80,7 @@ int64_t mc__tflm_resource_buffer(const mc_graph_t *g, const mc_op_t *op)
             return -1;
         }
     }
-    return variable >= 0 && g->op_tensors[op->first_input + 1] >= 0 ? g->tensors[g->op_tensors[op->first_input + 1]].bytes
-                                                                     : -1;
+    return variable >= 0 && g->op_tensors[op->first_input + 1] >= 0
+               ? mc__tensor_bytes(&g->tensors[g->op_tensors[op->first_input + 1]])
+               : -1;
 }

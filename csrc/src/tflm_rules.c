@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "checked.h"
+#include "graph.h"
 #include "memcore.h"
 #include "tflm_tables.h"
 
@@ -246,7 +247,7 @@ int64_t mc__rule_bytes(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
         if (t == NULL) {
             return -3;
         }
-        return part == 1 ? dims_copy_bytes(t) : t->bytes;
+        return part == 1 ? dims_copy_bytes(t) : mc__tensor_bytes(t);
     }
     case R_FILTER_INT4:
         return mc__elements_times(i1, 1);

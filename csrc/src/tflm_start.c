@@ -50,7 +50,7 @@ mc_status_t mc__tflm_start(const mc_graph_t *g, mc_target_t target, mc_kernels_t
     if (g->n_subgraphs > 1 && g->subgraphs == NULL) { /* several, but not described */
         return mc__tflm_unsupported(problem, MC_PROBLEM_SUBGRAPHS, -1, (int32_t)g->n_subgraphs);
     }
-    i = mc__tflm_walk(g, NULL, NULL, &variables); /* the subgraphs operators call exist */
+    i = mc__tflm_walk(g, NULL, &variables); /* the subgraphs operators call exist */
     if (i >= 0) {
         return mc__tflm_unsupported(problem, MC_PROBLEM_SUBGRAPHS, i, variables);
     }

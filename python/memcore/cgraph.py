@@ -51,6 +51,13 @@ def op_code(name):
     return _CODES[name]
 
 
+def tensor_bytes(tensor):
+    """A C tensor's byte size as TFLM computes it (mc_tensor_bytes), or -1 where its
+    shape or type gives none (the check refuses such a graph, naming why)."""
+    out = ffi.new("int64_t *")
+    return out[0] if lib.mc_tensor_bytes(ffi.addressof(tensor), out) == lib.MC_PROBLEM_NONE else -1
+
+
 class CGraph:
     """An mc_graph_t and the memory its arrays point into.
 
@@ -204,8 +211,8 @@ def describe(rc, problem, graph=None, file_bytes=None):
         if graph is not None and graph.graph.offline_offsets != ffi.NULL:
             at = graph.graph.offline_offsets
             offsets = " (offsets %d and %d, %d and %d bytes)" % (
-                at[problem.tensor], at[problem.value], graph.graph.tensors[problem.tensor].bytes,
-                graph.graph.tensors[problem.value].bytes)
+                at[problem.tensor], at[problem.value], tensor_bytes(graph.graph.tensors[problem.tensor]),
+                tensor_bytes(graph.graph.tensors[problem.value]))
         return "the offline memory plan puts %s and %s at overlapping offsets%s, and both are live %s: " \
                "TFLM would corrupt one with the other (it does not check)" % (
                    _tensor(graph, problem.tensor), _tensor(graph, problem.value), offsets, when)
@@ -338,7 +345,6 @@ def from_model(model):
             c_dims[at + d] = size
         c.dims = c_dims + at
         at += len(t.shape)
-        c.bytes = t.bytes
         c.dtype = DTYPE_CODES.get(t.dtype, lib.MC_DTYPE_STRING)
         c.name_offset = -1
         c.quant_channels = t.quantization_channels

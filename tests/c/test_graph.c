@@ -31,7 +31,6 @@ static mc_graph_t chain(void)
         shapes[i][0] = 1;
         shapes[i][1] = 8;
         tensors[i].dtype = MC_DTYPE_FLOAT32;
-        tensors[i].bytes = 32;
     }
     tensors[2].flags = MC_TENSOR_CONSTANT;
     for (i = 0; i < 3; i++) {
@@ -84,7 +83,7 @@ static void expect(const mc_graph_t *g, int32_t kind, int64_t op, int64_t tensor
 int main(void)
 {
     mc_graph_t g = chain();
-    int64_t need = 0;
+    int64_t need = 0, bytes = 0;
     CHECK_EQ_I64(validate(&g), MC_OK);
     CHECK_EQ_I64(p.kind, MC_PROBLEM_NONE);
     CHECK_EQ_I64(mc_graph_validate_scratch_bytes(5, &need), MC_OK);
@@ -142,10 +141,21 @@ int main(void)
     g = chain();
     outputs[0] = -3;
     expect(&g, MC_PROBLEM_BAD_TENSOR_INDEX, -1, -1, -1);
-    /* Bytes are recomputed from shape and type, never trusted. */
+    /* A tensor's bytes come from its shape and type: [1, 8] float32 is 32 B, a scalar
+     * one element, int4 a byte a value, a string none TFLM allocates. */
     g = chain();
-    tensors[3].bytes = 31;
-    expect(&g, MC_PROBLEM_BAD_BYTES, -1, 3, -1);
+    CHECK_EQ_I64(mc_tensor_bytes(&tensors[3], &bytes), MC_PROBLEM_NONE);
+    CHECK_EQ_I64(bytes, 32);
+    tensors[3].rank = 0;
+    CHECK_EQ_I64(mc_tensor_bytes(&tensors[3], &bytes), MC_PROBLEM_NONE);
+    CHECK_EQ_I64(bytes, 4);
+    tensors[3].rank = 2;
+    tensors[3].dtype = MC_DTYPE_INT4;
+    CHECK_EQ_I64(mc_tensor_bytes(&tensors[3], &bytes), MC_PROBLEM_NONE);
+    CHECK_EQ_I64(bytes, 8);
+    tensors[3].dtype = MC_DTYPE_STRING;
+    CHECK_EQ_I64(mc_tensor_bytes(&tensors[3], &bytes), MC_PROBLEM_BAD_DTYPE);
+    expect(&g, MC_PROBLEM_BAD_DTYPE, -1, 3, -1);
     g = chain();
     shapes[3][1] = -1;
     expect(&g, MC_PROBLEM_DYNAMIC_SHAPE, -1, 3, -1);

@@ -33,7 +33,6 @@ static int tensor(builder_t *b, int rows, int cols, bool constant)
     b->shapes[b->g.n_tensors][0] = rows;
     b->shapes[b->g.n_tensors][1] = cols;
     t->dtype = MC_DTYPE_FLOAT32;
-    t->bytes = 4 * rows * cols;
     t->name_offset = -1;
     t->flags = constant ? MC_TENSOR_CONSTANT : 0;
     return (int)b->g.n_tensors++;

@@ -116,6 +116,7 @@ static void first_operator(void)
     mc_problem_t p;
     const mc_op_t *op;
     const mc_tensor_t *x;
+    int64_t bytes = 0;
     int64_t size = load("kws_dscnn_int8.tflite");
     CHECK_EQ_I64(read_graph(file, size, &g, &p), MC_OK);
     op = &g.ops[0];
@@ -132,7 +133,8 @@ static void first_operator(void)
     CHECK_EQ_I64(x->dims[1], 49);
     CHECK_EQ_I64(x->dims[2], 10);
     CHECK_EQ_I64(x->dtype, MC_DTYPE_INT8);
-    CHECK_EQ_I64(x->bytes, 490);
+    CHECK_EQ_I64(mc_tensor_bytes(x, &bytes), MC_PROBLEM_NONE);
+    CHECK_EQ_I64(bytes, 490);
     CHECK_EQ_I64(x->name_bytes, 1);
     CHECK_EQ_I64(file[x->name_offset], 'x');
     CHECK((x->flags & MC_TENSOR_ZERO_POINT) != 0);

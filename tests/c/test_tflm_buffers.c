@@ -30,7 +30,6 @@ static void start(builder_t *b, int n_tensors, const int *constant)
         b->tensors[i].dims = &b->shapes[i];
         b->shapes[i] = 4 * (i + 1);
         b->tensors[i].dtype = MC_DTYPE_INT8;
-        b->tensors[i].bytes = 4 * (i + 1);
         b->tensors[i].name_offset = -1;
     }
     for (i = 0; constant != NULL && constant[i] >= 0; i++) {
@@ -68,7 +67,7 @@ static void op(builder_t *b, const int *ins, int n_ins, const int *outs, int n_o
 
 static int64_t sizes[MAX_T];
 static int32_t first[MAX_T], last[MAX_T], owner[MAX_T];
-static uint64_t scratch[4096]; /* the replay state, the tail's categories, two scopes per tensor */
+static uint64_t scratch[4096]; /* the replay state, the tail's categories, a slot per tensor, two scopes per operator */
 
 /* Lifetimes of the buffers, by tensor: TFLM's scope (0 before the first operator,
  * operator k at k + 1), i.e. the shifted lifetime - 1; -2 when not planned. */
@@ -85,7 +84,7 @@ static int64_t buffers(const builder_t *b, int32_t *f, int32_t *l)
     }
     for (i = 0; i < n; i++) {
         CHECK(owner[i] >= 0);
-        CHECK_EQ_I64(sizes[i], b->tensors[owner[i]].bytes);
+        CHECK_EQ_I64(sizes[i], 4 * (owner[i] + 1)); /* int8 [4 (i + 1)] */
         f[owner[i]] = first[i] - 1;
         l[owner[i]] = last[i] - 1;
     }

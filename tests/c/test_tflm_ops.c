@@ -24,14 +24,11 @@ typedef struct {
 static void tensor(one_op_t *m, int32_t i, int32_t dtype, int32_t rank, const int32_t *dims, int32_t channels,
                    uint32_t flags)
 {
-    static const int64_t size[MC_DTYPE_COUNT] = {4, 2, 4, 1, 8, 0, 1, 2, 8, 1, 8, 16, 8, 0, 0, 4, 2, 1, 2};
     mc_tensor_t *t = &m->tensors[i];
     int32_t d;
     memset(t, 0, sizeof *t);
-    t->bytes = size[dtype];
     for (d = 0; d < rank; d++) {
         m->shapes[i][d] = dims[d];
-        t->bytes *= dims[d];
     }
     t->dims = m->shapes[i];
     t->rank = (uint8_t)rank;
