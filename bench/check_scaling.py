@@ -4,7 +4,7 @@
 
 Six shapes from tests/scaling_models.py: mnist_cnn_int8 plus N tensors no operator
 touches (TFLM plans all of them together) or N constant tensors (weights, of rank 2 or
-4), a chain of N RELUs after tiny_mlp_int8, N RELUs of tiny_mlp_int8's output that are
+8), a chain of N RELUs after tiny_mlp_int8, N RELUs of tiny_mlp_int8's output that are
 all graph outputs (every pair of them is live together, with different lifetimes: the
 planner's n + P steps, refused past MC_PLAN_MAX_PAIRS), and N dense layers with their
 own weights and bias after tiny_mlp_int8's first.  "C check" is mc_check_graph on the loaded graph, what a board runs;
@@ -35,7 +35,7 @@ from memcore.profiles import profile  # noqa: E402
 
 SIZES = (1000, 3000, 10000, 30000, 100000)
 SHAPES = {"unused tensors": scaling_models.unused_tensors, "constant tensors": scaling_models.constant_tensors,
-          "rank-4 constants": lambda n: scaling_models.constant_tensors(n, (1, 1, 1, 4)),
+          "rank-8 constants": lambda n: scaling_models.constant_tensors(n, (1, 1, 1, 1, 1, 1, 2, 2)),
           "relu chain": scaling_models.relu_chain, "relu fan-out": scaling_models.fan_out,
           "dense chain": scaling_models.dense_chain}
 

@@ -21,7 +21,7 @@ component, see ESP_IDF below), then reports
 
     python3 bench/footprint.py            # table
     python3 bench/footprint.py --check    # and fail unless: no data/bss anywhere,
-                                          # text < 48 KB (Cortex-M4F) and 52.5 KB
+                                          # text < 48 KB (Cortex-M4F) and 53.25 KB
                                           # (ESP32: -mlongcalls) and stack with
                                           # callees < 1 KB on both
 
@@ -83,7 +83,11 @@ ESP_IDF_SIZE = ["-Os", "-freorder-blocks", "-mno-target-align"]
 # A tensor's byte size computed when needed rather than kept, and the lifetimes kept for
 # planned tensors only (+0.2 KB), took a constant tensor's cost to the check from 48 to
 # 36 B (TFLM's arena: 36 B) and a chain's operator to 117 B: the limit is 52.5 KB.
-TEXT_LIMITS = {"cortex-m4f": 48 * 1024, "esp32": 52 * 1024 + 512}
+# Shapes kept a byte (or two) a dimension where the dims allow (+0.6 KB: the reader
+# sizes each shape before copying it, and every reader of a dim goes through
+# mc_tensor_dim) took a rank-8 constant's cost to the check from 60 to 36 B, TFLM's
+# own 36 B, where it had failed the board at rank 6: the limit is 53.25 KB.
+TEXT_LIMITS = {"cortex-m4f": 48 * 1024, "esp32": 53 * 1024 + 256}
 # The budgets are a board's: enforced on the microcontroller targets, printed for the
 # hosts (whose ABIs spill more: i386 passes every argument on the stack).
 LIMITED = tuple(TEXT_LIMITS)

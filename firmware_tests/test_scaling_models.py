@@ -5,7 +5,7 @@ from the C core on both); a file whose operator lacks an input is refused on the
 naming the file and the operator, as the host names them.
 
 The board's check needs no more of its memory than the model it approves: for RELU
-chains, fan-outs, untouched tensors, constant tensors (of rank 2 and 4) and chains of
+chains, fan-outs, untouched tensors, constant tensors (of rank 2, 4, 6 and 8) and chains of
 dense layers with their weights, the largest model the host says fits in the block the
 board measures (some 32 KB on the simulated unix64 board, micropython/README.md's table,
 the rest of its heap in fragments of a few KB) is checked on the board as on the host.
@@ -136,6 +136,8 @@ def test_a_check_no_heap_holds_says_what_it_needs(on_board, tmp_path):
 FAMILIES = {"chain": scaling_models.relu_chain, "fan-out": scaling_models.fan_out,
             "unused": scaling_models.unused_tensors, "constants": scaling_models.constant_tensors,
             "constants-rank4": lambda n: scaling_models.constant_tensors(n, (1, 1, 1, 4)),
+            "constants-rank6": lambda n: scaling_models.constant_tensors(n, (1, 1, 1, 1, 2, 2)),
+            "constants-rank8": lambda n: scaling_models.constant_tensors(n, (1, 1, 1, 1, 1, 1, 2, 2)),
             "dense": scaling_models.dense_chain}
 
 

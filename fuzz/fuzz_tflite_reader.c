@@ -22,10 +22,11 @@ typedef struct {
 } file_t;
 
 /* Whether n int32 at p lie in the first `bytes` of scratch_a. */
-static bool in_scratch(const int32_t *p, int32_t n, int64_t bytes)
+/* Whether n bytes at p lie in the scratch. */
+static bool in_scratch(const void *p, int64_t n, int64_t bytes)
 {
     const uint8_t *start = (const uint8_t *)scratch_a, *at = (const uint8_t *)p;
-    return n == 0 || (at >= start && at + 4 * (int64_t)n <= start + bytes);
+    return n == 0 || (at >= start && at + n <= start + bytes);
 }
 
 static mc_status_t read_file(void *context, int64_t offset, uint8_t *buffer, int32_t bytes)
@@ -124,14 +125,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 memcmp(ga.op_tensors, gb.op_tensors, (size_t)ga.n_op_tensors * sizeof(int32_t)) == 0);
     for (i = 0; i < ga.n_tensors; i++) {
         const mc_tensor_t *t = &ga.tensors[i];
-        FUZZ_ASSERT(t->rank <= MC_MAX_DIMS && in_scratch(t->dims, t->rank, na.scratch_bytes));
+        int64_t dim_bytes = t->dim_bytes == 1 || t->dim_bytes == 2 ? t->dim_bytes : 4; /* memcore.h */
+        FUZZ_ASSERT(t->rank <= MC_MAX_DIMS && in_scratch(t->dims, t->rank * dim_bytes, na.scratch_bytes));
         FUZZ_ASSERT(t->name_offset < 0 || (t->name_offset + (int64_t)t->name_bytes <= (int64_t)size));
         FUZZ_ASSERT(same_tensor(t, &gb.tensors[i]));
     }
     for (i = 0; i < ga.n_ops; i++) {
         /* its own options in the scratch, or the reader's shared zeros */
         const int32_t *o = ga.ops[i].options;
-        FUZZ_ASSERT(in_scratch(o, MC_OP_OPTIONS, na.scratch_bytes) || (o[0] | o[1] | o[2] | o[MC_OP_OPTIONS - 1]) == 0);
+        FUZZ_ASSERT(in_scratch(o, 4 * MC_OP_OPTIONS, na.scratch_bytes) || (o[0] | o[1] | o[2] | o[MC_OP_OPTIONS - 1]) == 0);
         FUZZ_ASSERT(same_op(&ga.ops[i], &gb.ops[i]));
     }
     if (ga.n_tensors <= (int64_t)sizeof validate_scratch / (int64_t)sizeof(int32_t)) {

@@ -4,9 +4,10 @@ bench/check_scaling.py up to 100,000).
 
     unused_tensors(n)   mnist_cnn_int8 plus n tensors that no operator touches (int8 [1, 4]:
                         TFLM still plans each, all live together before the first operator)
+    untouched_tensors(shapes)  the same with a tensor of each shape
     constant_tensors(n, shape)  mnist_cnn_int8 plus n constant tensors no operator reads
-                        (int8 [1, 4] unless shape says, 4 bytes of data each: weights, never
-                        planned)
+                        (int8 [1, 4] unless shape says, with a byte of data an element:
+                        weights, never planned)
     relu_chain(n)       tiny_mlp_int8 with n RELUs after its output, each reading the last
     fan_out(n)          tiny_mlp_int8 with n RELUs of its output, every one a graph output
     dense_chain(n)      tiny_mlp_int8 with n more 8x8 FULLY_CONNECTED layers after its first,
@@ -16,6 +17,7 @@ bench/check_scaling.py up to 100,000).
 Each rebuilds the file through the TFLite schema's object API, so the result is a model
 TFLM itself reads.
 """
+import math
 import pathlib
 
 import flatbuffers
@@ -42,11 +44,15 @@ def _tensor(name, shape, dtype, quantization=None):
     return t
 
 
-def unused_tensors(n):
+def untouched_tensors(shapes):
     model = model_of("mnist_cnn_int8.tflite")
     graph = model.subgraphs[0]
-    graph.tensors += [_tensor("unused%d" % i, [1, 4], schema.TensorType.INT8) for i in range(n)]
+    graph.tensors += [_tensor("unused%d" % i, shape, schema.TensorType.INT8) for i, shape in enumerate(shapes)]
     return to_bytes(model)
+
+
+def unused_tensors(n):
+    return untouched_tensors([(1, 4)] * n)
 
 
 def _constant(model, name, data, shape, dtype, quantization=None):
@@ -63,8 +69,9 @@ def _constant(model, name, data, shape, dtype, quantization=None):
 
 def constant_tensors(n, shape=(1, 4)):
     model = model_of("mnist_cnn_int8.tflite")
+    data = [i % 256 for i in range(math.prod(shape))]
     for i in range(n):
-        _constant(model, "constant%d" % i, [1, 2, 3, 4], shape, schema.TensorType.INT8)
+        _constant(model, "constant%d" % i, data, shape, schema.TensorType.INT8)
     return to_bytes(model)
 
 

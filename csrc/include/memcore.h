@@ -26,7 +26,7 @@ extern "C" {
 
 /* Bumped whenever a result can change for the same input; the HIL harness refuses
  * to diff a board whose API version differs from the host's. */
-#define MC_API_VERSION 4
+#define MC_API_VERSION 5
 #define MC_VERSION_STRING "0.1.0"
 
 /* A batch bound meaning "no limit": activations per example are zero. */
@@ -465,9 +465,13 @@ typedef enum {
  * 36 on a 32-bit board) because a board's check holds every one of them: their shapes and
  * options sit in arrays beside them, each read only within its count, the fields only
  * shown to a user are 16-bit, a file's larger value saturated, and a tensor's byte size
- * is computed from its shape and type when needed (mc_tensor_bytes) rather than kept. */
+ * is computed from its shape and type when needed (mc_tensor_bytes) rather than kept.
+ * The reader stores a shape whose dimensions all lie in 0..255 a byte each, in 0..65,535
+ * two bytes each (dim_bytes): TFLM reads shapes in place in the model, so a rank-6
+ * tensor costs its arena no more than a scalar, and the check must not either. */
 typedef struct {
-    const int32_t *dims;         /* static shape: `rank` entries, each >= 0 (none past them) */
+    const void *dims;            /* static shape: `rank` entries of dim_bytes each, read
+                                    with mc_tensor_dim (none past them) */
     int32_t name_offset;         /* where its name's bytes start in the model file; -1: none
                                     (a flatbuffer's offsets are 32-bit: under 2 GB) */
     int32_t quant_channels;      /* scales in its quantization parameters; 0: not quantized */
@@ -478,8 +482,12 @@ typedef struct {
     uint8_t rank;                /* 0..MC_MAX_DIMS */
     uint8_t dtype;               /* mc_dtype_t (TFLite's TensorType is a byte) */
     uint8_t flags;               /* MC_TENSOR_* */
-    uint8_t reserved;            /* 0 */
+    uint8_t dim_bytes;           /* 1: dims are uint8_t, 2: uint16_t, anything else (0, as
+                                    a caller filling the struct leaves it): int32_t */
 } mc_tensor_t;
+
+/* Dimension i (0 <= i < rank) of a tensor's shape, whatever its width. */
+int32_t mc_tensor_dim(const mc_tensor_t *tensor, int32_t i);
 
 typedef struct {
     /* The operator's builtin options, MC_OP_OPTIONS of them: scalar field i of its

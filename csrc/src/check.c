@@ -301,7 +301,7 @@ static mc_status_t totals(const mc_graph_t *g, mc_check_t *r)
     for (k = 0; k < (int32_t)g->n_tensors; k++) { /* validated: within MC_MAX_TENSORS */
         const mc_tensor_t *t = &g->tensors[k];
         if (t->flags & MC_TENSOR_CONSTANT) {
-            mc__accumulate(&r->parameters, mc_dims_product(1, t->dims, 0, t->rank, &overflow), &overflow);
+            mc__accumulate(&r->parameters, mc__dims_product(1, t, 0, t->rank, &overflow), &overflow);
             mc__accumulate_tensor(&r->weights_bytes, t, &overflow);
             float_weights = float_weights || t->dtype == MC_DTYPE_FLOAT32;
         } else if ((t->flags & MC_TENSOR_VARIABLE) == 0) {

@@ -37,15 +37,6 @@ int64_t mc_mul_or_flag(int64_t a, int64_t b, bool *overflow)
     return a * b;
 }
 
-int64_t mc_dims_product(int64_t start, const int32_t *dims, int32_t from, int32_t end, bool *overflow)
-{
-    int32_t d;
-    for (d = from; d < end; d++) {
-        start = mc_mul_or_flag(start, dims[d], overflow);
-    }
-    return start;
-}
-
 mc_status_t mc_bits_to_bytes(int64_t count, int64_t bits, int64_t *out)
 {
     /* count * bits / 8 == (count / 8) * bits + (count % 8) * bits / 8 */

@@ -28,10 +28,6 @@ mc_status_t mc_checked_mul(int64_t a, int64_t b, int64_t *out);
 int64_t mc_add_or_flag(int64_t a, int64_t b, bool *overflow);
 int64_t mc_mul_or_flag(int64_t a, int64_t b, bool *overflow);
 
-/* start x dims[from] x ... x dims[end - 1] (start when from >= end), by mc_mul_or_flag:
- * a tensor's elements or bytes, or a filter's window. */
-int64_t mc_dims_product(int64_t start, const int32_t *dims, int32_t from, int32_t end, bool *overflow);
-
 /* *out = ceil(count * bits / 8) without overflowing the intermediate product. */
 mc_status_t mc_bits_to_bytes(int64_t count, int64_t bits, int64_t *out);
 

@@ -132,14 +132,35 @@ mc_status_t mc_graph_validate_scratch_bytes(int64_t n_tensors, int64_t *scratch_
     return MC_OK;
 }
 
+int32_t mc_tensor_dim(const mc_tensor_t *t, int32_t i)
+{
+    switch (t->dim_bytes) {
+    case 1:
+        return ((const uint8_t *)t->dims)[i];
+    case 2:
+        return ((const uint16_t *)t->dims)[i];
+    default:
+        return ((const int32_t *)t->dims)[i];
+    }
+}
+
+int64_t mc__dims_product(int64_t start, const mc_tensor_t *t, int32_t from, int32_t end, bool *overflow)
+{
+    int32_t d;
+    for (d = from; d < end; d++) {
+        start = mc_mul_or_flag(start, mc_tensor_dim(t, d), overflow);
+    }
+    return start;
+}
+
 int32_t mc_tensor_bytes(const mc_tensor_t *t, int64_t *bytes)
 {
     int32_t d;
     bool overflow = false;
     int64_t element = mc_dtype_bytes(t->dtype);
     for (d = 0; d < t->rank; d++) {
-        if (t->dims[d] < 0) {
-            *bytes = t->dims[d];
+        *bytes = mc_tensor_dim(t, d);
+        if (*bytes < 0) {
             return MC_PROBLEM_DYNAMIC_SHAPE;
         }
     }
@@ -147,7 +168,7 @@ int32_t mc_tensor_bytes(const mc_tensor_t *t, int64_t *bytes)
         *bytes = t->dtype;
         return MC_PROBLEM_BAD_DTYPE;
     }
-    *bytes = mc_dims_product(element, t->dims, 0, t->rank, &overflow);
+    *bytes = mc__dims_product(element, t, 0, t->rank, &overflow);
     if (overflow) {
         *bytes = -1;
         return MC_PROBLEM_SIZE_OVERFLOW;

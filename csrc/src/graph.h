@@ -7,6 +7,8 @@
 #ifndef MEMCORE_GRAPH_H
 #define MEMCORE_GRAPH_H
 
+#include <stdbool.h>
+
 #include "memcore.h"
 #include "out_of_line.h"
 
@@ -18,6 +20,10 @@ mc_status_t mc_op_counts_of(const mc_graph_t *graph, int64_t op, int64_t *macs, 
 /* The byte size of a tensor of a graph that passed mc_graph_structure (its shape and
  * type give one: mc_tensor_bytes). */
 int64_t mc__tensor_bytes(const mc_tensor_t *t);
+
+/* start x dims[from] x ... x dims[end - 1] of tensor t (start when from >= end), by
+ * mc_mul_or_flag (checked.h): a tensor's elements or bytes, or a filter's window. */
+int64_t mc__dims_product(int64_t start, const mc_tensor_t *t, int32_t from, int32_t end, bool *overflow);
 
 /* The scratch mc_tflite_read would ask to read a file with the counts of `graph` (a
  * graph mc_graph_structure passed): its arrays as the reader lays them out and the

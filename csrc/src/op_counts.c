@@ -44,7 +44,7 @@ static bool moves_data(int32_t kind)
 
 static int64_t elements(const mc_tensor_t *t, bool *overflow)
 {
-    return mc_dims_product(1, t->dims, 0, t->rank, overflow);
+    return mc__dims_product(1, t, 0, t->rank, overflow);
 }
 
 static const mc_tensor_t *input(const mc_graph_t *g, const mc_op_t *op, int32_t i)
@@ -56,7 +56,7 @@ static const mc_tensor_t *input(const mc_graph_t *g, const mc_op_t *op, int32_t 
 /* Product of a filter's dims[from..to] (inclusive), 0 when it has fewer. */
 static int64_t dims_product(const mc_tensor_t *t, int32_t from, int32_t to, bool *overflow)
 {
-    return t == NULL || t->rank <= to ? 0 : mc_dims_product(1, t->dims, from, to + 1, overflow);
+    return t == NULL || t->rank <= to ? 0 : mc__dims_product(1, t, from, to + 1, overflow);
 }
 
 mc_status_t mc_op_counts(const mc_graph_t *g, int64_t *macs, int64_t *other_ops, int64_t *failed_op)
@@ -103,12 +103,12 @@ mc_status_t mc_op_counts_of(const mc_graph_t *g, int64_t k, int64_t *macs, int64
         m = mc_mul_or_flag(n_out, dims_product(filter, 1, 2, &overflow), &overflow);
         break;
     case FULLY_CONNECTED: /* output x input features */
-        per = filter != NULL && filter->rank > 0 ? filter->dims[filter->rank - 1] : 0;
+        per = filter != NULL && filter->rank > 0 ? mc_tensor_dim(filter, filter->rank - 1) : 0;
         m = mc_mul_or_flag(n_out, per, &overflow);
         break;
     case BATCH_MATMUL: /* output x the reduced dimension of the first operand */
         if (first != NULL && first->rank >= 2) {
-            per = first->dims[first->rank - (op->options[MATMUL_ADJ_X] ? 2 : 1)];
+            per = mc_tensor_dim(first, first->rank - (op->options[MATMUL_ADJ_X] ? 2 : 1));
         }
         m = mc_mul_or_flag(n_out, per, &overflow);
         break;
@@ -116,7 +116,7 @@ mc_status_t mc_op_counts_of(const mc_graph_t *g, int64_t k, int64_t *macs, int64
         const mc_tensor_t *data = input(g, op, 2);
         int64_t n_in = data != NULL ? elements(data, &overflow) : 0;
         per = dims_product(filter, 1, 2, &overflow);
-        per = mc_mul_or_flag(per, filter != NULL && filter->rank > 0 ? filter->dims[0] : 0, &overflow);
+        per = mc_mul_or_flag(per, filter != NULL && filter->rank > 0 ? mc_tensor_dim(filter, 0) : 0, &overflow);
         m = mc_mul_or_flag(n_in, per, &overflow);
         break;
     }

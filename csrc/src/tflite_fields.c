@@ -228,6 +228,27 @@ OUT_OF_LINE int32_t *mc__copy_ints(reader_t *r, const vector_t *v, int32_t *to)
     return to;
 }
 
+int32_t mc__read_shape(reader_t *r, const vector_t *shape, void *to)
+{
+    uint32_t i, d, bits = 0;
+    int32_t width;
+    for (i = 0; i < shape->length; i++) {
+        bits |= mc__get_u32(r, shape->data + 4 * (int64_t)i, 4);
+    }
+    width = MC__DIM_WIDTH(bits);
+    for (i = 0; to != NULL && i < shape->length; i++) {
+        d = mc__get_u32(r, shape->data + 4 * (int64_t)i, 4);
+        if (width == 1) {
+            ((uint8_t *)to)[i] = (uint8_t)d;
+        } else if (width == 2) {
+            ((uint16_t *)to)[i] = (uint16_t)d;
+        } else {
+            ((uint32_t *)to)[i] = d;
+        }
+    }
+    return width;
+}
+
 /* Out of line: its call sites would each inline the compare and select. */
 OUT_OF_LINE int32_t mc__clamp_length(uint32_t length)
 {

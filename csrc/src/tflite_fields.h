@@ -14,6 +14,11 @@
 
 #define WINDOW_BYTES 64
 
+/* Model and Buffer fields (TFLite schema.fbs's numbers: vtable slot = 4 + 2 x field). */
+enum { MODEL_VERSION = 0, MODEL_OPERATOR_CODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4,
+       MODEL_METADATA = 6 };
+enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
+
 /* The vectors every pass needs (root_t.vectors), in the order the file is checked. */
 enum { CODES = 0, BUFFERS = 1, TENSORS = 2, OPERATORS = 3, INPUTS = 4, OUTPUTS = 5, ROOT_VECTORS = 6 };
 
@@ -83,5 +88,20 @@ void mc__vector_field(reader_t *r, const table_t *t, int32_t field, int32_t elem
 void mc__table_element(reader_t *r, const vector_t *v, uint32_t i, table_t *t);
 int32_t *mc__copy_ints(reader_t *r, const vector_t *v, int32_t *to);
 int32_t mc__clamp_length(uint32_t length);
+
+/* A shape is kept at the narrowest width that holds its every dim (mc_tensor_t's
+ * dim_bytes): 1 (all in 0..255), 2 (in 0..65,535) or 4, in whole int32 words. */
+#define MC__SHAPE_WORDS(rank, width) (((uint32_t)(rank) * (uint32_t)(width) + 3u) / 4u)
+/* The width for dims whose bits OR'd together are `bits` (a negative dim sets the top
+ * bit: four bytes, so mc_tensor_bytes still sees it). */
+#define MC__DIM_WIDTH(bits) ((bits) <= 0xFFu ? 1 : (bits) <= 0xFFFFu ? 2 : 4)
+/* The width of a shape's dims, and the dims at that width into `to` unless it is NULL
+ * (the bytes past them in their last word are left as they were). */
+int32_t mc__read_shape(reader_t *r, const vector_t *shape, void *to);
+
+/* The file's offline plan, if it has one (tflite_offline_plan.c): where its offsets
+ * start, in r->root.plan_at (-1: none), once its header is checked against `total`,
+ * every subgraph's tensors. */
+void mc__find_offline_plan(reader_t *r, int64_t total);
 
 #endif

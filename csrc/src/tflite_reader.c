@@ -32,25 +32,15 @@
 #define BUILTIN_VAR_HANDLE 142
 #define VAR_HANDLE_SHARED_NAME 1 /* VarHandleOptions' field */
 
-/* Model fields */
-enum { MODEL_VERSION = 0, MODEL_OPERATOR_CODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4,
-       MODEL_METADATA = 6 };
+/* OperatorCode, SubGraph, Tensor, QuantizationParameters and Operator fields */
 enum { CODE_DEPRECATED_BUILTIN = 0, CODE_CUSTOM = 1, CODE_VERSION = 2, CODE_BUILTIN = 3 };
 enum { SUBGRAPH_TENSORS = 0, SUBGRAPH_INPUTS = 1, SUBGRAPH_OUTPUTS = 2, SUBGRAPH_OPERATORS = 3 };
 enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3,
        TENSOR_QUANTIZATION = 4, TENSOR_IS_VARIABLE = 5, TENSOR_SPARSITY = 6,
        TENSOR_EXTERNAL_BUFFER = 10 };
 enum { QUANT_SCALE = 2, QUANT_ZERO_POINT = 3, QUANT_DIMENSION = 6 };
-enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
 enum { OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3, OP_OPTIONS = 4,
        OP_INTERMEDIATES = 8 };
-enum { METADATA_NAME = 0, METADATA_BUFFER = 1 };
-/* The offline plan's header, in int32 words before the offsets (TFLM's
- * GetOfflinePlannedOffsets: version 1, subgraph 0, then the offset count). */
-enum { PLAN_VERSION = 0, PLAN_SUBGRAPH = 1, PLAN_COUNT = 2, PLAN_HEADER = 3 };
-
-
-static const char OFFLINE_PLAN[] = "OfflineMemoryAllocation";
 
 /* A board's check holds every tensor and operator of the model (memcore.h): they stay
  * small (the typedef fails to compile if either grows). */
@@ -168,7 +158,9 @@ static void count_entries(reader_t *r, mc_tflite_size_t *out)
     for (i = 0; i < tensors->length && r->rc == MC_OK; i++) {
         mc__table_element(r, tensors, i, &table);
         mc__vector_field(r, &table, TENSOR_SHAPE, 4, &lists[0]);
-        out->n_values += lists[0].length > MC_MAX_DIMS ? 0 : lists[0].length; /* (read_tensor refuses it) */
+        if (lists[0].length <= MC_MAX_DIMS) { /* (read_tensor refuses a longer shape) */
+            out->n_values += MC__SHAPE_WORDS(lists[0].length, mc__read_shape(r, &lists[0], NULL));
+        }
     }
     for (i = 0; i < operators->length && r->rc == MC_OK; i++) {
         int32_t kind = 0;
@@ -270,7 +262,8 @@ OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out, ar
     memset(out, 0, sizeof *out);
     out->rank = (uint8_t)shape.length;
     out->dims = a->values;
-    a->values = mc__copy_ints(r, &shape, a->values);
+    out->dim_bytes = (uint8_t)mc__read_shape(r, &shape, a->values);
+    a->values += MC__SHAPE_WORDS(shape.length, out->dim_bytes);
     out->dtype = (uint8_t)mc__scalar_field(r, &t, TENSOR_TYPE, MC_FIELD_I8, 0);
     constant = tensor_buffer(r, &t, i);
     mc__vector_field(r, &t, TENSOR_NAME, 1, &name);
@@ -414,58 +407,6 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, arrays
     return next;
 }
 
-/* The file's offline plan (TFLM's GetOfflinePlannedOffsets: the last metadata entry
- * named exactly "OfflineMemoryAllocation" counts): where its offsets start, in
- * r->root.plan_at, once its header is checked: version 1, subgraph 0, one offset per
- * tensor of every subgraph (TFLM checks only the count), and the offsets inside the
- * buffer (TFLM reads past its end).  `total` is every subgraph's tensors, as size_of
- * added them up: it is read only when no problem was found, so after all of them. */
-static void find_plan(reader_t *r, int64_t total)
-{
-    root_t *root = &r->root;
-    vector_t list, v;
-    table_t entry;
-    uint32_t i, c, index = 0, word, expect;
-    bool found = false;
-    root->plan_at = -1;
-    mc__vector_field(r, &root->model, MODEL_METADATA, 4, &list);
-    for (i = 0; i < list.length; i++) {
-        bool same;
-        mc__table_element(r, &list, i, &entry);
-        mc__vector_field(r, &entry, METADATA_NAME, 1, &v);
-        same = v.length == sizeof OFFLINE_PLAN - 1;
-        for (c = 0; c < v.length && same; c++) {
-            same = mc__get_u32(r, v.data + c, 1) == (uint8_t)OFFLINE_PLAN[c];
-        }
-        if (same) {
-            found = true;
-            index = (uint32_t)mc__scalar_field(r, &entry, METADATA_BUFFER, MC_FIELD_I32, 0);
-        }
-    }
-    if (!found || r->rc != MC_OK) {
-        return;
-    }
-    v.length = 0;
-    if (index < root->vectors[BUFFERS].length) {
-        mc__table_element(r, &root->vectors[BUFFERS], index, &entry);
-        mc__vector_field(r, &entry, BUFFER_DATA, 1, &v);
-    }
-    /* the header's three words, then the offsets (the count is 32-bit: no overflow) */
-    for (word = 0; word < PLAN_HEADER && v.length >= 4 * PLAN_HEADER && r->rc == MC_OK; word++) {
-        uint32_t value = mc__get_u32(r, v.data + 4 * word, 4);
-        expect = word == PLAN_VERSION ? 1u : word == PLAN_SUBGRAPH ? 0u : (uint32_t)total;
-        if (value != expect) {
-            r->problem->other = total;
-            mc__fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, mc__to_int32(value));
-            r->problem->at = word;
-        }
-    }
-    if (r->rc == MC_OK && (v.length < 4 * PLAN_HEADER || (v.length - 4 * PLAN_HEADER) / 4 < total)) {
-        mc__fail_value(r, MC_E_MODEL, MC_PROBLEM_OFFLINE_PLAN, index);
-    }
-    root->plan_at = v.data + 4 * PLAN_HEADER;
-}
-
 /* The reader's state for source; problems go to *problem, or to *sink when it is NULL. */
 OUT_OF_LINE static void start(reader_t *r, const mc_source_t *source, uint8_t *window, mc_problem_t *problem,
                               mc_problem_t *sink)
@@ -532,7 +473,7 @@ OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out)
         }
         count_entries(r, out);
     }
-    find_plan(r, out->n_tensors);
+    mc__find_offline_plan(r, out->n_tensors);
     out->scratch_bytes = layout_bytes((uint32_t)out->n_tensors, (uint32_t)out->n_ops,
                                       (uint32_t)(out->n_op_tensors + out->n_values),
                                       (uint32_t)out->n_subgraphs, out->n_io, root->plan_at >= 0);
@@ -554,6 +495,18 @@ mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_
     return MC_OK;
 }
 
+/* The words the reader keeps tensor t's shape in, at the width its dims need
+ * (mc__read_shape), whatever width t holds them at. */
+static uint32_t shape_words(const mc_tensor_t *t)
+{
+    uint32_t bits = 0;
+    int32_t d;
+    for (d = 0; d < t->rank; d++) {
+        bits |= (uint32_t)mc_tensor_dim(t, d);
+    }
+    return MC__SHAPE_WORDS(t->rank, MC__DIM_WIDTH(bits));
+}
+
 /* (graph.h) The counts are within the limits layout_bytes assumes once
  * mc_graph_structure has passed g. */
 int64_t mc__tflite_read_bytes(const mc_graph_t *g)
@@ -564,7 +517,7 @@ int64_t mc__tflite_read_bytes(const mc_graph_t *g)
         n_io += (int64_t)g->subgraphs[i].n_inputs + g->subgraphs[i].n_outputs;
     }
     for (i = 0; i < (int32_t)g->n_tensors; i++) {
-        n_ints += g->tensors[i].rank;
+        n_ints += shape_words(&g->tensors[i]);
     }
     for (i = 0; i < (int32_t)g->n_ops; i++) {
         n_ints += has_options(g->ops[i].kind, g->ops[i].options_type) ? MC_OP_OPTIONS : 0;

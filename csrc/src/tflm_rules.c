@@ -47,13 +47,13 @@ static int32_t dtype(const mc_tensor_t *t)
 int64_t mc__elements_times(const mc_tensor_t *t, int64_t k)
 {
     bool overflow = false;
-    int64_t n = mc_mul_or_flag(mc_dims_product(1, t->dims, 0, t->rank, &overflow), k, &overflow);
+    int64_t n = mc_mul_or_flag(mc__dims_product(1, t, 0, t->rank, &overflow), k, &overflow);
     return overflow ? -2 : n;
 }
 
 static int32_t dim(const mc_tensor_t *t, int32_t i)
 {
-    return (t != NULL && i >= 0 && i < t->rank) ? t->dims[i] : 0;
+    return (t != NULL && i >= 0 && i < t->rank) ? mc_tensor_dim(t, i) : 0;
 }
 
 /* TfLiteTypeGetSize, by MC_DTYPE_* (mc_graph_structure refuses any other type) */
@@ -102,8 +102,8 @@ static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
         if (bias != NULL && dtype(bias) != MC_DTYPE_INT64) {
             return -1;
         }
-    } else if (f->dims[1] == 1 && f->dims[2] == 1 && op->options[4] == 1 && op->options[5] == 1 &&
-               i0->dims[3] == f->dims[3]) {
+    } else if (dim(f, 1) == 1 && dim(f, 2) == 1 && op->options[4] == 1 && op->options[5] == 1 &&
+               dim(i0, 3) == dim(f, 3)) {
         /* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h.
          * 1x1: arm_convolve_1x1_s8_fast needs no buffer outside Arm Compiler.  CMSIS-NN's
          * 1x1 kernel also wants no padding, but a 1x1 filter without dilation never pads:
@@ -115,7 +115,7 @@ static int64_t cmsis_conv(const mc_ctx_t *s, const mc_op_t *op)
      * window, fh x fw, and for int16 x 4 bytes.  Two dims never overflow 64 bits, nor 4 x a
      * dim, so a product passes 64 bits in this order exactly when it does in the kernel's
      * (fw x fh x channels; int16: channels x fh x 4 x fw). */
-    cols = mc_dims_product(int16 ? 4 * (int64_t)i0->dims[3] : i0->dims[3], f->dims, 1, 3, &overflow);
+    cols = mc__dims_product(int16 ? 4 * (int64_t)dim(i0, 3) : dim(i0, 3), f, 1, 3, &overflow);
     if (!int16) { /* int8: 4 x the column rounded up to 4, past 64 bits an overflow too */
         cols = mc_mul_or_flag(mc_add_or_flag(cols, 3, &overflow) & ~(int64_t)3, 4, &overflow);
     }
@@ -136,17 +136,17 @@ static int64_t cmsis_depthwise(const mc_ctx_t *s, const mc_op_t *op)
     }
     /* DepthwiseConv2DOptions: padding, stride_w, stride_h, depth_multiplier, activation,
      * dilation_w, dilation_h */
-    if (i0->dims[3] != o0->dims[3] || i0->dims[0] != 1 || op->options[5] != 1 || op->options[6] != 1) {
+    if (dim(i0, 3) != dim(o0, 3) || dim(i0, 0) != 1 || op->options[5] != 1 || op->options[6] != 1) {
         return -1;
     }
     /* The 3x3 kernel works without a buffer; CMSIS-NN takes it when TFLM's padding is
      * at most 1 on each side, which a 3x3 filter without dilation always has: SAME pads
      * (ceil(in / stride) - 1) x stride + 3 - in <= 2 in all, VALID nothing. */
-    if (f->dims[1] == 3 && f->dims[2] == 3) {
+    if (dim(f, 1) == 3 && dim(f, 2) == 3) {
         return -1;
     }
     /* channels x fh x fw int16 (two dims never overflow, so neither order does first) */
-    bytes = mc_mul_or_flag(mc_dims_product(i0->dims[3], f->dims, 1, 3, &overflow), 2, &overflow);
+    bytes = mc_mul_or_flag(mc__dims_product(dim(i0, 3), f, 1, 3, &overflow), 2, &overflow);
     return overflow ? -2 : bytes;
 }
 
@@ -204,7 +204,7 @@ int64_t mc__rule_bytes(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
     case R_CHANNELS_F0:
     case R_CHANNELS_F3: {
         int32_t d = r == R_CHANNELS_F0 ? 0 : 3;
-        return i1 == NULL || i1->rank <= d ? -3 : 4 * (int64_t)i1->dims[d];
+        return i1 == NULL || i1->rank <= d ? -3 : 4 * (int64_t)dim(i1, d);
     }
     case R_FC_CHANNELS:
         if (i1 == NULL || dtype(i0) == MC_DTYPE_FLOAT32 || i1->quant_channels <= 1) {
@@ -307,13 +307,13 @@ int64_t mc__rule_bytes(const mc_ctx_t *s, const mc_op_t *op, int32_t r)
          * multiple of 4: the kernel fakes per-channel quantization (2 int32 per output
          * channel); arm_convolve_1x1_s8_fast itself needs no buffer with GCC. */
         if (i0->dtype != MC_DTYPE_INT8 || dtype(i1) != MC_DTYPE_INT8 || per_channel || o0 == NULL ||
-            o0->rank <= 2 || i1->rank < 1 || i1->dims[i1->rank - 1] % 4 != 0) {
+            o0->rank <= 2 || i1->rank < 1 || dim(i1, i1->rank - 1) % 4 != 0) {
             return -1;
         }
-        return 8 * (int64_t)o0->dims[o0->rank - 1]; /* a dim is below 2^31: no overflow */
+        return 8 * (int64_t)dim(o0, o0->rank - 1); /* a dim is below 2^31: no overflow */
     }
     case R_CMSIS_AVGPOOL:
-        return i0 == NULL || i0->rank != 4 ? -3 : 4 * (int64_t)i0->dims[3];
+        return i0 == NULL || i0->rank != 4 ? -3 : 4 * (int64_t)dim(i0, 3);
     case R_ESP_SOFTMAX:
         if (dtype(o0) != MC_DTYPE_INT8) {
             return -1;

@@ -51,6 +51,13 @@ def op_code(name):
     return _CODES[name]
 
 
+def tensor_shape(tensor):
+    """A C tensor's shape, whatever width the reader kept its dims at (mc_tensor_dim);
+    a rank past MC_MAX_DIMS (a graph the check refuses) shows the first MC_MAX_DIMS."""
+    address = ffi.addressof(tensor)
+    return tuple(lib.mc_tensor_dim(address, i) for i in range(max(0, min(tensor.rank, lib.MC_MAX_DIMS))))
+
+
 def tensor_bytes(tensor):
     """A C tensor's byte size as TFLM computes it (mc_tensor_bytes), or -1 where its
     shape or type gives none (the check refuses such a graph, naming why)."""
@@ -151,7 +158,7 @@ def describe(rc, problem, graph=None, file_bytes=None):
         shape = ""
         if graph is not None and 0 <= problem.tensor < graph.graph.n_tensors:
             t = graph.graph.tensors[problem.tensor]
-            shape = " of shape %s" % list(t.dims[0:max(0, min(t.rank, lib.MC_MAX_DIMS))])
+            shape = " of shape %s" % list(tensor_shape(t))
         return "%s%s %s" % (_tensor(graph, problem.tensor), shape, text)
     if kind == p.MC_PROBLEM_BAD_DTYPE:
         return "%s has type %s, which has no fixed element size TFLM can allocate" % (

@@ -11,7 +11,7 @@ or costed as an upper bound with --allow-unknown-ops), not the reader's.
 import gc
 
 from memcore import _lowlevel as ll
-from memcore.cgraph import DTYPE_NAMES, read_tflite, tensor_bytes
+from memcore.cgraph import DTYPE_NAMES, read_tflite, tensor_bytes, tensor_shape
 from memcore.errors import MemcoreError
 from memcore.graph import Model, Operator, Tensor, bad_model, positional
 
@@ -56,7 +56,7 @@ _new_operator = positional(Operator)
 
 def _tensor(graph, t, i):
     flags = t.flags
-    return _new_tensor(i, graph.tensor_name(i), tuple(t.dims[0:t.rank]), DTYPE_NAMES[t.dtype], tensor_bytes(t),
+    return _new_tensor(i, graph.tensor_name(i), tensor_shape(t), DTYPE_NAMES[t.dtype], tensor_bytes(t),
                        bool(flags & 1), bool(flags & 2), t.quant_channels, bool(flags & 4), t.quant_dimension)
 
 

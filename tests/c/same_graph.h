@@ -13,7 +13,16 @@ static inline bool same_tensor(const mc_tensor_t *a, const mc_tensor_t *b)
 {
     mc_tensor_t x = *a, y = *b;
     x.dims = y.dims = NULL;
-    return memcmp(&x, &y, sizeof x) == 0 && (a->rank == 0 || memcmp(a->dims, b->dims, a->rank * sizeof *a->dims) == 0);
+    int32_t d;
+    if (memcmp(&x, &y, sizeof x) != 0) {
+        return false;
+    }
+    for (d = 0; d < a->rank; d++) {
+        if (mc_tensor_dim(a, d) != mc_tensor_dim(b, d)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 static inline bool same_op(const mc_op_t *a, const mc_op_t *b)

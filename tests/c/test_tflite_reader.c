@@ -130,8 +130,8 @@ static void first_operator(void)
     CHECK_EQ_I64(op->n_outputs, 1);
     x = &g.tensors[g.op_tensors[op->first_input]];
     CHECK_EQ_I64(x->rank, 4);
-    CHECK_EQ_I64(x->dims[1], 49);
-    CHECK_EQ_I64(x->dims[2], 10);
+    CHECK_EQ_I64(mc_tensor_dim(x, 1), 49);
+    CHECK_EQ_I64(mc_tensor_dim(x, 2), 10);
     CHECK_EQ_I64(x->dtype, MC_DTYPE_INT8);
     CHECK_EQ_I64(mc_tensor_bytes(x, &bytes), MC_PROBLEM_NONE);
     CHECK_EQ_I64(bytes, 490);
