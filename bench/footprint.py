@@ -21,7 +21,7 @@ component, see ESP_IDF below), then reports
 
     python3 bench/footprint.py            # table
     python3 bench/footprint.py --check    # and fail unless: no data/bss anywhere,
-                                          # text < 48 KB (Cortex-M4F) and 53.25 KB
+                                          # text < 48 KB (Cortex-M4F) and 53.5 KB
                                           # (ESP32: -mlongcalls) and stack with
                                           # callees < 1 KB on both
 
@@ -86,8 +86,10 @@ ESP_IDF_SIZE = ["-Os", "-freorder-blocks", "-mno-target-align"]
 # Shapes kept a byte (or two) a dimension where the dims allow (+0.6 KB: the reader
 # sizes each shape before copying it, and every reader of a dim goes through
 # mc_tensor_dim) took a rank-8 constant's cost to the check from 60 to 36 B, TFLM's
-# own 36 B, where it had failed the board at rank 6: the limit is 53.25 KB.
-TEXT_LIMITS = {"cortex-m4f": 48 * 1024, "esp32": 53 * 1024 + 256}
+# own 36 B, where it had failed the board at rank 6: the limit is 53.25 KB.  TFLM's
+# refusal of an intermediate tensor of any size but 0 (a false "fits" before) and the
+# loaded model file in the RAM need (+0.3 KB) made it 53.5 KB.
+TEXT_LIMITS = {"cortex-m4f": 48 * 1024, "esp32": 53 * 1024 + 512}
 # The budgets are a board's: enforced on the microcontroller targets, printed for the
 # hosts (whose ABIs spill more: i386 passes every argument on the stack).
 LIMITED = tuple(TEXT_LIMITS)

@@ -48,7 +48,8 @@ WINDOW = 32
 BOOT_REPORTS = [
     {"schema": "memcore.report/1", "model": name, "device": "esp32", "memcore_version": "0.1.0",
      "implementation": "c-module", "firmware": "MicroPython v1.99.0-fake on 2026-01-01", "source": "descriptor",
-     "weights_bytes": weights, "weights_placement": "flash", "arena_tflm_bytes": arena, "arena_best_bytes": arena,
+     "weights_bytes": weights, "weights_placement": "flash", "loaded_model_bytes": 0,
+     "arena_tflm_bytes": arena, "arena_best_bytes": arena,
      "arena_lower_bound_bytes": arena, "runtime_overhead_bytes": 4000, "runtime_bytes": 5000,
      "recommended_arena_bytes": arena + 5000,
      "required_bytes": arena + 5000, "available_bytes": 101234, "headroom_bytes": 101234 - arena - 5000,

@@ -47,7 +47,7 @@ def test_boot_check(deployed, model, placement, verdict, board_options, real_boa
     assert bad == []
     (report,) = [o for _, o in objects if o["schema"] == lines.REPORT]
     host = host_check(model, placement, report["available_bytes"])
-    for name in ("weights_bytes", "weights_placement", "arena_tflm_bytes", "arena_best_bytes",
+    for name in ("weights_bytes", "weights_placement", "loaded_model_bytes", "arena_tflm_bytes", "arena_best_bytes",
                  "arena_lower_bound_bytes", "runtime_overhead_bytes", "recommended_arena_bytes", "required_bytes",
                  "available_bytes", "headroom_bytes"):
         assert report[name] == host[name], name

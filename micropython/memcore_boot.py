@@ -56,7 +56,7 @@ gc.collect()
 SCHEMA = "memcore.report/1"
 ERROR_SCHEMA = "memcore.report-error/1"
 PREFIX = "@memcore "
-DESCRIPTOR_SCHEMA = "memcore.model/2"
+DESCRIPTOR_SCHEMA = "memcore.model/3"
 GRANULE = 16  # bytes: the resolution of the largest-block search (the GC's block size)
 
 
@@ -209,7 +209,7 @@ def validate(d, with_fallback=True):
     """The descriptor's values, every field the check uses checked first: a dict with
     model, file_bytes, file_crc32, board, config, placement (all a board whose C module
     reads the model file itself takes: without `with_fallback`), and the fallback's sizes,
-    first_use, last_use, alignment, batch, weights_bytes, weights_in_arena_bytes,
+    first_use, last_use, alignment, batch, weights_bytes, model_in_arena_bytes,
     runtime_bytes, runtime_overhead_bytes, other_memory_fits, budgets_fit, offline_head
     (TFLM's head of a model with an offline plan, or None), and the host's host_tflm,
     host_best.  ValueError names the first bad field."""
@@ -248,12 +248,16 @@ def validate(d, with_fallback=True):
     out["batch"] = _count(fallback.get("batch"), "fallback.batch", 1 << 20)
     if out["batch"] < 1:
         _fail("fallback.batch must be at least 1", out["batch"])
-    for name in ("weights_bytes", "weights_in_arena_bytes", "runtime_bytes", "runtime_overhead_bytes"):
+    for name in ("weights_bytes", "model_in_arena_bytes", "runtime_bytes", "runtime_overhead_bytes"):
         out[name] = _count(fallback.get(name), "fallback." + name)
-    if out["weights_in_arena_bytes"] not in (0, out["weights_bytes"]):
-        _fail("fallback.weights_in_arena_bytes must be 0 or the weights' bytes", out["weights_in_arena_bytes"])
-    if (out["weights_in_arena_bytes"] != 0) != (placement == "ram") and out["weights_bytes"] != 0:
-        raise ValueError("weights_placement %r disagrees with fallback.weights_in_arena_bytes" % placement)
+    # Loaded, the whole file is (TFLM reads the model in place): the file's bytes, or the
+    # weights' when the host did not know the file.
+    loaded = max(_count(out["config"].get("model_file_bytes", 0), "config.model_file_bytes"), out["weights_bytes"])
+    if out["model_in_arena_bytes"] not in (0, loaded):
+        _fail("fallback.model_in_arena_bytes must be 0 or the model file's bytes (%d)" % loaded,
+              out["model_in_arena_bytes"])
+    if (out["model_in_arena_bytes"] != 0) != (placement == "ram") and loaded != 0:
+        raise ValueError("weights_placement %r disagrees with fallback.model_in_arena_bytes" % placement)
     head = fallback.get("offline_plan_head_bytes")
     out["offline_head"] = None if head is None else _count(head, "fallback.offline_plan_head_bytes")
     out["other_memory_fits"] = _flag(fallback, "other_memory_fits")
@@ -392,19 +396,19 @@ def _header(model, device, mc, source):
     ]
 
 
-def descriptor_check(arena_tflm_bytes, batch, runtime_bytes, weights_in_arena_bytes, available_bytes,
+def descriptor_check(arena_tflm_bytes, batch, runtime_bytes, model_in_arena_bytes, available_bytes,
                      other_memory_fits, budgets_fit):
     """The board's part of the C check for a board that cannot read the model: the
     descriptor gives what the host computed (memcore export) and the board adds the
     memory it has free.  Returns (recommended_arena_bytes, required_bytes, headroom_bytes,
     verdict), as mc_check_graph computes them:
       recommended = batch x TFLM's head + what TFLM needs beyond it (once per interpreter)
-      required    = recommended + the weights loaded into the arena's region
+      required    = recommended + the model file loaded into the arena's region
       headroom    = available - required
       verdict     "does_not_fit" when memory is short here or in another region,
                   "misses_budget" when it fits but misses the latency or battery budget."""
     recommended = batch * arena_tflm_bytes + runtime_bytes
-    required = recommended + weights_in_arena_bytes
+    required = recommended + model_in_arena_bytes
     headroom = available_bytes - required
     if headroom < 0 or not other_memory_fits:
         verdict = "does_not_fit"
@@ -449,11 +453,12 @@ def check_descriptor(descriptor, available=None, device=None, report=True, modul
     tflm = best = None
     v["sizes"] = v["first_use"] = v["last_use"] = None
     recommended, required, headroom, verdict = descriptor_check(
-        arena_tflm, v["batch"], v["runtime_bytes"], v["weights_in_arena_bytes"], available,
+        arena_tflm, v["batch"], v["runtime_bytes"], v["model_in_arena_bytes"], available,
         v["other_memory_fits"], v["budgets_fit"])
     fields = _header(v["model"], device, mc, "descriptor") + [
         ("weights_bytes", v["weights_bytes"]),
         ("weights_placement", v["placement"]),
+        ("loaded_model_bytes", v["model_in_arena_bytes"]),
         ("arena_tflm_bytes", arena_tflm),
         ("arena_best_bytes", arena_best),
         ("arena_lower_bound_bytes", lower),

@@ -13,6 +13,10 @@ bench/check_scaling.py up to 100,000).
     dense_chain(n)      tiny_mlp_int8 with n more 8x8 FULLY_CONNECTED layers after its first,
                         each with weights and a bias of its own (per-channel int8, as the
                         first's): two constants and an activation a layer, as in a real model
+    packed_copies(n)    tiny_mlp_int8 with a PACK of n copies of its output: one operand
+                        list n long, which TFLM reads in place in the file
+    intermediates(n)    tiny_mlp_int8 whose first operator lists n intermediates (one empty
+                        tensor, over and over: TFLM refuses any other), which TFLM ignores
 
 Each rebuilds the file through the TFLite schema's object API, so the result is a model
 TFLM itself reads.
@@ -122,4 +126,37 @@ def dense_chain(n):
         source = op.outputs[0]
     second.inputs = [source] + list(second.inputs[1:])
     graph.operators[1:1] = layers
+    return to_bytes(model)
+
+
+def _operator_code(model, builtin):
+    """The index of a new operator code for `builtin`."""
+    code = schema.OperatorCodeT()
+    code.builtinCode = code.deprecatedBuiltinCode = builtin
+    code.version = 1
+    model.operatorCodes.append(code)
+    return len(model.operatorCodes) - 1
+
+
+def packed_copies(n):
+    model = model_of("tiny_mlp_int8.tflite")
+    graph = model.subgraphs[0]
+    source = graph.outputs[0]
+    like = graph.tensors[source]
+    graph.tensors.append(_tensor("packed", [n] + list(like.shape), like.type, like.quantization))
+    op = schema.OperatorT()
+    op.opcodeIndex = _operator_code(model, schema.BuiltinOperator.PACK)
+    op.inputs, op.outputs = [source] * n, [len(graph.tensors) - 1]
+    op.builtinOptionsType, op.builtinOptions = schema.BuiltinOptions.PackOptions, schema.PackOptionsT()
+    op.builtinOptions.valuesCount, op.builtinOptions.axis = n, 0
+    graph.operators.append(op)
+    graph.outputs = op.outputs
+    return to_bytes(model)
+
+
+def intermediates(n):
+    model = model_of("tiny_mlp_int8.tflite")
+    graph = model.subgraphs[0]
+    graph.tensors.append(_tensor("empty", [0], schema.TensorType.INT8))
+    graph.operators[0].intermediates = [len(graph.tensors) - 1] * n
     return to_bytes(model)

@@ -424,7 +424,7 @@ def _boot_check(here, tamper):
 def test_descriptor_with_another_weights_placement(here):
     def psram(d):
         d.update(weights_placement="psram")
-        d["fallback"].update(weights_bytes=1_000_000, weights_in_arena_bytes=0)
+        d["fallback"].update(weights_bytes=1_000_000, model_in_arena_bytes=0)
     assert _boot_check(here, psram) == '@memcore {"schema":"memcore.report-error/1","error":"ValueError: weights_placement must be \\"ram\\" or \\"flash\\", got \'psram\'"}'  # noqa: E501
 
 

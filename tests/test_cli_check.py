@@ -1,5 +1,6 @@
 """`memcore check`: verdicts, exit codes, suggestions, --json against its schema, bad input."""
 import json
+import re
 from importlib import resources
 
 import jsonschema
@@ -23,24 +24,26 @@ def check_json(*argv):
 
 def test_small_int8_model_fits_the_esp32_without_a_budget_nobody_gave_exit_0():
     # the README's first command: the built-in profiles carry no latency budget
-    code, out, err = memcore_cli("check", model("kws_dscnn_int8.tflite"), "--device", "esp32")
+    code, out, err = memcore_cli("check", model("kws_dscnn_int8.tflite"), "--device", "esp32-psram")
     assert code == 0, err
     assert "FITS" in out and "BUDGET" not in out
     assert "budgets: none given" in out
-    code, report = check_json(model("kws_dscnn_int8.tflite"), "--device", "esp32")
+    code, report = check_json(model("kws_dscnn_int8.tflite"), "--device", "esp32", "--weights-in", "flash")
     assert code == 0 and report["verdict"] == "fits" and "latency" not in report["resources"]
     assert report["budgets"]["latency_seconds"] is None and report["budgets"]["sources"] == {}
 
 
 def test_small_int8_model_misses_the_latency_budget_the_user_gave_exit_3():
-    # 5.3 M operations at ESP-NN's 39 Mops/s is about 136 ms, over a 100 ms budget.
-    code, out, err = memcore_cli("check", model("kws_dscnn_int8.tflite"), "--device", "esp32", "--max-latency",
-                                 "100ms")
+    # 5.3 M operations at ESP-NN's 39 Mops/s is about 136 ms, over a 100 ms budget (read in
+    # place from flash, it fits the esp32's RAM)
+    code, out, err = memcore_cli("check", model("kws_dscnn_int8.tflite"), "--device", "esp32", "--weights-in",
+                                 "flash", "--max-latency", "100ms")
     assert code == 3, err
     assert "FITS, BUT MISSES ITS BUDGET" in out and "DOES NOT FIT" not in out
     assert "recommended arena" in out and "KiB" in out
     assert "budgets: latency 100 ms (--max-latency)" in out
-    code, report = check_json(model("kws_dscnn_int8.tflite"), "--device", "esp32", "--max-latency", "0.1s")
+    code, report = check_json(model("kws_dscnn_int8.tflite"), "--device", "esp32", "--weights-in", "flash",
+                              "--max-latency", "0.1s")
     assert code == 3 and report["verdict"] == "misses_budget" and report["limiting_resource"] == "latency"
     assert report["resources"]["latency"]["limit"] == 0.1 and not report["resources"]["latency"]["fits"]
     assert report["resources"]["ram"]["fits"] and report["headroom_bytes"] > 0
@@ -86,11 +89,17 @@ def test_json_numbers_are_the_graph_and_tflm_numbers():
     assert report["required_bytes"] == report["recommended_arena_bytes"] == arena.recommended_arena_bytes
 
 
-def test_weights_in_ram_count_against_ram():
+def test_weights_in_ram_count_against_ram_with_their_whole_file():
+    # TFLM reads the model in place: loaded, its 50,496-byte file sits in RAM, not only
+    # its 24,368 B of weights
     _, flash = check_json(model("kws_dscnn_int8.tflite"), "--weights-in", "flash")
     _, ram = check_json(model("kws_dscnn_int8.tflite"), "--weights-in", "ram")
-    assert ram["weights_placement"] == "ram"
-    assert ram["required_bytes"] == flash["required_bytes"] + flash["weights_bytes"]
+    assert ram["weights_placement"] == "ram" and ram["weights_bytes"] == flash["weights_bytes"] == 24_368
+    assert flash["loaded_model_bytes"] == 0 and ram["loaded_model_bytes"] == 50_496
+    assert ram["required_bytes"] == flash["required_bytes"] + 50_496
+    code, out, err = memcore_cli("check", model("kws_dscnn_int8.tflite"), "--weights-in", "ram")
+    assert code == 1 and re.search(r"^model file loaded +49\.3 KiB +the whole file, in RAM: ", out, re.M)
+    assert re.search(r"^required +71\.7 KiB +largest term: the model file loaded$", out, re.M)
 
 
 def test_more_batch_never_needs_less_memory():
@@ -177,15 +186,17 @@ def test_unreadable_and_garbage_files_exit_2(tmp_path):
 
 
 def test_the_memory_table_says_when_the_board_cannot_run_its_own_check():
-    # tiny_mlp_int8 needs 1,260 B (TFLM's arena and its weights in RAM), and its check
+    # tiny_mlp_int8 needs 1,152 B (TFLM's arena, its weights read in place), and its check
     # on the board a block of a few KB whatever the model (the report's head, the
     # planners' and the reader's state): at 1,500 B available the model fits and its
     # check does not
     path = str(model("tiny_mlp_int8.tflite"))
-    report = check(memcore.load(path), profile("esp32"), available_bytes=1_500, suggest=False).to_json()
+    report = check(memcore.load(path), profile("esp32"), weights_placement="flash", available_bytes=1_500,
+                   suggest=False).to_json()
     assert report["verdict"] == "fits" and report["check_scratch_bytes"] > 1_500
     assert ("the check itself", report["check_scratch_bytes"],
             "more than available: the board cannot check this file itself at boot", 0) in memory_rows(report)
-    fits = check(memcore.load(path), profile("esp32"), available_bytes=4_096, suggest=False).to_json()
+    fits = check(memcore.load(path), profile("esp32"), weights_placement="flash", available_bytes=4_096,
+                 suggest=False).to_json()
     assert ("the check itself", fits["check_scratch_bytes"],
             "the one block memcore's check of this file takes on the board", 0) in memory_rows(fits)

@@ -354,7 +354,7 @@ def test_report_renders_in_headless_chromium(report_page, tmp_path):
     assert "Does not fit on esp32" in dom
     cards = dict(re.findall(r'data-device="([^"]+)" data-status="([^"]+)"', dom))
     assert cards["esp32"] == "will_not_fit" and cards["esp32-psram"] == "too_slow"
-    assert "will not fit: RAM runs out first: needs 501 KiB of the 48.8 KiB available (452 KiB short)" in dom
+    assert "will not fit: RAM runs out first: needs 510 KiB of the 48.8 KiB available (461 KiB short)" in dom
     assert 'id="layers"' in dom and 'class="mc-peak"' in dom
 
 

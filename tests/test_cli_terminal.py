@@ -30,9 +30,10 @@ def run_memcore(*argv, env=None, tty=False):
 
 
 def test_piped_check_is_plain_lines_without_wrap_or_trailing_spaces():
-    code, out, err = run_memcore("check", model("kws_dscnn_int8.tflite"), "--layers", "--max-latency", "100ms")
+    code, out, err = run_memcore("check", model("kws_dscnn_int8.tflite"), "--weights-in", "flash", "--layers",
+                                 "--max-latency", "100ms")
     text = out.decode("utf-8")
-    assert code == 3, err   # fits, but over the 100 ms budget given
+    assert code == 3, err   # fits (read in place from flash), but over the 100 ms budget given
     assert not ANSI.search(text)
     lines = text.splitlines()
     assert all(line == line.rstrip() for line in lines)
@@ -56,8 +57,9 @@ def test_every_table_pipes_without_trailing_spaces(command):
 @pytest.mark.parametrize("command", ["check", "ops", "compare", "devices", "plan", "roofline", "verdicts"])
 def test_ascii_encoding_prints_ascii_instead_of_crashing(command):
     argv = [] if command in ("devices", "verdicts") else [model("kws_dscnn_int8.tflite")]
-    code, out, err = run_memcore(command, *argv, *(["--layers", "--max-latency", "100ms"] if command == "check"
-                                                   else []), env={"PYTHONIOENCODING": "ascii"})
+    budget = ["--weights-in", "flash", "--layers", "--max-latency", "100ms"]
+    code, out, err = run_memcore(command, *argv, *(budget if command == "check" else []),
+                                 env={"PYTHONIOENCODING": "ascii"})
     assert code in (0, 1, 3), err.decode("ascii", "replace")
     assert b"Traceback" not in err and b"UnicodeEncodeError" not in err
     text = out.decode("ascii")              # raises if a non-ASCII byte got through
@@ -74,15 +76,16 @@ def test_ascii_encoding_help_and_errors():
 
 
 def test_a_terminal_gets_colour_and_no_colour_gets_none():
-    code, out, _ = run_memcore("check", model("kws_dscnn_int8.tflite"), "--max-latency", "100ms", tty=True)
+    code, out, _ = run_memcore("check", model("kws_dscnn_int8.tflite"), "--weights-in", "flash", "--max-latency",
+                               "100ms", tty=True)
     text = out.decode("utf-8")
     assert code == 3 and ANSI.search(text)
     # rich's highlighter is off: the "32" of WROOM-32 and the numbers memcore did not mark
     # stay uncoloured (a highlighted number is wrapped in an escape right before it).
     assert "WROOM-32" in text and not re.search(r"\x1b\[[0-9;]*m32\b", text)
     assert not re.search(r"\x1b\[[0-9;]*m(56\.0|100) ", text)
-    code, out, _ = run_memcore("check", model("kws_dscnn_int8.tflite"), "--max-latency", "100ms", tty=True,
-                               env={"NO_COLOR": "1"})
+    code, out, _ = run_memcore("check", model("kws_dscnn_int8.tflite"), "--weights-in", "flash", "--max-latency",
+                               "100ms", tty=True, env={"NO_COLOR": "1"})
     assert code == 3 and not ANSI.search(out.decode("utf-8"))
 
 

@@ -73,7 +73,7 @@ def test_shell_block_runs_as_written(block, tmp_path):
 def test_the_first_command_checks_the_bundled_model_on_the_esp32():
     (block,) = [b for b in SHELL if b.flag("fresh-checkout")]
     assert block.doc == "README.md" and block.text.strip().endswith(
-        "memcore check examples/kws_dscnn_int8.tflite --device esp32")
+        "memcore check examples/kws_dscnn_int8.tflite --device esp32-psram")
 
 
 def _commands(text):

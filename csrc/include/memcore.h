@@ -26,7 +26,7 @@ extern "C" {
 
 /* Bumped whenever a result can change for the same input; the HIL harness refuses
  * to diff a board whose API version differs from the host's. */
-#define MC_API_VERSION 5
+#define MC_API_VERSION 6
 #define MC_VERSION_STRING "0.1.0"
 
 /* A batch bound meaning "no limit": activations per example are zero. */
@@ -627,6 +627,9 @@ typedef enum {
     MC_PROBLEM_RESOURCE_VARIABLES,/* a VAR_HANDLE names one resource variable more than the
                                      interpreter has: its Prepare fails (op; value: the
                                      variables the interpreter has, other: the model's) */
+    MC_PROBLEM_INTERMEDIATE_SIZE, /* an operator lists an intermediate tensor (tensor) of
+                                     `value` bytes; TFLM's allocator runs only intermediates
+                                     of 0 bytes (op) */
     MC_PROBLEM_COUNT
 } mc_problem_kind_t;
 
@@ -1076,7 +1079,9 @@ typedef struct {
     int32_t arena_region;            /* MC_REGION_RAM or MC_REGION_PSRAM */
     int32_t weights_region;          /* MC_REGION_FLASH (read in place), RAM or PSRAM (loaded) */
     int64_t batch;                   /* >= 1: the arena scales with it, TFLM's overhead does not */
-    int64_t model_file_bytes;        /* the model file kept in flash (0: not stored on the board) */
+    int64_t model_file_bytes;        /* the model file's bytes, kept in flash and, with the weights
+                                        loaded, in their region whole (0: not known; the weights
+                                        stand for it) */
     int64_t available_bytes;         /* >= 0: pins the arena region's available bytes (what a
                                         board measured); -1: the board's figure */
     double latency_budget_seconds;   /* > 0: a budget per request; 0: none */
@@ -1148,7 +1153,12 @@ typedef struct {
                                          interpreter: its tail, or its planning peak's excess */
     int64_t recommended_arena_bytes;  /* the arena to give TFLM at this batch: batch x head +
                                          runtime_bytes */
-    int64_t required_bytes;           /* arena + weights kept in the same region */
+    int64_t loaded_model_bytes;       /* what loading the weights puts in their region: the whole
+                                         model file, for TFLM reads the model's tables, shapes and
+                                         operand lists in place beside the weights (the weights
+                                         when the file is not known; 0 when read in place from
+                                         flash) */
+    int64_t required_bytes;           /* arena + the loaded model when in the same region */
     int64_t available_bytes;
     int64_t headroom_bytes;           /* available - required */
     bool needs_heap_growth;           /* fits only once the heap grows past its size at boot */

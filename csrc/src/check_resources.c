@@ -190,8 +190,13 @@ static mc_status_t memory(const mc_board_t *b, const mc_check_config_t *c, mc_ch
     r->recommended_arena_bytes = mc_add_or_flag(mc_mul_or_flag(head, c->batch, &overflow), r->runtime_bytes,
                                                 &overflow);
     need[c->arena_region] = r->recommended_arena_bytes;
+    /* Loaded, the weights come with the whole file: TFLM reads the model in place, its
+     * tables and operand lists beside the weights, so a MicroPython board that reads the
+     * file into its heap holds every byte of it. */
+    r->loaded_model_bytes = 0;
     if (c->weights_region != MC_REGION_FLASH) {
-        mc__accumulate(&need[c->weights_region], r->weights_bytes, &overflow);
+        r->loaded_model_bytes = c->model_file_bytes > r->weights_bytes ? c->model_file_bytes : r->weights_bytes;
+        mc__accumulate(&need[c->weights_region], r->loaded_model_bytes, &overflow);
     }
     if (overflow) {
         return MC_E_OVERFLOW;

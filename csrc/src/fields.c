@@ -54,6 +54,7 @@ enum { NAMES_NUMERIC = 0, NAMES_KERNELS, NAMES_VERDICT, NAMES_RESOURCE };
     X("runtime_overhead_bytes", runtime_overhead_bytes, INT64, 0)             \
     X("runtime_bytes", runtime_bytes, INT64, 0)                               \
     X("recommended_arena_bytes", recommended_arena_bytes, INT64, 0)           \
+    X("loaded_model_bytes", loaded_model_bytes, INT64, 0)                     \
     X("required_bytes", required_bytes, INT64, 0)                             \
     X("available_bytes", available_bytes, INT64, 0)                           \
     X("headroom_bytes", headroom_bytes, INT64, 0)                             \

@@ -77,6 +77,7 @@ const char *mc_problem_text(int32_t kind)
         "overlaps a tensor live with it in the offline plan\0" /* PLAN_OVERLAP */
         "is too large: TFLM's arena would need more than 2^50 bytes\0" /* ARENA_TOO_LARGE */
         "names more resource variables than the interpreter has\0" /* RESOURCE_VARIABLES */
+        "has an intermediate tensor of more than 0 bytes, which TFLM's allocator refuses\0" /* INTERMEDIATE_SIZE */
         "unknown problem";
     const char *text = texts;
     if (kind < 0 || kind > MC_PROBLEM_COUNT) {

@@ -82,6 +82,30 @@ mc_status_t mc__tflm_start(const mc_graph_t *g, mc_target_t target, mc_kernels_t
     return MC_OK;
 }
 
+/* TFLM's allocator, once every kernel is prepared, refuses an operator's intermediate
+ * tensor of any size but 0 (AllocationInfoBuilder::ValidateSubgraph): the LSTM kernels
+ * that once used them keep their state elsewhere. */
+static mc_status_t intermediates_check(const mc_graph_t *g, mc_problem_t *p)
+{
+    int32_t k;
+    for (k = 0; k < (int32_t)g->n_ops; k++) {
+        const mc_op_t *op = &g->ops[k];
+        const int32_t *t = g->op_tensors + op->first_intermediate, *end = t + op->n_intermediates;
+        for (; t < end; t++) { /* validated: each names a tensor (mc_graph_validate) */
+            int64_t bytes = mc__tensor_bytes(&g->tensors[*t]);
+            if (bytes != 0) {
+                (void)mc__tflm_unsupported(p, MC_PROBLEM_INTERMEDIATE_SIZE, k, 0);
+                if (p != NULL) {
+                    p->tensor = *t;
+                    p->value = bytes;
+                }
+                return MC_E_UNSUPPORTED;
+            }
+        }
+    }
+    return MC_OK;
+}
+
 /* The reference kernels' Prepare checks (tflm_prepare.c) on every operator that runs
  * one: the first that fails is MC_E_UNSUPPORTED, with the check in `value`. */
 mc_status_t mc__tflm_prepare_checks(const mc_ctx_t *c, mc_problem_t *p)
@@ -110,7 +134,7 @@ mc_status_t mc__tflm_prepare_checks(const mc_ctx_t *c, mc_problem_t *p)
             return MC_E_UNSUPPORTED;
         }
     }
-    return MC_OK;
+    return intermediates_check(c->graph, p);
 }
 
 bool mc_tflm_supports(int32_t kind)

@@ -206,8 +206,8 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     source.context = f;
     source.data = NULL;
     source.file_bytes = (int64_t)seek.offset;
-    if (config->model_file_bytes == 0 && board->regions[MC_REGION_FLASH].bytes > 0) {
-        config->model_file_bytes = source.file_bytes; /* the file is what sits in flash */
+    if (config->model_file_bytes == 0) {
+        config->model_file_bytes = source.file_bytes; /* what sits in flash, and is loaded whole */
     }
     memset(&problem, 0, sizeof problem); /* NONE, operator 0: what op_kind reads */
     memset(&graph, 0, sizeof graph);     /* no operators until the file is read */

@@ -191,6 +191,10 @@ def describe(rc, problem, graph=None, file_bytes=None):
         return "%s names resource variable %d of %d, but the interpreter is built with %d " \
                "(MicroResourceVariables): TFLM's VAR_HANDLE refuses it in Prepare (var_handle.cc)" % (
                    _op(graph, problem.op), problem.value + 1, problem.other, problem.value)
+    if kind == p.MC_PROBLEM_INTERMEDIATE_SIZE:
+        return "%s lists %s of %d bytes as an intermediate: TFLM's allocator refuses any intermediate " \
+               "that is not 0 bytes (micro_allocation_info.cc)" % (
+                   _op(graph, problem.op), _tensor(graph, problem.tensor), problem.value)
     if kind == p.MC_PROBLEM_SUBGRAPHS and problem.op >= 0:
         return "%s calls subgraph %d, which the model does not have, or which nests control flow " \
                "deeper than %d levels" % (_op(graph, problem.op), problem.value, p.MC_MAX_NESTING)

@@ -345,10 +345,10 @@ def c_config(model, profile, placement, batch=1, kernels="optimised", available_
         "arena_region": arena_region,
         "weights_region": "flash" if placement == "flash" else arena_region,
         "batch": ll.count("batch", batch, 1),
-        # The file is what sits in flash; an ONNX model's (or an estimate's) deployed
-        # file is not known yet, so its weights stand for it.
-        "model_file_bytes": (model.file_bytes if model.file_bytes is not None else model.weight_bytes)
-        if profile.has_flash else 0,
+        # The file is what sits in flash, and what loading the weights loads whole; an
+        # ONNX model's (or an estimate's) deployed file is not known yet, so its weights
+        # stand for it.
+        "model_file_bytes": model.file_bytes if model.file_bytes is not None else model.weight_bytes,
         "available_bytes": -1 if available_bytes is None else ll.count("available_bytes", available_bytes),
         "latency_budget_seconds": budgets.latency_for(profile),
         "inferences_per_hour": float(budgets.inferences_per_hour),
@@ -376,7 +376,6 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
         res = raw.resources[code]
         if res.checked:
             resources[name] = Resource(name, bool(res.fits), res.need, res.limit, res.margin, res.usage)
-    weights_in_ram = model.weight_bytes if placement == "ram" else 0
     flash = raw.resources[lib.MC_RESOURCE_FLASH]
     head = raw.arena_best_bytes if memcore_plan else raw.arena_tflm_bytes
     path = model.estimated_from or model.path
@@ -388,7 +387,7 @@ def check(model, profile, batch=1, kernels="optimised", weights_placement=None, 
         arena_lower_bound_bytes=raw.arena_lower_bound_bytes, runtime_overhead_bytes=raw.runtime_overhead_bytes,
         recommended_arena_bytes=raw.recommended_arena_bytes,
         # The required memory as the three terms of a budget, for the report's "largest term".
-        budget=budget(weights_in_ram, 1, batch, head, raw.runtime_bytes, raw.available_bytes),
+        budget=budget(raw.loaded_model_bytes, 1, batch, head, raw.runtime_bytes, raw.available_bytes),
         flash_headroom_bytes=flash.margin_bytes if flash.checked else None,
         latency=latency_from_c(raw.latency), roofline=roofline_from_c(raw.roofline),
         verdict=VERDICTS[raw.verdict], limiting_resource=RESOURCES[raw.limiting], resources=resources,
@@ -487,8 +486,8 @@ def _suggestions(report, model):
             _add_shrink(report, model, found)
         if report.batch > 1:
             head = report.arena_best_bytes if report.memcore_plan else report.arena_tflm_bytes
-            weights = report.weights_bytes if report.weights_placement == "ram" else 0
-            largest = max_batch(weights, 1, head, report.budget.runtime_bytes, report.available_bytes)
+            largest = max_batch(report.fields["loaded_model_bytes"], 1, head, report.budget.runtime_bytes,
+                                report.available_bytes)
             if largest:
                 add("a smaller batch: %d instead of %d" % (largest, report.batch), batch=largest)
 

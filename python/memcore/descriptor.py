@@ -1,7 +1,7 @@
 """The model descriptor: what a board needs besides the model file to make the host's check.
 
 `memcore export MODEL --device D -o model.json` writes it; micropython/memcore_boot.py
-reads it on the board.  Compact JSON, one object, schema "memcore.model/2":
+reads it on the board.  Compact JSON, one object, schema "memcore.model/3":
 
     model, format, file_bytes, file_crc32   the model file it describes (the board refuses
                                             a descriptor whose file on the board differs)
@@ -16,8 +16,10 @@ reads it on the board.  Compact JSON, one object, schema "memcore.model/2":
     fallback                                for firmware without the C module, which cannot
                                             read the model: the head's buffers (sizes,
                                             lifetimes as TFLM's scopes + 1), what TFLM needs
-                                            beyond its head, the weights loaded into the
-                                            arena's region, and the verdict's parts that do
+                                            beyond its head, the model file loaded into the
+                                            arena's region (model_in_arena_bytes: the whole
+                                            file, 0 when read in place), and the verdict's
+                                            parts that do
                                             not depend on the memory free (other regions,
                                             the latency and battery budgets); for a model
                                             with an offline memory plan, TFLM's head around
@@ -37,7 +39,7 @@ from memcore.check import check
 from memcore.errors import MemcoreError
 from memcore.targets import kernels_code, target_code
 
-SCHEMA = "memcore.model/2"
+SCHEMA = "memcore.model/3"
 PLACEMENTS = ("ram", "flash")
 ALIGNMENT = 16  # TFLM's arena alignment
 
@@ -80,7 +82,7 @@ def describe(model, profile=None, placement=None, kernels="optimised", batch=1, 
         "buffers": {"sizes": sizes, "first_use": first, "last_use": last},
         "batch": batch,
         "weights_bytes": f["weights_bytes"],
-        "weights_in_arena_bytes": f["weights_bytes"] if config["weights_region"] == arena_region else 0,
+        "model_in_arena_bytes": f["loaded_model_bytes"] if config["weights_region"] == arena_region else 0,
         "runtime_bytes": f["runtime_bytes"],
         "runtime_overhead_bytes": f["runtime_overhead_bytes"],
         "other_memory_fits": all(r.fits for r in others),

@@ -160,12 +160,9 @@ def energy_rows(data):
     return rows
 
 
-def _weights_where(data, si):
-    b = lambda n: format_bytes(n, si)  # noqa: E731
-    if data["weights_placement"] == "flash":
-        return "read in place from flash, not RAM"
+def _loaded_into(data):
     region = data.get("arena_region", "ram")
-    return "loaded into RAM" if region in ("ram", "memory") else "loaded into %s, with the arena" % region
+    return "RAM" if region in ("ram", "memory") else region.upper()
 
 
 def memory_rows(data, si=False):
@@ -175,14 +172,22 @@ def memory_rows(data, si=False):
     at_boot = data.get("available_bytes_at_boot")
     if at_boot is not None and at_boot != data["available_bytes"]:
         available_note = "largest block the heap grows to (%s free at boot)" % b(at_boot)
-    rows = [
-        ("weights", data["weights_bytes"], _weights_where(data, si), 0),
+    loaded = data.get("loaded_model_bytes")  # 0 when read in place
+    term = TERM_WORDS.get(data.get("dominant_term"), "?")
+    if loaded and data.get("dominant_term") == "parameters":
+        term = "the model file loaded"
+    where = "read in place from flash, not RAM" if data["weights_placement"] == "flash" else "inside the model file"
+    rows = [("weights", data["weights_bytes"], where, 0)]
+    if loaded:
+        whole = "the whole file, in %s: TFLM reads its tables in place beside the weights" % _loaded_into(data)
+        rows.append(("model file loaded", loaded, whole, 0))
+    rows += [
         ("activation arena", data["arena_tflm_bytes"], "per example, planned as TFLM does", 0),
         ("memcore's plan", data["arena_best_bytes"], "what memcore's planner needs", 1),
         ("lower bound", data["arena_lower_bound_bytes"], "largest set of buffers alive at once", 1),
         ("runtime overhead", data["runtime_overhead_bytes"], "TFLM's persistent allocations (tail)", 0),
         ("recommended arena", data["recommended_arena_bytes"], "give TFLM's tensor arena this size", 0),
-        ("required", data["required_bytes"], "largest term: %s" % TERM_WORDS.get(data.get("dominant_term"), "?"), 0),
+        ("required", data["required_bytes"], "largest term: %s" % term, 0),
         ("available", data["available_bytes"], available_note, 0),
         ("headroom", data["headroom_bytes"], "available − required", 0),
     ]

@@ -80,9 +80,9 @@ def descriptor_attempts(rng, count, bases, small=False):
             d["model"] = "m" * (40_000 if small else rng.choice((40_000, 10_000_000)))
         elif how == "deep":
             depth = rng.choice((100, 5000, 16_000))
-            text = '{"schema":"memcore.model/2","model":' + "[" * depth + "]" * depth + "}"
+            text = '{"schema":"memcore.model/3","model":' + "[" * depth + "]" * depth + "}"
         elif how == "not json":
-            text = rng.choice(("", "{", "null", "[]", '{"schema":"memcore.model/2"', "\xff\xfe"))
+            text = rng.choice(("", "{", "null", "[]", '{"schema":"memcore.model/3"', "\xff\xfe"))
         elif how == "missing":
             del d[rng.choice(("fallback", "board", "config"))]
         yield "%s #%d" % (how, k), text if text is not None else json.dumps(d)

@@ -11,7 +11,7 @@ from memcore.terminal import write
 def register(sub):
     p = cli_options.add_command(
         sub, "export", "write the model descriptor for the on-board fit check (memcore_boot)",
-        """The model descriptor (schema memcore.model/2) a board's boot check reads beside the
+        """The model descriptor (schema memcore.model/3) a board's boot check reads beside the
 model file: the device profile and the deployment as the C check takes them (a board
 with memcore's C module then checks the model file itself, exactly as `memcore check`
 does), what firmware without the module needs to make the same check (the activation

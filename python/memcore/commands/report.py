@@ -27,6 +27,7 @@ The exit status is the verdict on --device, as `memcore check` gives it.""",
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
     cli_options.add_device(p)
     cli_options.add_batch_and_kernels(p)
+    cli_options.add_weights_in(p)
     cli_options.add_budgets(p)
     cli_options.add_units(p)
     cli_options.add_json(p, "what was written, with the check report (schema memcore.html/1)")
@@ -39,7 +40,7 @@ def run(args):
     profile = cli_options.device_profile(args)
     model = memcore.load(args.model)
     budgets = cli_options.budgets(args)
-    data = report_data(check(model, profile, args.batch, args.kernels, budgets=budgets,
+    data = report_data(check(model, profile, args.batch, args.kernels, args.weights_in, budgets=budgets,
                              device_file=args.device_file), model)
     page = report_html(model, data, profile, profiles(args.device_file), args.batch, args.kernels, args.si, budgets)
     with open_for_writing(args.output, "w", encoding="utf-8") as f:

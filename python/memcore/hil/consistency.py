@@ -7,7 +7,9 @@ otherwise.  Both `memcore monitor` and `memcore hil` read boards through lines.v
 so both refuse such a line, as a forged or inconsistent report naming the field.
 
 The rules:
-- required_bytes is the weights kept in RAM plus recommended_arena_bytes, and
+- loaded_model_bytes is 0 with the weights in flash and at least weights_bytes with them
+  loaded (the whole model file is); required_bytes is loaded_model_bytes plus
+  recommended_arena_bytes, and
   headroom_bytes is available_bytes - required_bytes; a negative headroom is
   "does_not_fit" (every board prints these, with or without the C module).
 - Each resource the C check reports (ram, psram, flash, latency, battery) comes with all of
@@ -47,10 +49,15 @@ def problem(report):
 
 
 def _sums(r):
-    in_ram = r["weights_bytes"] if r["weights_placement"] == "ram" else 0
-    if r["required_bytes"] != in_ram + r["recommended_arena_bytes"]:
-        return ("field 'required_bytes' is %d, not the weights in RAM (%d) + recommended_arena_bytes (%d)"
-                % (r["required_bytes"], in_ram, r["recommended_arena_bytes"]))
+    loaded = r["loaded_model_bytes"]
+    if r["weights_placement"] == "flash" and loaded != 0:
+        return "field 'loaded_model_bytes' is %d with the weights read in place from flash" % loaded
+    if r["weights_placement"] == "ram" and loaded < r["weights_bytes"]:
+        return ("field 'loaded_model_bytes' is %d, less than the weights it loads (weights_bytes %d)"
+                % (loaded, r["weights_bytes"]))
+    if r["required_bytes"] != loaded + r["recommended_arena_bytes"]:
+        return ("field 'required_bytes' is %d, not the model loaded into RAM (loaded_model_bytes %d) + "
+                "recommended_arena_bytes (%d)" % (r["required_bytes"], loaded, r["recommended_arena_bytes"]))
     if r["headroom_bytes"] != r["available_bytes"] - r["required_bytes"]:
         return ("field 'headroom_bytes' is %d, not available_bytes - required_bytes (%d)"
                 % (r["headroom_bytes"], r["available_bytes"] - r["required_bytes"]))

@@ -162,6 +162,7 @@ def _report_schema():
         "implementation": _req(TEXT), "firmware": _req(TEXT),
         "source": _req(_one_of("model", "descriptor")),
         "weights_bytes": _req(COUNT), "weights_placement": _req(_one_of("ram", "flash")),
+        "loaded_model_bytes": _req(COUNT),
         "arena_tflm_bytes": _req(COUNT), "arena_best_bytes": _req(COUNT), "arena_lower_bound_bytes": _req(COUNT),
         "runtime_overhead_bytes": _req(COUNT), "runtime_bytes": _req(COUNT), "recommended_arena_bytes": _req(COUNT),
         "required_bytes": _req(COUNT), "available_bytes": _req(COUNT), "headroom_bytes": _req(INT),
