@@ -239,13 +239,12 @@ def meaningful_batches(model, profile, kernels="optimised", placement=None):
     if streams_one_example(profile):
         return (1,)
     from memcore.budget import max_batch
-    from memcore.tflm import tflm_arena
+    from memcore.check import check
 
-    placement = placement or profile.default_weights_placement()
-    arena = tflm_arena(model, pointer_bytes=profile.pointer_bytes)
-    head = model.plan("tflm").arena_bytes
-    largest = max_batch(model.weight_bytes if placement == "ram" else 0, 1, head,
-                        arena.recommended_arena_bytes - head, profile.available_bytes)
+    # batch 1's check: the model loaded beside the arena (its whole file, when in RAM)
+    one = check(model, profile, 1, kernels, placement, suggest=False)
+    largest = max_batch(one.fields["loaded_model_bytes"], 1, one.arena_tflm_bytes, one.fields["runtime_bytes"],
+                        profile.available_bytes)
     fitting = tuple(b for b in SWEEP if largest is None or b <= largest)
     return fitting or (1,)
 
