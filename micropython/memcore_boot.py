@@ -250,13 +250,11 @@ def validate(d, with_fallback=True):
         _fail("fallback.batch must be at least 1", out["batch"])
     for name in ("weights_bytes", "model_in_arena_bytes", "runtime_bytes", "runtime_overhead_bytes"):
         out[name] = _count(fallback.get(name), "fallback." + name)
-    # Loaded, the whole file is (TFLM reads the model in place): the file's bytes, or the
-    # weights' when the host did not know the file.
-    loaded = max(_count(out["config"].get("model_file_bytes", 0), "config.model_file_bytes"), out["weights_bytes"])
-    if out["model_in_arena_bytes"] not in (0, loaded):
-        _fail("fallback.model_in_arena_bytes must be 0 or the model file's bytes (%d)" % loaded,
-              out["model_in_arena_bytes"])
-    if (out["model_in_arena_bytes"] != 0) != (placement == "ram") and loaded != 0:
+    # Loaded, the whole model file is (TFLM reads it in place): at least its weights.
+    loaded = out["model_in_arena_bytes"]
+    if 0 < loaded < out["weights_bytes"]:
+        _fail("fallback.model_in_arena_bytes must be 0 or at least the weights' bytes", loaded)
+    if (loaded != 0) != (placement == "ram") and out["weights_bytes"] != 0:
         raise ValueError("weights_placement %r disagrees with fallback.model_in_arena_bytes" % placement)
     head = fallback.get("offline_plan_head_bytes")
     out["offline_head"] = None if head is None else _count(head, "fallback.offline_plan_head_bytes")
