@@ -19,11 +19,11 @@ reads it on the board.  Compact JSON, one object, schema "memcore.model/3":
                                             beyond its head, the model file loaded into the
                                             arena's region (model_in_arena_bytes: the whole
                                             file, 0 when read in place), and the verdict's
-                                            parts that do
-                                            not depend on the memory free (other regions,
-                                            the latency and battery budgets); for a model
-                                            with an offline memory plan, TFLM's head around
-                                            the file's offsets (offline_plan_head_bytes)
+                                            parts that do not depend on the memory free
+                                            (other regions, the latency and battery
+                                            budgets); for a model with an offline memory
+                                            plan, TFLM's head around the file's offsets
+                                            (offline_plan_head_bytes)
     host                                    the host's own numbers, to cross-check
 
 A board with the C module reads the model file itself and uses only board and config;
