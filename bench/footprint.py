@@ -21,7 +21,7 @@ component, see ESP_IDF below), then reports
 
     python3 bench/footprint.py            # table
     python3 bench/footprint.py --check    # and fail unless: no data/bss anywhere,
-                                          # text < 48 KB (Cortex-M4F) and 53.5 KB
+                                          # text < 48 KB (Cortex-M4F) and 54 KB
                                           # (ESP32: -mlongcalls) and stack with
                                           # callees < 1 KB on both
 
@@ -88,8 +88,12 @@ ESP_IDF_SIZE = ["-Os", "-freorder-blocks", "-mno-target-align"]
 # mc_tensor_dim) took a rank-8 constant's cost to the check from 60 to 36 B, TFLM's
 # own 36 B, where it had failed the board at rank 6: the limit is 53.25 KB.  TFLM's
 # refusal of an intermediate tensor of any size but 0 (a false "fits" before) and the
-# loaded model file in the RAM need (+0.3 KB) made it 53.5 KB.
-TEXT_LIMITS = {"cortex-m4f": 48 * 1024, "esp32": 53 * 1024 + 512}
+# loaded model file in the RAM need (+0.3 KB) made it 53.5 KB.  Tensors no operator
+# touches stacked apart from the planners (+0.5 KB: the check's bound on the planners'
+# buffers, and the pass that moves those tensors and sums them) took their cost to the
+# check from 84 to 52 B, below TFLM's 76 B (with the weights in flash, such a model
+# needed more of the board for its check than for its arena): the limit is 54 KB.
+TEXT_LIMITS = {"cortex-m4f": 48 * 1024, "esp32": 54 * 1024}
 # The budgets are a board's: enforced on the microcontroller targets, printed for the
 # hosts (whose ABIs spill more: i386 passes every argument on the stack).
 LIMITED = tuple(TEXT_LIMITS)

@@ -55,6 +55,7 @@ typedef struct {
  * graph is read again after them. */
 typedef struct {
     int32_t n_buffers;        /* at most MC_PLAN_MAX_BUFFERS (mc_plan_scratch_bytes refuses more) */
+    int32_t n_planner;        /* at most this many go to the planners (set_apart_untouched) */
     uint32_t tflm_flags;      /* MC_TFLM_* for the configuration */
     int32_t graph_work_bytes; /* with the graph: validation, TFLM's buffers and model, live bytes */
     int32_t plan_bytes;       /* the planners' work */
@@ -63,6 +64,33 @@ typedef struct {
     bool file_plan;           /* the file has an offline plan: its offsets are an array */
     int32_t arrays_bytes;     /* the head and the buffers' arrays, after the work area */
 } layout_t;
+
+/* How many of the graph's n buffers the planners may be given: every buffer but the
+ * tensors no operator and no subgraph lists, which set_apart_untouched keeps from them.
+ * Such a tensor is known only once the lifetimes are walked, which takes memory, so
+ * this counts what bounds them: a tensor the walk touches is in an operator's list or
+ * a subgraph's inputs or outputs, one entry at least each (the kernels' scratch
+ * buffers, n less the planned tensors, are all counted).  All n when the file's plan
+ * places a tensor: it may be one of them, and the others must then fit around it. */
+static int32_t planner_buffers(const mc_graph_t *g, int32_t n)
+{
+    const int32_t *plan = mc__offline_offsets(g);
+    int64_t listed = g->n_op_tensors + g->n_inputs + g->n_outputs;
+    int32_t tensors = 0, i; /* within MC_MAX_TENSORS (mc_graph_structure has passed g) */
+    for (i = 0; g->subgraphs != NULL && i < (int32_t)g->n_subgraphs; i++) {
+        listed += g->subgraphs[i].n_inputs + g->subgraphs[i].n_outputs;
+    }
+    for (i = 0; i < (int32_t)g->n_tensors; i++) {
+        if (mc__tflm_planned(g, i)) {
+            if (plan != NULL && plan[i] != -1) {
+                return n;
+            }
+            tensors++;
+        }
+    }
+    /* the tensors listed, and one buffer standing for all the others */
+    return n - tensors + (listed < tensors ? (int32_t)listed + 1 : tensors);
+}
 
 /* No size here is overflow-checked, and all are int32: once mc_tflm_buffer_count has
  * passed the graph's structure (mc_graph_structure) its counts are within MC_MAX_*
@@ -78,8 +106,10 @@ static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const
     l->tflm_flags = (c->flags & MC_CHECK_ALLOW_UNKNOWN_OPS) ? MC_TFLM_ALLOW_UNKNOWN : 0u;
     MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &validate));
     MC_TRY(mc_tflm_buffer_count(g, b->target, c->kernels, l->tflm_flags, &n_buffers, &tflm_scratch, problem));
-    MC_TRY(mc_plan_scratch_bytes(n_buffers, &plan));
     l->n_buffers = n = (int32_t)n_buffers;
+    l->file_plan = mc__offline_offsets(g) != NULL;
+    l->n_planner = planner_buffers(g, n);
+    MC_TRY(mc_plan_scratch_bytes(l->n_planner, &plan));
     (void)mc__tflm_walk(g, NULL, &l->n_scopes); /* checked by mc_tflm_buffer_count */
     l->n_scopes++;
     /* bytes and buffers live per scope (int64 each), then a flag per tensor; with
@@ -94,7 +124,6 @@ static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const
     /* the head, sizes and the file's offsets when it has a plan (int64; the planners
      * give their arenas only: the check keeps no offsets); first, last, owner (int32);
      * each array starts 8-byte aligned */
-    l->file_plan = mc__offline_offsets(g) != NULL;
     l->arrays_bytes = ((int32_t)sizeof(head_t) + 7) / 8 * 8 + n * (l->file_plan ? 2 : 1) * (int32_t)sizeof(int64_t) +
                       (n * 3 * (int32_t)sizeof(int32_t) + 7) / 8 * 8;
     return MC_OK;
@@ -394,6 +423,63 @@ static mc_status_t carve(const mc_graph_t *g, const mc_board_t *b, const mc_chec
     return MC_OK;
 }
 
+/* Buffer `from` takes place `to`, whose buffer no operator touches (lifetime 0 to 0)
+ * takes place `from`. */
+static void trade_places(parts_t *p, int32_t to, int32_t from)
+{
+    int64_t size = p->sizes[from];
+    int32_t owner = p->owner[from];
+    p->sizes[from] = p->sizes[to];
+    p->owner[from] = p->owner[to];
+    p->first[to] = p->first[from];
+    p->last[to] = p->last[from];
+    p->first[from] = p->last[from] = 0;
+    p->sizes[to] = size;
+    p->owner[to] = owner;
+}
+
+/*
+ * The buffers no operator touches (lifetime 0 to 0: TFLM's scope -1, before its first)
+ * are live with each other only, so every planner stacks them from offset 0 apart from
+ * the rest: to the planners they are one buffer of their aligned bytes stacked.  They
+ * are moved after the others, whose order (the planners' ties) is kept, and the first
+ * of them stands for them all, with that size while the planners run (*moved keeps its
+ * own): a model padded with unused tensors costs the check their 20 bytes of arrays
+ * each, not the planners' work as well.  Not when the file's plan places a tensor
+ * (planner_buffers: the planners take all n).  Returns how many buffers the planners
+ * take.
+ */
+static int32_t set_apart_untouched(parts_t *p, int64_t *moved)
+{
+    int32_t i, kept = 0, n = p->l.n_buffers;
+    int64_t stacked = 0;
+    bool overflow = false;
+    /* With a file's plan, fewer than n only when it places no tensor (planner_buffers):
+     * its offsets are all -1 then, and need no moving. */
+    if (p->l.file_plan && p->l.n_planner == n) {
+        return n;
+    }
+    for (i = 0; i < n; i++) {
+        if (p->last[i] == 0) {
+            /* its size, then the padding to the next multiple of 16 (sizes are >= 0) */
+            mc__accumulate(&stacked, p->sizes[i], &overflow);
+            mc__accumulate(&stacked, -p->sizes[i] & (ARENA_ALIGNMENT - 1), &overflow);
+        } else {
+            if (kept < i) { /* [kept, i) are all untouched: the first of them moves to i */
+                trade_places(p, kept, i);
+            }
+            kept++;
+        }
+    }
+    if (kept == n) {
+        return n;
+    }
+    *moved = p->sizes[kept];
+    /* past 64 bits: a size the planners refuse, as they refused these buffers' sum */
+    p->sizes[kept] = overflow ? INT64_MAX : stacked;
+    return kept + 1;
+}
+
 /* Steps 1 and 2 of the check: the graph is validated, its buffers found and the file's
  * offsets taken; then both plans, which need the buffers' arrays only (and may
  * overwrite a graph read into the scratch). */
@@ -402,8 +488,8 @@ static mc_status_t plan_phase(const mc_graph_t *g, const mc_board_t *b, const mc
 {
     parts_t p;
     mc_check_t *r;
-    int64_t validate_bytes = 0, bad[2] = {-1, -1};
-    int32_t i;
+    int64_t validate_bytes = 0, bad[2] = {-1, -1}, moved = 0;
+    int32_t i, n;
     bool usable;
 
     MC_TRY(check_inputs(b, c));
@@ -426,14 +512,22 @@ static mc_status_t plan_phase(const mc_graph_t *g, const mc_board_t *b, const mc
     MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, p.l.tflm_flags, p.work, p.work_bytes, p.sizes, p.first, p.last,
                            p.owner, p.l.n_buffers, problem));
     usable = !p.l.file_plan || mc__tflm_take_offsets(g, p.sizes, p.owner, p.l.n_buffers, p.fixed, bad);
-    MC_TRY(mc__tflm_place(usable, bad, p.sizes, p.first, p.last, p.owner, p.l.n_buffers, scratch, p.plan_bytes,
+    n = set_apart_untouched(&p, &moved);
+    /* planner_buffers' bound holds by construction; a graph that broke it is refused */
+    if (n > p.l.n_planner) {
+        return MC_E_RANGE;
+    }
+    MC_TRY(mc__tflm_place(usable, bad, p.sizes, p.first, p.last, p.owner, n, scratch, p.plan_bytes,
                           p.l.file_plan ? p.fixed : NULL, NULL, p.plan, problem));
     r->arena_tflm_bytes = p.plan->arena_bytes;
     r->arena_lower_bound_bytes = p.plan->lower_bound_bytes;
-    MC_TRY(mc_plan(MC_PLAN_BEST, p.sizes, p.first, p.last, p.l.n_buffers, ARENA_ALIGNMENT, MC_PLAN_DEFAULT_STEPS,
-                   scratch, p.plan_bytes, NULL, p.plan));
+    MC_TRY(mc_plan(MC_PLAN_BEST, p.sizes, p.first, p.last, n, ARENA_ALIGNMENT, MC_PLAN_DEFAULT_STEPS, scratch,
+                   p.plan_bytes, NULL, p.plan));
     r->arena_best_bytes = p.plan->arena_bytes;
     r->best_is_optimal = p.plan->proven_optimal;
+    if (n < p.l.n_buffers) { /* the rest of the check reads every buffer's own size */
+        p.sizes[n - 1] = moved;
+    }
     return MC_OK;
 }
 
