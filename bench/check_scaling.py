@@ -13,10 +13,14 @@ copies of tiny_mlp_int8's output, or N empty intermediates of its first operator
 memcore.load and memcore.check.check, what `memcore check` runs, less the process start
 and the report.  Times are the median of --repeat runs (process_time).
 The memory the board's check takes (check_scratch_bytes, one block) is printed beside
-the recommended arena TFLM needs, and their ratio against the larger of that arena and
-4 KiB: at most 1 is the aim (a board that can run the model can check it); and against
-what the model requires on the esp32, which loads the whole file with the arena (TFLM
-reads the file's tables and operand lists in place): at most 1 everywhere.
+the recommended arena TFLM needs, as the esp32 deploys the model by default (the file
+read a window at a time, then loaded): its ratio against the larger of that arena and
+4 KiB, at most 1 the aim (a board that can run the model can check it), and against
+what the model requires, which loads the whole file with the arena (TFLM reads the
+file's tables and operand lists in place): at most 1 everywhere.  Then with the
+weights in flash (the file mapped, its operand lists and shapes read in place, as
+TFLM reads them): the check's block and its ratio against the larger of the arena,
+all such a model requires, and 4 KiB.
 
     python bench/check_scaling.py [--max-n 100000] [--repeat 3]
 """
@@ -70,8 +74,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     esp32 = profile("esp32")
-    print("%-16s %8s %10s %12s %14s %14s %12s  %5s  %s" % ("shape", "n", "file KB", "C check s", "load+check s",
-                                                              "check scratch", "rec. arena", "ratio", "÷ required"))
+    print("%-16s %8s %10s %12s %14s %14s %12s  %7s  %10s  %14s  %7s" % (
+        "shape", "n", "file KB", "C check s", "load+check s", "check scratch", "rec. arena", "÷ arena", "÷ required",
+        "flash: scratch", "÷ arena"))
     with tempfile.TemporaryDirectory() as folder:
         for shape, make in SHAPES.items():
             c_points, all_points = [], []
@@ -85,6 +90,7 @@ def main():
                     c_s = seconds(lambda: ll.check_graph(model.c_graph(), esp32.board(), config, path), args.repeat)
                     both = seconds(lambda: check(memcore.load(path), esp32, suggest=False), args.repeat)
                     r = check(model, esp32, suggest=False).to_json()
+                    mapped = check(model, esp32, weights_placement="flash", suggest=False).to_json()
                 except memcore.MemcoreError as exc:
                     print("%-16s %8d %10.0f  refused: %s" % (shape, n, os.path.getsize(path) / 1024,
                                                                str(exc).split(": ", 1)[1]))
@@ -92,9 +98,10 @@ def main():
                 c_points.append((n, c_s))
                 all_points.append((n, both))
                 arena = r["recommended_arena_bytes"]
-                print("%-16s %8d %10.0f %12.4f %14.3f %14d %12d  %5.2f  %.2f" % (
+                print("%-16s %8d %10.0f %12.4f %14.3f %14d %12d  %7.2f  %10.2f  %14d  %7.2f" % (
                     shape, n, os.path.getsize(path) / 1024, c_s, both, r["check_scratch_bytes"], arena,
-                    r["check_scratch_bytes"] / max(arena, 4096), r["check_scratch_bytes"] / r["required_bytes"]))
+                    r["check_scratch_bytes"] / max(arena, 4096), r["check_scratch_bytes"] / r["required_bytes"],
+                    mapped["check_scratch_bytes"], mapped["check_scratch_bytes"] / max(arena, 4096)))
             big = [p for p in c_points if p[0] >= 10000]
             print("%-16s exponent, C check: %.2f over all sizes, %.2f from 10k; load+check: %.2f" % (
                 shape, exponent(c_points), exponent(big), exponent(all_points)))

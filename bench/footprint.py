@@ -21,7 +21,7 @@ component, see ESP_IDF below), then reports
 
     python3 bench/footprint.py            # table
     python3 bench/footprint.py --check    # and fail unless: no data/bss anywhere,
-                                          # text < 48 KB (Cortex-M4F) and 54 KB
+                                          # text < 48 KB (Cortex-M4F) and 54.5 KB
                                           # (ESP32: -mlongcalls) and stack with
                                           # callees < 1 KB on both
 
@@ -92,8 +92,12 @@ ESP_IDF_SIZE = ["-Os", "-freorder-blocks", "-mno-target-align"]
 # touches stacked apart from the planners (+0.5 KB: the check's bound on the planners'
 # buffers, and the pass that moves those tensors and sums them) took their cost to the
 # check from 84 to 52 B, below TFLM's 76 B (with the weights in flash, such a model
-# needed more of the board for its check than for its arena): the limit is 54 KB.
-TEXT_LIMITS = {"cortex-m4f": 48 * 1024, "esp32": 54 * 1024}
+# needed more of the board for its check than for its arena), and a file in memory
+# read with its operand lists and shapes in place, as TFLM reads them (+0.4 KB: the
+# alignment each needs, and the graph pointing into the file), took a list entry's cost
+# to a board with its weights in flash from 4 B to nothing (a PACK of 26,000 copies of
+# one value: a 104 KiB check for a 26 KiB arena, now 2.3 KB): the limit is 54.5 KB.
+TEXT_LIMITS = {"cortex-m4f": 48 * 1024, "esp32": 54 * 1024 + 512}
 # The budgets are a board's: enforced on the microcontroller targets, printed for the
 # hosts (whose ABIs spill more: i386 passes every argument on the stack).
 LIMITED = tuple(TEXT_LIMITS)

@@ -18,7 +18,7 @@ import sys
 import pytest
 
 import memcore
-from boardkit import REPO
+from boardkit import REPO, scratch_agrees
 from memcore import descriptor
 from memcore.check import check
 from memcore.hil import lines
@@ -102,19 +102,6 @@ def test_board_checks_a_large_model_as_the_host_does(on_board, tmp_path, stem):
     assert scratch_agrees(on_board, host, got)
 
 
-def scratch_agrees(board, host, got):
-    """The board's check_scratch_bytes against the host's (x86-64).  The figure is
-    sizeof-based: to the byte on a 64-bit board.  On a 32-bit one a tensor's and an
-    operator's records hold a 4-byte pointer (and the i386 ABI aligns int64_t to 4), as
-    does the core's own state (the reader's, the planners', TFLM's model's), so it is
-    smaller there, never larger: by at most 8 B a tensor and an operator, and 1 KB of
-    state.  The host's figure holds for every board."""
-    host_bytes, board_bytes = host["check_scratch_bytes"], got["check_scratch_bytes"]
-    if board_is_64_bit(board):
-        return board_bytes == host_bytes
-    return host_bytes - 8 * (host["tensors"] + host["operators"]) - 1024 <= board_bytes <= host_bytes
-
-
 def test_a_check_no_heap_holds_says_what_it_needs(on_board, tmp_path):
     """2,000 RELUs: the graph alone needs more than any of the suite's boards has (a heap
     of 110 or 113 KiB): MemoryError names the file and the block the graph is read into,
@@ -180,10 +167,6 @@ def test_the_largest_model_the_host_says_fits_is_checked_on_the_board(on_board, 
     assert {k: got[k] for k in AGREED} == {k: host[k] for k in AGREED}
     assert host["check_scratch_bytes"] <= host["required_bytes"]
     assert scratch_agrees(on_board, host, got)
-
-
-def board_is_64_bit(board):
-    return int(board.repl.exec("import sys\nprint(sys.maxsize)\n").split()[-1]) > 2**32
 
 
 def test_an_operator_without_its_input_is_named_on_the_board(on_board, tmp_path):

@@ -19,10 +19,10 @@ from memcore.profiles import profile
 ESP32 = profile("esp32")
 
 
-def report(tmp_path, name, data):
+def report(tmp_path, name, data, weights=None):
     path = tmp_path / name
     path.write_bytes(data)
-    return check(memcore.load(str(path)), ESP32, suggest=False).to_json()
+    return check(memcore.load(str(path)), ESP32, suggest=False, weights_placement=weights).to_json()
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +132,19 @@ def test_the_check_grows_no_faster_than_tflms_arena_but_where_pinned(tmp_path, s
     assert check_bytes <= (large["required_bytes"] - small["required_bytes"]) / 1000
     for r in (small, large):
         assert r["check_scratch_bytes"] < r["required_bytes"]
+
+
+@pytest.mark.parametrize("shape", sorted(GROWTH))
+def test_with_the_weights_in_flash_the_check_grows_no_faster_than_tflms_arena(tmp_path, shape):
+    # The file stays in flash, mapped, and only the arena is in RAM: the check reads the
+    # operand lists in place there, as TFLM does (a PACK's copy or an intermediate costs
+    # it nothing), so every unit of every generator costs the check at most what it
+    # costs TFLM's arena, and the check needs at most the larger of what the model
+    # requires and its own few fixed KB.
+    make, _ = GROWTH[shape]
+    small, large = (report(tmp_path, "%d.tflite" % n, make(n), weights="flash") for n in (1000, 2000))
+    assert large["loaded_model_bytes"] == 0
+    assert large["check_scratch_bytes"] - small["check_scratch_bytes"] <= \
+        large["recommended_arena_bytes"] - small["recommended_arena_bytes"]
+    for r in (small, large):
+        assert r["check_scratch_bytes"] <= max(r["required_bytes"], 4096)

@@ -534,6 +534,14 @@ typedef struct {
 /* mc_graph_t.flags */
 #define MC_GRAPH_OFFLINE_PLAN 1u  /* the file carries an offline memory plan (TFLite's
                                      "OfflineMemoryAllocation" metadata) */
+#define MC_GRAPH_MAPPABLE 2u      /* the file has one subgraph and each operand list and
+                                     shape of it starts 4-byte aligned: in memory at an
+                                     aligned address (a flash mapping, as TFLM needs a model),
+                                     mc_tflite_read reads them in place */
+#define MC_GRAPH_IN_FILE 4u       /* so read: op_tensors and every tensor's dims point into
+                                     the source's data, as TFLM reads them, and the graph
+                                     holds no copy (set by mc_tflite_read only, which
+                                     found each list within the file) */
 
 typedef struct {
     const mc_tensor_t *tensors;
@@ -734,7 +742,10 @@ mc_status_t mc_target_info(mc_target_t target, mc_target_info_t *out);
  * through a read callback, so a board reads a model from its filesystem a few hundred
  * bytes at a time instead of holding it in RAM.  Every offset and length is checked
  * against the file's size before it is followed; nothing is trusted.  The graph's
- * arrays live in the scratch; names stay in the file (mc_tensor_t.name_offset).
+ * arrays live in the scratch; names stay in the file (mc_tensor_t.name_offset).  A
+ * file already in memory (`data`: a board's flash mapping, a host's buffer) keeps its
+ * operand lists and shapes there too where it can (MC_GRAPH_IN_FILE), as TFLM reads
+ * them: the scratch is smaller by them, and `data` must outlive the graph.
  */
 
 /* Copies `bytes` bytes of the file starting at `offset` into `buffer`; returns MC_OK,
@@ -768,8 +779,8 @@ mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_
 /*
  * Reads the file's first subgraph into *graph, whose arrays point into `scratch`
  * (8-byte aligned, at least mc_tflite_size()'s scratch_bytes; keep it alive while the
- * graph is used).  Checks the file's structure, not the graph's dataflow: run
- * mc_graph_validate on the result.
+ * graph is used) or, with MC_GRAPH_IN_FILE, into the source's data.  Checks the file's
+ * structure, not the graph's dataflow: run mc_graph_validate on the result.
  * [in] source  [in] scratch  [in] scratch_bytes  [out] graph  [out] problem  may be NULL
  */
 mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scratch_bytes,

@@ -137,11 +137,11 @@ static int32_t work_bytes(const layout_t *l)
 }
 
 /* All mc_check_file takes: the graph's phase (the graph as the reader lays it out, its
- * work after it), or the planners' if larger, then the arrays.  The report's
- * check_scratch_bytes. */
-static int64_t file_bytes(const mc_graph_t *g, const layout_t *l)
+ * work after it), or the planners' if larger, then the arrays.  With in_place, the
+ * file is in memory and its operand lists and shapes are read there (tflite_reader.c). */
+static int64_t file_bytes(const mc_graph_t *g, const layout_t *l, bool in_place)
 {
-    int64_t with_graph = l->graph_work_bytes + mc__tflite_read_bytes(g);
+    int64_t with_graph = l->graph_work_bytes + mc__tflite_read_bytes(g, in_place);
     return l->arrays_bytes + (((l->plan_bytes > with_graph ? l->plan_bytes : with_graph) + 7) & ~(int64_t)7);
 }
 
@@ -259,6 +259,12 @@ OUT_OF_LINE static mc_status_t refuse(mc_problem_t *p, int32_t kind, int64_t val
     return MC_E_UNSUPPORTED;
 }
 
+/* Whether the reader left the graph's operand lists and shapes in the file. */
+static bool in_file(const mc_graph_t *g)
+{
+    return (g->flags & MC_GRAPH_IN_FILE) != 0;
+}
+
 /* Either entry point's scratch: beside the caller's graph, or with the file's graph in
  * it.  (layout's mc_tflm_buffer_count passes the graph's structure first: its counts
  * hold for mc__tflite_read_bytes.) */
@@ -271,7 +277,7 @@ static mc_status_t scratch_for(const mc_graph_t *graph, const mc_board_t *board,
     }
     MC_TRY(check_inputs(board, config));
     MC_TRY(layout(graph, config, board, &l, problem));
-    *scratch_bytes = with_graph ? file_bytes(graph, &l) : l.arrays_bytes + work_bytes(&l);
+    *scratch_bytes = with_graph ? file_bytes(graph, &l, in_file(graph)) : l.arrays_bytes + work_bytes(&l);
     return MC_OK;
 }
 
@@ -508,7 +514,11 @@ static mc_status_t plan_phase(const mc_graph_t *g, const mc_board_t *b, const mc
     r->tensors = g->n_tensors;
     r->ops = g->n_ops;
     r->buffers = p.l.n_buffers;
-    r->check_scratch_bytes = file_bytes(g, &p.l);
+    /* What the board's boot check takes as its deployment gives it the file: mapped in
+     * flash with the weights, its lists and shapes read in place where the file allows
+     * (MC_GRAPH_MAPPABLE); read in pieces before it is loaded into RAM. */
+    r->check_scratch_bytes = file_bytes(g, &p.l, c->weights_region == MC_REGION_FLASH &&
+                                                     (g->flags & MC_GRAPH_MAPPABLE) != 0);
     MC_TRY(mc_tflm_buffers(g, b->target, c->kernels, p.l.tflm_flags, p.work, p.work_bytes, p.sizes, p.first, p.last,
                            p.owner, p.l.n_buffers, problem));
     usable = !p.l.file_plan || mc__tflm_take_offsets(g, p.sizes, p.owner, p.l.n_buffers, p.fixed, bad);
@@ -603,7 +613,7 @@ mc_status_t mc_check_file(const mc_source_t *source, const mc_board_t *board, co
     /* The graph at the scratch's start: the reader's state after its arrays is part of
      * the graph's bytes, free once it returns. */
     MC_TRY(mc_tflite_read(source, scratch, scratch_bytes, graph, problem));
-    graph_bytes = mc__tflite_read_bytes(graph);
+    graph_bytes = mc__tflite_read_bytes(graph, in_file(graph));
     rc = plan_phase(graph, board, config, scratch, scratch_bytes, graph_bytes, problem);
     /* the same graph again (the planners may have overwritten it), also for the caller
      * to name the place of a problem */

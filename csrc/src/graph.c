@@ -202,7 +202,10 @@ static mc_status_t check_list(const mc_graph_t *g, int32_t k, int64_t first, int
                               mc_problem_t *p)
 {
     const int32_t *t, *end;
-    if (first < 0 || n < 0 || first > g->n_op_tensors - n) {
+    /* A graph's lists are its n_op_tensors entries; lists read in place lie in the file,
+     * where the reader found each (mc_tflite_read, the only one to read them there). */
+    bool in_file = (g->flags & MC_GRAPH_IN_FILE) != 0;
+    if (first < 0 || n < 0 || (!in_file && first > g->n_op_tensors - n)) {
         return problem(p, MC_PROBLEM_BAD_OPERATOR, k, -1, first);
     }
     for (t = g->op_tensors + first, end = t + n; t < end; t++) {

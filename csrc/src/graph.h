@@ -26,8 +26,10 @@ int64_t mc__tensor_bytes(const mc_tensor_t *t);
 int64_t mc__dims_product(int64_t start, const mc_tensor_t *t, int32_t from, int32_t end, bool *overflow);
 
 /* The scratch mc_tflite_read would ask to read a file with the counts of `graph` (a
- * graph mc_graph_structure passed): its arrays as the reader lays them out and the
- * reader's own state (tflite_reader.c).  The check's memory counts it (check.c). */
-int64_t mc__tflite_read_bytes(const mc_graph_t *graph);
+ * graph mc_graph_structure passed): its arrays as the reader lays them out, the
+ * operand lists and shapes among them unless they are read in place (in_place:
+ * MC_GRAPH_IN_FILE), and the reader's own state (tflite_reader.c).  The check's memory
+ * counts it (check.c). */
+int64_t mc__tflite_read_bytes(const mc_graph_t *graph, bool in_place);
 
 #endif /* MEMCORE_GRAPH_H */

@@ -66,6 +66,9 @@ typedef struct {
     int64_t window_at; /* file offset of window[0]; EMPTY_WINDOW when empty.  The window holds
                           WINDOW_BYTES or up to the end of the file, whichever comes first */
     mc_status_t rc;    /* MC_OK until the first problem */
+    /* (in the padding before root on the boards' ABIs: the state keeps its size) */
+    bool vectors_aligned; /* every operand list and shape met so far starts 4-byte aligned */
+    bool in_place;        /* the graph's lists and shapes are read in place (tflite_reader.c) */
     root_t root;
 } reader_t;
 

@@ -148,8 +148,9 @@ static bool has_options(int32_t kind, int32_t options_type)
 }
 
 /* Adds the open subgraph's tensor list entries and int32 values (shapes, options) to
- * *out's.  A bad opcode index counts no options: read_op refuses it. */
-static void count_entries(reader_t *r, mc_tflite_size_t *out)
+ * *out's, the shapes' also to *shape_words.  A bad opcode index counts no options:
+ * read_op refuses it. */
+static void count_entries(reader_t *r, mc_tflite_size_t *out, int64_t *shape_words)
 {
     const vector_t *tensors = &r->root.vectors[TENSORS], *operators = &r->root.vectors[OPERATORS];
     uint32_t i, index;
@@ -158,14 +159,20 @@ static void count_entries(reader_t *r, mc_tflite_size_t *out)
     for (i = 0; i < tensors->length && r->rc == MC_OK; i++) {
         mc__table_element(r, tensors, i, &table);
         mc__vector_field(r, &table, TENSOR_SHAPE, 4, &lists[0]);
+        r->vectors_aligned &= lists[0].length == 0 || ((uint32_t)lists[0].data & 3u) == 0;
         if (lists[0].length <= MC_MAX_DIMS) { /* (read_tensor refuses a longer shape) */
-            out->n_values += MC__SHAPE_WORDS(lists[0].length, mc__read_shape(r, &lists[0], NULL));
+            uint32_t words = MC__SHAPE_WORDS(lists[0].length, mc__read_shape(r, &lists[0], NULL));
+            out->n_values += words;
+            *shape_words += words;
         }
     }
     for (i = 0; i < operators->length && r->rc == MC_OK; i++) {
-        int32_t kind = 0;
+        int32_t kind = 0, k;
         mc__table_element(r, operators, i, &table);
         op_lists(r, &table, lists);
+        for (k = 0; k < 3; k++) {
+            r->vectors_aligned &= lists[k].length == 0 || ((uint32_t)lists[k].data & 3u) == 0;
+        }
         out->n_op_tensors += (int64_t)lists[0].length + lists[1].length + lists[2].length;
         if (out->n_op_tensors > MC_MAX_OP_TENSORS) {
             mc__fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, out->n_op_tensors);
@@ -261,9 +268,14 @@ OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out, ar
     }
     memset(out, 0, sizeof *out);
     out->rank = (uint8_t)shape.length;
-    out->dims = a->values;
-    out->dim_bytes = (uint8_t)mc__read_shape(r, &shape, a->values);
-    a->values += MC__SHAPE_WORDS(shape.length, out->dim_bytes);
+    if (r->in_place) { /* the file's int32 dims, aligned (reads_in_place); none: no vector */
+        out->dims = r->source->data + (shape.length != 0 ? shape.data : 0);
+        out->dim_bytes = 4;
+    } else {
+        out->dims = a->values;
+        out->dim_bytes = (uint8_t)mc__read_shape(r, &shape, a->values);
+        a->values += MC__SHAPE_WORDS(shape.length, out->dim_bytes);
+    }
     out->dtype = (uint8_t)mc__scalar_field(r, &t, TENSOR_TYPE, MC_FIELD_I8, 0);
     constant = tensor_buffer(r, &t, i);
     mc__vector_field(r, &t, TENSOR_NAME, 1, &name);
@@ -370,8 +382,8 @@ static int32_t *rebase(const reader_t *r, int32_t *from, int32_t *to)
     return to;
 }
 
-/* Operator k into *out, its tensor lists copied to op_tensors from next on; returns
- * where the next operator's go. */
+/* Operator k into *out, its tensor lists copied to op_tensors from next on, or found
+ * in place (reads_in_place); returns where the next operator's go. */
 OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, arrays_t *a, int32_t *next)
 {
     const vector_t *codes = &r->root.vectors[CODES];
@@ -401,6 +413,10 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, arrays
     firsts[1] = &out->first_output;
     firsts[2] = &out->first_intermediate;
     for (l = 0; l < 3; l++) {
+        if (r->in_place) { /* an aligned offset within the file (< 2 GB) */
+            *firsts[l] = lists[l].length != 0 ? (int32_t)((uint32_t)lists[l].data / 4) : 0;
+            continue;
+        }
         *firsts[l] = (int32_t)(next - a->op_tensors); /* within MC_MAX_OP_TENSORS (count_entries) */
         next = rebase(r, next, mc__copy_ints(r, &lists[l], next));
     }
@@ -431,6 +447,34 @@ static mc_status_t check_source(const mc_source_t *source)
     return source->file_bytes < 0 ? MC_E_NEGATIVE : MC_OK;
 }
 
+/* Whether the file's int32 values read as this machine's own (a flatbuffer is
+ * little-endian). */
+static bool little_endian(void)
+{
+    union {
+        uint32_t word;
+        uint8_t first;
+    } one;
+    one.word = 1;
+    return one.first == 1;
+}
+
+/*
+ * The operand lists and shapes are read in place, as TFLM reads them, when the file is
+ * in memory (a board's memory-mapped flash, a host's buffer) at a 4-byte-aligned
+ * address, has one subgraph (several have their indices rebased into the graph's) and
+ * every list and shape is aligned (MC_GRAPH_MAPPABLE): op_tensors is then the file
+ * itself, an operator's first_input its list's offset in int32 words, and a tensor's
+ * dims its shape in the file.  A list entry or a dimension costs the check nothing
+ * then, as it costs TFLM nothing; otherwise each is copied (4 B an entry, a byte or two
+ * a dimension where they are small).
+ */
+static bool reads_in_place(const reader_t *r)
+{
+    return r->vectors_aligned && r->root.n_subgraphs == 1 && r->source->read == NULL &&
+           ((uintptr_t)r->source->data & 3u) == 0 && r->source->file_bytes <= INT32_MAX && little_endian();
+}
+
 /* Bytes of scratch for the counted arrays, in their layout order, and the reader's
  * state.  Within the limits open_root and count_entries check (tensors and operators
  * 1,000,000 each, 16,000,000 list entries, so at most 16,000,000 shape and option
@@ -449,13 +493,16 @@ static int64_t layout_bytes(uint32_t n_tensors, uint32_t n_ops, uint32_t n_ints,
 }
 
 /* Every subgraph's counts added up (the limits hold for the sums); the graph's inputs
- * and outputs are the first subgraph's. */
-OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out)
+ * and outputs are the first subgraph's.  *values: the int32 values the graph keeps
+ * (the shapes' not, read in place). */
+OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out, int64_t *values)
 {
     const root_t *root = &r->root;
+    int64_t shapes = 0; /* their words */
     uint32_t s;
     memset(out, 0, sizeof *out);
     open_root(r);
+    r->vectors_aligned = true;
     out->n_subgraphs = root->n_subgraphs;
     for (s = 0; s < (uint32_t)root->n_subgraphs && r->rc == MC_OK; s++) {
         int64_t too_many;
@@ -471,11 +518,13 @@ OUT_OF_LINE static mc_status_t size_of(reader_t *r, mc_tflite_size_t *out)
         if (too_many != 0) {
             mc__fail_value(r, MC_E_LIMIT, MC_PROBLEM_TOO_LARGE, too_many);
         }
-        count_entries(r, out);
+        count_entries(r, out, &shapes);
     }
     mc__find_offline_plan(r, out->n_tensors);
+    r->in_place = reads_in_place(r);
+    *values = out->n_values - (r->in_place ? shapes : 0);
     out->scratch_bytes = layout_bytes((uint32_t)out->n_tensors, (uint32_t)out->n_ops,
-                                      (uint32_t)(out->n_op_tensors + out->n_values),
+                                      (uint32_t)((r->in_place ? 0 : out->n_op_tensors) + *values),
                                       (uint32_t)out->n_subgraphs, out->n_io, root->plan_at >= 0);
     return r->rc;
 }
@@ -484,13 +533,14 @@ mc_status_t mc_tflite_size(const mc_source_t *source, mc_tflite_size_t *out, mc_
     reader_t r;
     mc_tflite_size_t n;
     mc_problem_t sink;
+    int64_t values;
     uint8_t window[WINDOW_BYTES];
     MC_TRY(check_source(source));
     if (out == NULL) {
         return MC_E_NULL;
     }
     start(&r, source, window, problem, &sink);
-    MC_TRY(size_of(&r, &n));
+    MC_TRY(size_of(&r, &n, &values));
     *out = n;
     return MC_OK;
 }
@@ -509,14 +559,14 @@ static uint32_t shape_words(const mc_tensor_t *t)
 
 /* (graph.h) The counts are within the limits layout_bytes assumes once
  * mc_graph_structure has passed g. */
-int64_t mc__tflite_read_bytes(const mc_graph_t *g)
+int64_t mc__tflite_read_bytes(const mc_graph_t *g, bool in_place)
 {
-    int64_t n_io = g->n_inputs + g->n_outputs, n_ints = g->n_op_tensors;
+    int64_t n_io = g->n_inputs + g->n_outputs, n_ints = in_place ? 0 : g->n_op_tensors;
     int32_t i, n_subgraphs = g->subgraphs != NULL ? (int32_t)g->n_subgraphs : 1;
     for (i = 1; i < n_subgraphs; i++) {
         n_io += (int64_t)g->subgraphs[i].n_inputs + g->subgraphs[i].n_outputs;
     }
-    for (i = 0; i < (int32_t)g->n_tensors; i++) {
+    for (i = 0; i < (int32_t)g->n_tensors && !in_place; i++) {
         n_ints += shape_words(&g->tensors[i]);
     }
     for (i = 0; i < (int32_t)g->n_ops; i++) {
@@ -533,6 +583,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     mc_tflite_size_t n;
     mc_problem_t sink;
     arrays_t a;
+    int64_t values;
     int32_t i, s, *next, *io;
     bool plan;
 
@@ -548,7 +599,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
      * only carries pointers. */
     r = (reader_t *)scratch;
     start(r, source, (uint8_t *)scratch + READER_BYTES, problem, &sink);
-    MC_TRY(size_of(r, &n));
+    MC_TRY(size_of(r, &n, &values));
     if (scratch_bytes < n.scratch_bytes) {
         return MC_E_SCRATCH;
     }
@@ -562,8 +613,8 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
     a.ops = (mc_op_t *)(a.tensors + n.n_tensors);
     a.op_tensors = (int32_t *)(a.ops + n.n_ops);
     plan = r->root.plan_at >= 0;
-    a.values = a.op_tensors + n.n_op_tensors;
-    a.offsets = a.values + n.n_values;
+    a.values = a.op_tensors + (r->in_place ? 0 : n.n_op_tensors);
+    a.offsets = a.values + values;
     a.inputs = a.offsets + (plan ? n.n_tensors : 0);
 
     next = a.op_tensors;
@@ -610,11 +661,13 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
 
     graph->tensors = a.tensors;
     graph->ops = a.ops;
-    graph->op_tensors = a.op_tensors;
+    graph->op_tensors = r->in_place ? (const int32_t *)(const void *)source->data : a.op_tensors;
     graph->inputs = a.inputs;
     graph->outputs = a.inputs + n.n_inputs;
     memcpy(&graph->n_tensors, &n, COUNTS_BYTES);
-    graph->flags = plan ? MC_GRAPH_OFFLINE_PLAN : 0u;
+    graph->flags = (plan ? MC_GRAPH_OFFLINE_PLAN : 0u) |
+                   (r->vectors_aligned && n.n_subgraphs == 1 ? MC_GRAPH_MAPPABLE : 0u) |
+                   (r->in_place ? MC_GRAPH_IN_FILE : 0u);
     graph->offline_offsets = plan ? a.offsets : NULL;
     graph->subgraphs = n.n_subgraphs > 1 ? a.subgraphs : NULL;
     return MC_OK;

@@ -8,11 +8,14 @@
 
 #include "modmemcore.h"
 
-/* The model file, read through MicroPython's stream protocol a window at a time: the
- * board never holds the model in RAM to check it. */
+/* The model file: in memory where it has the buffer protocol (a file of a ROMFS, which
+ * maps it from flash as TFLM needs a model whose weights stay there, or bytes), else
+ * read through MicroPython's stream protocol a window at a time, so the board never
+ * loads the model to check it. */
 typedef struct {
     mp_obj_t file;
-    const mp_stream_p_t *stream;
+    const mp_stream_p_t *stream; /* NULL: the file is in memory, at mapped */
+    mp_buffer_info_t mapped;
     int error;
 } model_file_t;
 
@@ -197,15 +200,22 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     mp_obj_t dict;
     int32_t i, n;
 
-    seek.offset = 0;
-    seek.whence = MP_SEEK_END;
-    if (f->stream->ioctl(f->file, MP_STREAM_SEEK, (uintptr_t)&seek, &error) == MP_STREAM_ERROR) {
-        mp_raise_OSError(error);
-    }
     source.read = read_model;
     source.context = f;
     source.data = NULL;
-    source.file_bytes = (int64_t)seek.offset;
+    if (f->stream == NULL) {
+        /* the reader leaves the operand lists where they are, as TFLM does */
+        source.read = NULL;
+        source.data = (const uint8_t *)f->mapped.buf;
+        source.file_bytes = (int64_t)f->mapped.len;
+    } else {
+        seek.offset = 0;
+        seek.whence = MP_SEEK_END;
+        if (f->stream->ioctl(f->file, MP_STREAM_SEEK, (uintptr_t)&seek, &error) == MP_STREAM_ERROR) {
+            mp_raise_OSError(error);
+        }
+        source.file_bytes = (int64_t)seek.offset;
+    }
     if (config->model_file_bytes == 0) {
         config->model_file_bytes = source.file_bytes; /* what sits in flash, and is loaded whole */
     }
@@ -255,9 +265,10 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     return dict;
 }
 
-/* check(model, board, config): model is a path or an open binary file; board and config
- * are dicts with the C core's field names (mc_board_set, mc_check_config_set).  Returns
- * the report's fields as a dict, named as the host's `memcore check --json`. */
+/* check(model, board, config): model is a path, an open binary file or the file's bytes
+ * in memory (a ROMFS file, bytes, a memoryview); board and config are dicts with the C
+ * core's field names (mc_board_set, mc_check_config_set).  Returns the report's fields
+ * as a dict, named as the host's `memcore check --json`. */
 static mp_obj_t memcore_check(mp_obj_t model, mp_obj_t board_dict, mp_obj_t config_dict)
 {
     mc_board_t board;
@@ -280,7 +291,9 @@ static mp_obj_t memcore_check(mp_obj_t model, mp_obj_t board_dict, mp_obj_t conf
     }
     f.error = 0;
     if (nlr_push(&nlr) == 0) {
-        f.stream = mp_get_stream_raise(f.file, MP_STREAM_OP_READ | MP_STREAM_OP_IOCTL);
+        f.stream = mp_get_buffer(f.file, &f.mapped, MP_BUFFER_READ)
+                       ? NULL
+                       : mp_get_stream_raise(f.file, MP_STREAM_OP_READ | MP_STREAM_OP_IOCTL);
         result = run_check(model, &f, &board, &config);
         nlr_pop();
     } else {

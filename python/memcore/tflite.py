@@ -11,6 +11,7 @@ or costed as an upper bound with --allow-unknown-ops), not the reader's.
 import gc
 
 from memcore import _lowlevel as ll
+from memcore._memcore import lib
 from memcore.cgraph import DTYPE_NAMES, read_tflite, tensor_bytes, tensor_shape
 from memcore.errors import MemcoreError
 from memcore.graph import Model, Operator, Tensor, bad_model, positional
@@ -43,7 +44,11 @@ def _load(path, data):
     counts = ll.op_counts(graph, lambda k: "%s: counting the operations of %s"
                           % (path, "the operators" if k is None else "operator %d (%s)" % (k, graph.op_kind(k))))
     # One conversion of the C arrays, not one per operator (100,000 of them in a big model).
-    flat = g.op_tensors[0:g.n_op_tensors] if g.n_op_tensors else []
+    # Lists the reader found in place index the file's own int32 words (as TFLM reads them).
+    if g.flags & lib.MC_GRAPH_IN_FILE:
+        flat = memoryview(data)[:len(data) // 4 * 4].cast("i")
+    else:
+        flat = g.op_tensors[0:g.n_op_tensors] if g.n_op_tensors else []
     operators = tuple(_operator(graph, k, tensors, flat, counts[0][k], counts[1][k]) for k in range(g.n_ops))
     return Model(path=path, format="tflite", tensors=tensors, operators=operators,
                  inputs=tuple(g.inputs[0:g.n_inputs]), outputs=tuple(g.outputs[0:g.n_outputs]),

@@ -160,7 +160,7 @@ static void callbacks_agree(void)
         CHECK(same_tensor(&a.tensors[i], &b.tensors[i]));
     }
     for (i = 0; i < a.n_ops; i++) {
-        CHECK(same_op(&a.ops[i], &b.ops[i]));
+        CHECK(same_op(&a, &a.ops[i], &b, &b.ops[i]));
     }
     /* A window per callback, not a call per field: well under one call per 16 bytes. */
     CHECK(s.calls > 0 && s.calls < size / 16);
