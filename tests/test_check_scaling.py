@@ -12,9 +12,9 @@ import memcore
 import offline_plan
 import scaling_models
 from memcore import planner
-from memcore.tflm import tflm_arena
 from memcore.check import check
 from memcore.profiles import profile
+from memcore.tflm import tflm_arena
 
 ESP32 = profile("esp32")
 
@@ -103,8 +103,9 @@ def test_relus_that_are_all_graph_outputs_stay_alive_to_the_end(tmp_path, n):
 # a dimension when its dims are below 256, so rank 8 costs what rank 2 does (it was
 # 4 B a dimension: 60 B against 36 B at rank 8), and a tensor no operator touches 52 B
 # against 76 B (it cost 84 B while the planners placed it with the others).  Pinned where
-# the check costs more than TFLM's arena: an operand list's entry is 4 B (TFLM reads the
-# list in place in the file: a PACK's output grows a byte an entry, intermediates nothing).
+# the check costs more than TFLM's arena: an operand list's entry is 4 B in a file read a
+# window at a time (TFLM reads the list in place in the file: a PACK's output grows a
+# byte an entry, intermediates nothing; mapped, the check reads it in place too, below).
 GROWTH = {"relu chain": (scaling_models.relu_chain, None), "relu fan-out": (scaling_models.fan_out, None),
           "constant tensors": (scaling_models.constant_tensors, None),
           "rank-4 constants": (lambda n: scaling_models.constant_tensors(n, (1, 1, 1, 4)), None),
@@ -137,10 +138,10 @@ def test_the_check_grows_no_faster_than_tflms_arena_but_where_pinned(tmp_path, s
 @pytest.mark.parametrize("shape", sorted(GROWTH))
 def test_with_the_weights_in_flash_the_check_grows_no_faster_than_tflms_arena(tmp_path, shape):
     # The file stays in flash, mapped, and only the arena is in RAM: the check reads the
-    # operand lists in place there, as TFLM does (a PACK's copy or an intermediate costs
-    # it nothing), so every unit of every generator costs the check at most what it
-    # costs TFLM's arena, and the check needs at most the larger of what the model
-    # requires and its own few fixed KB.
+    # operand lists and shapes in place there, as TFLM does (a PACK's copy or an
+    # intermediate costs it nothing), so every unit of every generator costs the check
+    # at most what it costs TFLM's arena, and the check needs at most the larger of
+    # what the model requires and its own few fixed KB.
     make, _ = GROWTH[shape]
     small, large = (report(tmp_path, "%d.tflite" % n, make(n), weights="flash") for n in (1000, 2000))
     assert large["loaded_model_bytes"] == 0

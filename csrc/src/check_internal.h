@@ -1,6 +1,7 @@
 /*
- * What check.c and check_resources.c share: the check's steps after the arena (memory
- * per region, time, energy, the verdict) and two helpers both use.
+ * What check.c, check_inputs.c and check_resources.c share: the check's steps after
+ * the arena (memory per region, time, energy, the verdict), its inputs' validation and
+ * two helpers.
  */
 #ifndef MEMCORE_CHECK_INTERNAL_H
 #define MEMCORE_CHECK_INTERNAL_H
@@ -15,6 +16,10 @@
 /* x > 0, for any double: above +0 and at most +infinity (neither -0, a negative
  * number nor a NaN). */
 bool mc__positive(double x);
+
+/* MC_OK when the board's and the configuration's fields are within their ranges
+ * (check_inputs.c), else MC_E_RANGE or MC_E_NEGATIVE. */
+mc_status_t mc__check_inputs(const mc_board_t *b, const mc_check_config_t *c);
 
 /* *sum += bytes, the overflow sticky in *overflow. */
 void mc__accumulate(int64_t *sum, int64_t bytes, bool *overflow);

@@ -254,3 +254,14 @@ OUT_OF_LINE int32_t mc__clamp_length(uint32_t length)
 {
     return length > (uint32_t)INT32_MAX ? INT32_MAX : (int32_t)length;
 }
+
+int32_t mc__offset32(int64_t at)
+{
+    return at < 0 || at > INT32_MAX ? -1 : (int32_t)at;
+}
+
+/* Out of line: its call sites would each inline the two compares. */
+OUT_OF_LINE int16_t mc__saturate16(int32_t v)
+{
+    return (int16_t)(v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v);
+}

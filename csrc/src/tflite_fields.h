@@ -18,6 +18,11 @@
 enum { MODEL_VERSION = 0, MODEL_OPERATOR_CODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4,
        MODEL_METADATA = 6 };
 enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
+/* Tensor and QuantizationParameters fields */
+enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3,
+       TENSOR_QUANTIZATION = 4, TENSOR_IS_VARIABLE = 5, TENSOR_SPARSITY = 6,
+       TENSOR_EXTERNAL_BUFFER = 10 };
+enum { QUANT_SCALE = 2, QUANT_ZERO_POINT = 3, QUANT_DIMENSION = 6 };
 
 /* The vectors every pass needs (root_t.vectors), in the order the file is checked. */
 enum { CODES = 0, BUFFERS = 1, TENSORS = 2, OPERATORS = 3, INPUTS = 4, OUTPUTS = 5, ROOT_VECTORS = 6 };
@@ -101,6 +106,16 @@ int32_t mc__clamp_length(uint32_t length);
 /* The width of a shape's dims, and the dims at that width into `to` unless it is NULL
  * (the bytes past them in their last word are left as they were). */
 int32_t mc__read_shape(reader_t *r, const vector_t *shape, void *to);
+
+/* Where a string starts in the file, as the graph keeps it: -1 for none, or one past
+ * 2 GB (a flatbuffer is smaller; such a file can only point into appended data). */
+int32_t mc__offset32(int64_t at);
+/* A field memcore only shows (memcore.h), within 16 bits. */
+int16_t mc__saturate16(int32_t v);
+
+/* Tensor i (of the graph; the open subgraph's) into *out (tflite_tensor.c): its shape
+ * in place in the file when r->in_place, else copied to *values, which moves past it. */
+void mc__read_tensor(reader_t *r, int32_t i, mc_tensor_t *out, int32_t **values);
 
 /* The file's offline plan, if it has one (tflite_offline_plan.c): where its offsets
  * start, in r->root.plan_at (-1: none), once its header is checked against `total`,

@@ -14,9 +14,8 @@
  * in chunks makes one callback per window, not one per field.
  *
  * Field numbers below are TFLite schema.fbs's (vtable slot = 4 + 2 x field).  TFLM's
- * own rules decide what counts: a tensor is constant when its buffer's data vector is
- * not empty (micro_allocator.cc, GetFlatbufferTensorBuffer); an operator's builtin code
- * is the larger of its two code fields (schema_utils.cc, GetBuiltinCode).
+ * own rules decide what counts: an operator's builtin code is the larger of its two
+ * code fields (schema_utils.cc, GetBuiltinCode); a tensor's are tflite_tensor.c's.
  */
 #include <stddef.h>
 #include <string.h>
@@ -32,13 +31,9 @@
 #define BUILTIN_VAR_HANDLE 142
 #define VAR_HANDLE_SHARED_NAME 1 /* VarHandleOptions' field */
 
-/* OperatorCode, SubGraph, Tensor, QuantizationParameters and Operator fields */
+/* OperatorCode, SubGraph and Operator fields (Tensor's: tflite_fields.h) */
 enum { CODE_DEPRECATED_BUILTIN = 0, CODE_CUSTOM = 1, CODE_VERSION = 2, CODE_BUILTIN = 3 };
 enum { SUBGRAPH_TENSORS = 0, SUBGRAPH_INPUTS = 1, SUBGRAPH_OUTPUTS = 2, SUBGRAPH_OPERATORS = 3 };
-enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3,
-       TENSOR_QUANTIZATION = 4, TENSOR_IS_VARIABLE = 5, TENSOR_SPARSITY = 6,
-       TENSOR_EXTERNAL_BUFFER = 10 };
-enum { QUANT_SCALE = 2, QUANT_ZERO_POINT = 3, QUANT_DIMENSION = 6 };
 enum { OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3, OP_OPTIONS = 4,
        OP_INTERMEDIATES = 8 };
 
@@ -187,119 +182,6 @@ static void count_entries(reader_t *r, mc_tflite_size_t *out, int64_t *shape_wor
     }
 }
 
-/* Whether tensor i has data in the file, checking its buffer. */
-static bool tensor_buffer(reader_t *r, const table_t *t, int32_t i)
-{
-    const vector_t *buffers = &r->root.vectors[BUFFERS];
-    uint32_t index = (uint32_t)mc__scalar_field(r, t, TENSOR_BUFFER, MC_FIELD_I32, 0);
-    uint64_t offset, size, file_bytes = (uint64_t)r->source->file_bytes;
-    bool ok, past;
-    table_t buffer;
-    vector_t data;
-
-    if (index >= buffers->length) {
-        /* Buffer 0 is the schema's "no data" sentinel, even when the vector is absent. */
-        if (index != 0) {
-            mc__tensor_problem(r, MC_E_MODEL, MC_PROBLEM_BAD_BUFFER, i, index);
-        }
-        return false;
-    }
-    mc__table_element(r, buffers, index, &buffer);
-    ok = r->rc == MC_OK;
-    mc__vector_field(r, &buffer, BUFFER_DATA, 1, &data);
-    if (ok && r->rc == MC_E_MODEL && r->problem->kind == MC_PROBLEM_PAST_END) {
-        /* The data vector runs past the end: said of the tensor instead. */
-        r->rc = MC_OK;
-        mc__tensor_problem(r, MC_E_MODEL, MC_PROBLEM_BUFFER_PAST_END, i, index);
-    }
-    offset = mc__u64_field(r, &buffer, BUFFER_OFFSET);
-    size = mc__u64_field(r, &buffer, BUFFER_SIZE);
-    if (offset > 1) {
-        /* Data appended after the flatbuffer (files over 2 GB): TFLite reads it, TFLM
-         * does not, so the tensor would be planned as an activation. */
-        past = offset > file_bytes || size > file_bytes - offset;
-        mc__tensor_problem(r, past ? MC_E_MODEL : MC_E_UNSUPPORTED,
-                       past ? MC_PROBLEM_BUFFER_PAST_END : MC_PROBLEM_EXTERNAL_DATA, i, index);
-    }
-    return data.length > 0;
-}
-
-/* Where a string starts in the file, as the graph keeps it: -1 for none, or one past
- * 2 GB (a flatbuffer is smaller; such a file can only point into appended data). */
-static int32_t offset32(int64_t at)
-{
-    return at < 0 || at > INT32_MAX ? -1 : (int32_t)at;
-}
-
-/* A field memcore only shows (memcore.h), within 16 bits.  Out of line: its call sites
- * would each inline the two compares. */
-OUT_OF_LINE static int16_t saturate16(int32_t v)
-{
-    return (int16_t)(v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v);
-}
-
-static void read_quantization(reader_t *r, int64_t at, mc_tensor_t *out)
-{
-    table_t q;
-    vector_t scale, zero_point;
-    mc__table_at(r, at, &q);
-    mc__vector_field(r, &q, QUANT_SCALE, 4, &scale);
-    mc__vector_field(r, &q, QUANT_ZERO_POINT, 8, &zero_point);
-    out->quant_dimension = saturate16(mc__scalar_field(r, &q, QUANT_DIMENSION, MC_FIELD_I32, 0));
-    out->quant_channels = mc__clamp_length(scale.length);
-    if (zero_point.length > 0) {
-        out->flags |= MC_TENSOR_ZERO_POINT;
-    }
-}
-
-OUT_OF_LINE static void read_tensor(reader_t *r, int32_t i, mc_tensor_t *out, arrays_t *a)
-{
-    table_t t;
-    vector_t shape, name;
-    int64_t quant;
-    int32_t external;
-    bool constant;
-
-    mc__table_element(r, &r->root.vectors[TENSORS], (uint32_t)(i - r->root.first_tensor), &t);
-    mc__vector_field(r, &t, TENSOR_SHAPE, 4, &shape);
-    if (shape.length > MC_MAX_DIMS) {
-        mc__tensor_problem(r, MC_E_GRAPH, MC_PROBLEM_BAD_RANK, i, shape.length);
-        return;
-    }
-    memset(out, 0, sizeof *out);
-    out->rank = (uint8_t)shape.length;
-    if (r->in_place) { /* the file's int32 dims, aligned (reads_in_place); none: no vector */
-        out->dims = r->source->data + (shape.length != 0 ? shape.data : 0);
-        out->dim_bytes = 4;
-    } else {
-        out->dims = a->values;
-        out->dim_bytes = (uint8_t)mc__read_shape(r, &shape, a->values);
-        a->values += MC__SHAPE_WORDS(shape.length, out->dim_bytes);
-    }
-    out->dtype = (uint8_t)mc__scalar_field(r, &t, TENSOR_TYPE, MC_FIELD_I8, 0);
-    constant = tensor_buffer(r, &t, i);
-    mc__vector_field(r, &t, TENSOR_NAME, 1, &name);
-    out->name_offset = offset32(name.data);
-    out->name_bytes = (uint16_t)(name.length > UINT16_MAX ? UINT16_MAX : name.length);
-    quant = mc__ref_field(r, &t, TENSOR_QUANTIZATION);
-    if (quant >= 0) {
-        read_quantization(r, quant, out);
-    }
-    if (mc__scalar_field(r, &t, TENSOR_IS_VARIABLE, MC_FIELD_U8, 0) != 0) {
-        out->flags |= MC_TENSOR_VARIABLE;
-    }
-    if (mc__ref_field(r, &t, TENSOR_SPARSITY) >= 0) {
-        mc__tensor_problem(r, MC_E_UNSUPPORTED, MC_PROBLEM_SPARSE, i, -1);
-    }
-    external = mc__scalar_field(r, &t, TENSOR_EXTERNAL_BUFFER, MC_FIELD_I32, 0);
-    if (external != 0) {
-        mc__tensor_problem(r, MC_E_UNSUPPORTED, MC_PROBLEM_EXTERNAL_DATA, i, (uint32_t)external);
-    }
-    if (constant) {
-        out->flags |= MC_TENSOR_CONSTANT;
-    }
-}
-
 /* Operator `out`'s options into the next MC_OP_OPTIONS values when it has its own
  * (has_options), else the shared zeros; `code` is its operator code's table. */
 static void read_options(reader_t *r, const table_t *op, const table_t *code, mc_op_t *out, arrays_t *a)
@@ -341,7 +223,7 @@ static void read_options(reader_t *r, const table_t *op, const table_t *code, mc
     } else {
         return;
     }
-    values[1] = offset32(name.data);
+    values[1] = mc__offset32(name.data);
     values[2] = mc__clamp_length(name.length);
 }
 
@@ -403,7 +285,7 @@ OUT_OF_LINE static int32_t *read_op(reader_t *r, int32_t k, mc_op_t *out, arrays
         mc__fail(r, MC_E_MODEL, MC_PROBLEM_BAD_OPCODE, op.at);
     }
     out->kind = code_kind(r, (uint32_t)index, &code);
-    out->version = saturate16(mc__scalar_field(r, &code, CODE_VERSION, MC_FIELD_I32, 1));
+    out->version = mc__saturate16(mc__scalar_field(r, &code, CODE_VERSION, MC_FIELD_I32, 1));
     read_options(r, &op, &code, out, a);
     op_lists(r, &op, lists);
     out->n_inputs = (int32_t)lists[0].length;
@@ -627,7 +509,7 @@ mc_status_t mc_tflite_read(const mc_source_t *source, void *scratch, int64_t scr
         n_tensors = (int32_t)root->vectors[TENSORS].length; /* the sums are within MC_MAX_* */
         n_ops = (int32_t)root->vectors[OPERATORS].length;
         for (i = root->first_tensor; i < root->first_tensor + n_tensors && r->rc == MC_OK; i++) {
-            read_tensor(r, i, &a.tensors[i], &a);
+            mc__read_tensor(r, i, &a.tensors[i], &a.values);
         }
         for (i = root->first_op; i < root->first_op + n_ops && r->rc == MC_OK; i++) {
             next = read_op(r, i, &a.ops[i], &a, next);
