@@ -22,7 +22,7 @@ IMPLEMENTATION = "fallback"
 
 # Kept in step with csrc/include/memcore.h (tests check it).
 VERSION = "0.1.0"
-API_VERSION = 6
+API_VERSION = 7
 
 INT64_MAX = 9223372036854775807
 INT32_MAX = 2147483647

@@ -7,7 +7,7 @@ in use and prints one machine-readable line per case.  Runs on MicroPython and C
 Every line is `@memcore ` + one JSON object whose "schema" says what it is (format in
 micropython/README.md; the HIL harness parses exactly this):
 
-    @memcore {"schema":"memcore.board/1","memcore_version":"0.1.0","api_version":6,
+    @memcore {"schema":"memcore.board/1","memcore_version":"0.1.0","api_version":7,
               "implementation":"c-module","float_bits":32,"firmware":"...","platform":"esp32"}
     @memcore {"schema":"memcore.vector-result/1","file":"budget","case":"spec1-batch2",
               "fields":{"required_bytes":68,...}}
