@@ -105,7 +105,9 @@ static mc_status_t layout(const mc_graph_t *g, const mc_check_config_t *c, const
     l->tflm_flags = (c->flags & MC_CHECK_ALLOW_UNKNOWN_OPS) ? MC_TFLM_ALLOW_UNKNOWN : 0u;
     MC_TRY(mc_graph_validate_scratch_bytes(g->n_tensors, &validate));
     MC_TRY(mc_tflm_buffer_count(g, b->target, c->kernels, l->tflm_flags, &n_buffers, &tflm_scratch, problem));
-    MC_TRY(mc_plan_scratch_bytes(n_buffers, &plan)); /* within the planners' limit, all of them */
+    /* every buffer within the planners' limit, as before; then the scratch for those
+     * the planners take (fewer: within it too) */
+    MC_TRY(mc_plan_scratch_bytes(n_buffers, &plan));
     l->n_buffers = n = (int32_t)n_buffers;
     l->file_plan = mc__offline_offsets(g) != NULL;
     l->n_planner = planner_buffers(g, n);

@@ -142,6 +142,13 @@ static bool has_options(int32_t kind, int32_t options_type)
            kind == BUILTIN_CUSTOM;
 }
 
+/* A vector of int32s the reader may leave in the file (reads_in_place) must start
+ * 4-byte aligned there; an empty or absent one has nothing to read. */
+static void note_alignment(reader_t *r, const vector_t *v)
+{
+    r->vectors_aligned &= v->length == 0 || ((uint32_t)v->data & 3u) == 0;
+}
+
 /* Adds the open subgraph's tensor list entries and int32 values (shapes, options) to
  * *out's, the shapes' also to *shape_words.  A bad opcode index counts no options:
  * read_op refuses it. */
@@ -154,7 +161,7 @@ static void count_entries(reader_t *r, mc_tflite_size_t *out, int64_t *shape_wor
     for (i = 0; i < tensors->length && r->rc == MC_OK; i++) {
         mc__table_element(r, tensors, i, &table);
         mc__vector_field(r, &table, TENSOR_SHAPE, 4, &lists[0]);
-        r->vectors_aligned &= lists[0].length == 0 || ((uint32_t)lists[0].data & 3u) == 0;
+        note_alignment(r, &lists[0]);
         if (lists[0].length <= MC_MAX_DIMS) { /* (read_tensor refuses a longer shape) */
             uint32_t words = MC__SHAPE_WORDS(lists[0].length, mc__read_shape(r, &lists[0], NULL));
             out->n_values += words;
@@ -166,7 +173,7 @@ static void count_entries(reader_t *r, mc_tflite_size_t *out, int64_t *shape_wor
         mc__table_element(r, operators, i, &table);
         op_lists(r, &table, lists);
         for (k = 0; k < 3; k++) {
-            r->vectors_aligned &= lists[k].length == 0 || ((uint32_t)lists[k].data & 3u) == 0;
+            note_alignment(r, &lists[k]);
         }
         out->n_op_tensors += (int64_t)lists[0].length + lists[1].length + lists[2].length;
         if (out->n_op_tensors > MC_MAX_OP_TENSORS) {

@@ -200,15 +200,15 @@ static mp_obj_t run_check(mp_obj_t path, model_file_t *f, const mc_board_t *boar
     mp_obj_t dict;
     int32_t i, n;
 
-    source.read = read_model;
     source.context = f;
-    source.data = NULL;
     if (f->stream == NULL) {
-        /* the reader leaves the operand lists where they are, as TFLM does */
+        /* the reader leaves the operand lists and shapes where they are, as TFLM does */
         source.read = NULL;
         source.data = (const uint8_t *)f->mapped.buf;
         source.file_bytes = (int64_t)f->mapped.len;
     } else {
+        source.read = read_model;
+        source.data = NULL;
         seek.offset = 0;
         seek.whence = MP_SEEK_END;
         if (f->stream->ioctl(f->file, MP_STREAM_SEEK, (uintptr_t)&seek, &error) == MP_STREAM_ERROR) {
